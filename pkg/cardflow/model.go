@@ -1,0 +1,223 @@
+// Package cardflow holds the domain of the service: records, error codes,
+// the principal of a request and the ports adapters implement. It imports no
+// infrastructure.
+package cardflow
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// Workflow and card statuses.
+const (
+	StatusDraft  = "DRAFT"
+	StatusActive = "ACTIVE"
+)
+
+// Flag is a boolean that travels as the string "true" or "false", the way the
+// service interface writes `latest`.
+type Flag bool
+
+// MarshalJSON writes the flag as a JSON string.
+func (f Flag) MarshalJSON() ([]byte, error) {
+	if f {
+		return []byte(`"true"`), nil
+	}
+	return []byte(`"false"`), nil
+}
+
+// UnmarshalJSON accepts "true"/"false" as strings (and plain booleans, so
+// older records stay readable).
+func (f *Flag) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case `"true"`, `true`:
+		*f = true
+	case `"false"`, `false`:
+		*f = false
+	default:
+		return fmt.Errorf("latest must be \"true\" or \"false\", got %s", b)
+	}
+	return nil
+}
+
+// Step is one state of a workflow graph.
+type Step struct {
+	ID     string         `json:"id"`
+	Name   string         `json:"name"`
+	Type   string         `json:"type"`
+	Config map[string]any `json:"config"`
+}
+
+// Connection is an edge of a workflow graph. An edge without When is the
+// default; On names a non-success exit ("error", "timeout").
+type Connection struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+	When string `json:"when,omitempty"`
+	On   string `json:"on,omitempty"`
+}
+
+// Workflow is one version of a workflow definition (spec 2.1).
+type Workflow struct {
+	OrganizationID        string         `json:"organization_id"`
+	WorkspaceID           string         `json:"workspace_id"`
+	WorkflowID            string         `json:"workflow_id"`
+	WorkflowName          string         `json:"workflow_name"`
+	WorkflowVersion       int            `json:"workflow_version"`
+	WorkflowStatus        string         `json:"workflow_status"`
+	WorkflowStatusVersion string         `json:"workflow_status_version"`
+	Latest                Flag           `json:"latest"`
+	WorkflowIntegrations  map[string]any `json:"workflow_integrations"`
+	WorkflowSteps         []Step         `json:"workflow_steps"`
+	WorkflowConnections   []Connection   `json:"workflow_connections"`
+	WorkflowSchema        map[string]any `json:"workflow_schema"`
+	CreatedBy             string         `json:"created_by"`
+	ModifiedBy            *string        `json:"modified_by"`
+	CreatedOn             int64          `json:"created_on"`
+	ModifiedOn            int64          `json:"modified_on"`
+}
+
+// SetStatus sets the status and the derived status_version (ACTIVE_3).
+func (w *Workflow) SetStatus(status string) {
+	w.WorkflowStatus = status
+	w.WorkflowStatusVersion = status + "_" + strconv.Itoa(w.WorkflowVersion)
+}
+
+// Card is one version of an adaptive card (spec 2.6).
+type Card struct {
+	CardID          string         `json:"card_id"`
+	CardVersion     int            `json:"card_version"`
+	CardName        string         `json:"card_name"`
+	Status          string         `json:"status"`
+	StatusVersion   string         `json:"status_version"`
+	Latest          Flag           `json:"latest"`
+	CardPayload     map[string]any `json:"card_payload"`
+	WorkflowID      string         `json:"workflow_id"`
+	WorkflowVersion int            `json:"workflow_version"`
+	OrganizationID  string         `json:"organization_id"`
+	WorkspaceID     string         `json:"workspace_id"`
+	CreatedBy       string         `json:"created_by"`
+	ModifiedBy      string         `json:"modified_by"`
+	CreatedOn       int64          `json:"created_on"`
+	ModifiedOn      int64          `json:"modified_on"`
+}
+
+// SetStatus sets the status and the derived status_version (ACTIVE-3).
+func (c *Card) SetStatus(status string) {
+	c.Status = status
+	c.StatusVersion = status + "-" + strconv.Itoa(c.CardVersion)
+}
+
+// Execution statuses.
+const (
+	ExecRunning   = "RUNNING"
+	ExecWaiting   = "WAITING"
+	ExecSucceeded = "SUCCEEDED"
+	ExecFailed    = "FAILED"
+	ExecCancelled = "CANCELLED"
+	ExecTimedOut  = "TIMED_OUT"
+)
+
+// Trigger types of an execution.
+const (
+	TriggerRequest  = "REQUEST"
+	TriggerSchedule = "SCHEDULE"
+)
+
+// Event is one entry of an execution's event log.
+type Event struct {
+	At      int64  `json:"at"`
+	Type    string `json:"type"`
+	StepID  string `json:"step_id,omitempty"`
+	Step    string `json:"step,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// EventLog is an execution's event log. Total counts every event ever
+// recorded, so a trimmed log still tells how much was left out.
+type EventLog struct {
+	Events []Event `json:"events"`
+	Total  int     `json:"total"`
+}
+
+// Trimmed returns the last n events of the log.
+func (l EventLog) Trimmed(n int) EventLog {
+	if len(l.Events) <= n {
+		return l
+	}
+	return EventLog{Events: l.Events[len(l.Events)-n:], Total: l.Total}
+}
+
+// StepLog is the condensed input and output of one step.
+type StepLog struct {
+	Input      any    `json:"input"`
+	Output     any    `json:"output"`
+	Status     string `json:"status,omitempty"`
+	StartedOn  int64  `json:"started_on,omitempty"`
+	FinishedOn int64  `json:"finished_on,omitempty"`
+}
+
+// WorkflowDetails is the structure of the workflow version an execution runs.
+type WorkflowDetails struct {
+	WorkflowName        string       `json:"workflow_name"`
+	WorkflowSteps       []Step       `json:"workflow_steps"`
+	WorkflowConnections []Connection `json:"workflow_connections"`
+}
+
+// Execution is one run of a workflow version (spec 2.3, plus status and
+// modified_on).
+type Execution struct {
+	WorkflowExecutionID   string             `json:"workflow_execution_id"`
+	WorkflowID            string             `json:"workflow_id"`
+	WorkflowVersion       int                `json:"workflow_version"`
+	OrganizationID        string             `json:"organization_id"`
+	WorkspaceID           string             `json:"workspace_id"`
+	WorkflowCurrentState  string             `json:"workflow_current_state"`
+	WorkflowTriggerType   string             `json:"workflow_trigger_type"`
+	Status                string             `json:"status"`
+	WorkflowEventLog      EventLog           `json:"workflow_event_log"`
+	CondensedLogs         map[string]StepLog `json:"condensed_logs"`
+	WorkflowInputPayload  any                `json:"workflow_input_payload"`
+	WorkflowOutputPayload any                `json:"workflow_output_payload"`
+	WorkflowDetails       WorkflowDetails    `json:"workflow_details"`
+	ModifiedBy            *string            `json:"modified_by"`
+	CreatedOn             int64              `json:"created_on"`
+	ModifiedOn            int64              `json:"modified_on"`
+}
+
+// Schema is the data schema record of a workflow version (spec 2.5). The
+// organization is kept for access checks and is not part of the API shape.
+type Schema struct {
+	OrganizationID      string         `json:"-"`
+	WorkflowID          string         `json:"workflow_id"`
+	WorkflowVersion     int            `json:"workflow_version"`
+	WorkflowMockPayload any            `json:"workflow_mock_payload"`
+	WorkflowSchema      map[string]any `json:"workflow_schema"`
+	CreatedBy           string         `json:"created_by"`
+	ModifiedBy          *string        `json:"modified_by"`
+	CreatedOn           int64          `json:"created_on"`
+	ModifiedOn          int64          `json:"modified_on"`
+}
+
+// schemaRecord is Schema with its organization, as adapters persist it.
+type schemaRecord struct {
+	OrganizationID string `json:"organization_id"`
+	Schema
+}
+
+// MarshalRecord encodes s with its organization, for adapters that store JSON.
+func (s *Schema) MarshalRecord() ([]byte, error) {
+	return json.Marshal(schemaRecord{OrganizationID: s.OrganizationID, Schema: *s})
+}
+
+// UnmarshalRecord decodes what MarshalRecord wrote.
+func (s *Schema) UnmarshalRecord(b []byte) error {
+	var r schemaRecord
+	if err := json.Unmarshal(b, &r); err != nil {
+		return err
+	}
+	*s = r.Schema
+	s.OrganizationID = r.OrganizationID
+	return nil
+}

@@ -1,0 +1,102 @@
+package cardflow
+
+import "context"
+
+// Page size limits of every list (spec section 8).
+const (
+	DefaultLimit = 20
+	MaxLimit     = 30
+)
+
+// WorkflowKey is the page key of workflow lists (spec 2.8).
+type WorkflowKey struct {
+	OrganizationID  string `json:"organization_id"`
+	WorkflowID      string `json:"workflow_id"`
+	WorkflowVersion int    `json:"workflow_version"`
+}
+
+// CardKey is the page key of card lists (spec 2.8).
+type CardKey struct {
+	OrganizationID string `json:"organization_id"`
+	CardID         string `json:"card_id"`
+	CardVersion    int    `json:"card_version"`
+}
+
+// ExecutionKey is the page key of execution lists (spec 2.8).
+type ExecutionKey struct {
+	WorkflowID          string `json:"workflow_id"`
+	WorkflowExecutionID string `json:"workflow_execution_id"`
+}
+
+// ListOptions selects one page of a list: at most Limit items that come after
+// After in the list's order (newest first). A nil After starts at the top.
+type ListOptions[K any] struct {
+	Limit int
+	After *K
+}
+
+// Page is one page of a list. LastKey is set only when more items follow.
+type Page[T, K any] struct {
+	Items   []T
+	LastKey *K
+}
+
+// Store persists the service's records. Every method that takes an
+// organization treats a record of another organization as absent
+// (ENOTFOUND), never as forbidden. Lists are newest first.
+//
+// Every adapter passes the contract suite in pkg/storetest.
+type Store interface {
+	// SaveWorkflowVersion stores w as a new DRAFT version. An empty
+	// WorkflowID starts a new workflow (the store assigns the id and version 1,
+	// which is latest until a version is published); otherwise the workflow
+	// must exist in w.OrganizationID and w gets the next version number.
+	// Concurrent saves never share or lose a version. The store sets
+	// WorkflowID, WorkflowVersion, status and latest on w.
+	SaveWorkflowVersion(ctx context.Context, w *Workflow) error
+	// GetWorkflow returns one version of a workflow.
+	GetWorkflow(ctx context.Context, org, workflowID string, version int) (*Workflow, error)
+	// ListWorkflows lists every version of every workflow of org, ordered by
+	// workflow id then version, both descending.
+	ListWorkflows(ctx context.Context, org string, opt ListOptions[WorkflowKey]) (Page[*Workflow, WorkflowKey], error)
+	// PublishWorkflow makes a version ACTIVE and the only latest one of its
+	// workflow, in one atomic change.
+	PublishWorkflow(ctx context.Context, org, workflowID string, version int, by string, now int64) (*Workflow, error)
+
+	// SaveCardVersion is SaveWorkflowVersion for cards.
+	SaveCardVersion(ctx context.Context, c *Card) error
+	GetCard(ctx context.Context, org, cardID string, version int) (*Card, error)
+	// GetLatestActiveCard returns the highest ACTIVE version of a card.
+	GetLatestActiveCard(ctx context.Context, org, cardID string) (*Card, error)
+	// ListCards lists every version of every card of org, ordered by card id
+	// then version, both descending.
+	ListCards(ctx context.Context, org string, opt ListOptions[CardKey]) (Page[*Card, CardKey], error)
+	PublishCard(ctx context.Context, org, cardID string, version int, by string, now int64) (*Card, error)
+
+	// CreateExecution stores a new execution; its id must be unused.
+	CreateExecution(ctx context.Context, e *Execution) error
+	// PutExecution replaces a stored execution.
+	PutExecution(ctx context.Context, e *Execution) error
+	GetExecution(ctx context.Context, org, workflowID, executionID string) (*Execution, error)
+	// ListWorkflowExecutions lists the executions of one workflow of org;
+	// ENOTFOUND when org has no such workflow.
+	ListWorkflowExecutions(ctx context.Context, org, workflowID string, opt ListOptions[ExecutionKey]) (Page[*Execution, ExecutionKey], error)
+	// ListExecutions lists the executions of every workflow of org, ordered
+	// by execution id descending.
+	ListExecutions(ctx context.Context, org string, opt ListOptions[ExecutionKey]) (Page[*Execution, ExecutionKey], error)
+
+	// PutSchema stores the schema record of a workflow version.
+	PutSchema(ctx context.Context, s *Schema) error
+	GetSchema(ctx context.Context, org, workflowID string, version int) (*Schema, error)
+
+	// CreateAPIKey stores a new key; its hash and key id must be unused.
+	CreateAPIKey(ctx context.Context, k *APIKey) error
+	// GetAPIKeyByHash returns the key with the given hash, revoked or not.
+	GetAPIKeyByHash(ctx context.Context, hash string) (*APIKey, error)
+	// ListAPIKeys lists keys, of one organization or of all when org is "".
+	ListAPIKeys(ctx context.Context, org string) ([]*APIKey, error)
+	// RevokeAPIKey marks a key revoked; revoking twice is not an error.
+	RevokeAPIKey(ctx context.Context, keyID string, now int64) (*APIKey, error)
+
+	Close() error
+}
