@@ -1,0 +1,412 @@
+// Package boltstore is the embedded single-file cardflow.Store used in local
+// mode: one bbolt file holds every record, as JSON.
+package boltstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
+
+	"github.com/cardflow/cardflow/pkg/cardflow"
+)
+
+// Store is a cardflow.Store on one bbolt file; its methods follow the port's
+// doc comments. It is safe for concurrent use: bbolt runs one write
+// transaction at a time, which is what keeps version numbers unique.
+type Store struct {
+	db *bolt.DB
+}
+
+var _ cardflow.Store = (*Store)(nil)
+
+// Option configures Open.
+type Option func(*options)
+
+type options struct {
+	lockTimeout time.Duration
+}
+
+// WithLockTimeout sets how long Open waits for another process to release
+// the store file (default 1s). Zero waits indefinitely, as in bbolt.
+func WithLockTimeout(d time.Duration) Option {
+	return func(o *options) { o.lockTimeout = d }
+}
+
+// Open opens the store file at path, creating it and its directory if needed.
+// Only one process can hold the file; while another does, Open fails with an
+// UNAVAILABLE *cardflow.Error after the lock timeout instead of hanging.
+func Open(path string, opts ...Option) (*Store, error) {
+	o := options{lockTimeout: time.Second}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("boltstore: %w", err)
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: o.lockTimeout})
+	if errors.Is(err, bolterrors.ErrTimeout) {
+		return nil, cardflow.Errorf(cardflow.EUNAVAILABLE,
+			"store file %s is in use by another process: stop that process or use another data directory", path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("boltstore: open %s: %w", path, err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, name := range allBuckets {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("boltstore: create buckets in %s: %w", path, err)
+	}
+	return &Store{db: db}, nil
+}
+
+// Close releases the file; closing twice is not an error.
+func (s *Store) Close() error { return s.db.Close() }
+
+// decode unmarshals a stored value. json.Unmarshal copies what it keeps, so
+// the result outlives the transaction that owns v.
+func decode[T any](v []byte) (*T, error) {
+	t := new(T)
+	if err := json.Unmarshal(v, t); err != nil {
+		return nil, fmt.Errorf("boltstore: decode %T: %w", t, err)
+	}
+	return t, nil
+}
+
+// getJSON decodes the value at k in a read-only transaction, or returns
+// missing() when there is none. A nil k, for parts that cannot form a key,
+// finds nothing.
+func getJSON[T any](db *bolt.DB, bucket, k []byte, missing func() error) (*T, error) {
+	var rec *T
+	err := db.View(func(tx *bolt.Tx) error {
+		var v []byte
+		if k != nil {
+			v = tx.Bucket(bucket).Get(k)
+		}
+		if v == nil {
+			return missing()
+		}
+		var err error
+		rec, err = decode[T](v)
+		return err
+	})
+	return rec, err
+}
+
+func put(b *bolt.Bucket, k []byte, rec any) error {
+	v, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	return b.Put(k, v)
+}
+
+// pageLimit applies the default and the maximum page size.
+func pageLimit(n int) int {
+	switch {
+	case n <= 0:
+		return cardflow.DefaultLimit
+	case n > cardflow.MaxLimit:
+		return cardflow.MaxLimit
+	}
+	return n
+}
+
+// readPage fills one page from a walkBack over bucket. It stops at the first
+// key past the page: that key's existence is all LastKey needs, so it is
+// never decoded.
+func readPage[T, K any](tx *bolt.Tx, bucket, p, from []byte, limit int,
+	load func(k, v []byte) (*T, error), keyOf func(*T) K) (cardflow.Page[*T, K], error) {
+	limit = pageLimit(limit)
+	page := cardflow.Page[*T, K]{Items: make([]*T, 0, limit)}
+	var err error
+	walkBack(tx.Bucket(bucket), p, from, func(k, v []byte) bool {
+		if len(page.Items) == limit {
+			last := keyOf(page.Items[limit-1])
+			page.LastKey = &last
+			return false
+		}
+		var item *T
+		if item, err = load(k, v); err != nil {
+			return false
+		}
+		page.Items = append(page.Items, item)
+		return true
+	})
+	return page, err
+}
+
+// decodeValue is a readPage loader for buckets that hold the records.
+func decodeValue[T any](_, v []byte) (*T, error) { return decode[T](v) }
+
+func (s *Store) SaveWorkflowVersion(_ context.Context, w *cardflow.Workflow) error {
+	return workflows.save(s.db, w)
+}
+
+func (s *Store) GetWorkflow(_ context.Context, org, workflowID string, version int) (*cardflow.Workflow, error) {
+	return workflows.get(s.db, org, workflowID, version)
+}
+
+func (s *Store) ListWorkflows(_ context.Context, org string, opt cardflow.ListOptions[cardflow.WorkflowKey]) (cardflow.Page[*cardflow.Workflow, cardflow.WorkflowKey], error) {
+	return workflows.list(s.db, org, opt)
+}
+
+func (s *Store) PublishWorkflow(_ context.Context, org, workflowID string, version int, by string, now int64) (*cardflow.Workflow, error) {
+	return workflows.publish(s.db, org, workflowID, version, by, now)
+}
+
+func (s *Store) SaveCardVersion(_ context.Context, c *cardflow.Card) error {
+	return cards.save(s.db, c)
+}
+
+func (s *Store) GetCard(_ context.Context, org, cardID string, version int) (*cardflow.Card, error) {
+	return cards.get(s.db, org, cardID, version)
+}
+
+func (s *Store) ListCards(_ context.Context, org string, opt cardflow.ListOptions[cardflow.CardKey]) (cardflow.Page[*cardflow.Card, cardflow.CardKey], error) {
+	return cards.list(s.db, org, opt)
+}
+
+func (s *Store) PublishCard(_ context.Context, org, cardID string, version int, by string, now int64) (*cardflow.Card, error) {
+	return cards.publish(s.db, org, cardID, version, by, now)
+}
+
+// GetLatestActiveCard reads the highest key of the card in the index of
+// ACTIVE versions, so drafts above it cost nothing.
+func (s *Store) GetLatestActiveCard(_ context.Context, org, cardID string) (*cardflow.Card, error) {
+	var c *cardflow.Card
+	err := s.db.View(func(tx *bolt.Tx) error {
+		if !validParts(org, cardID) {
+			return nil
+		}
+		var err error
+		walkBack(tx.Bucket(bActiveCards), prefix(org, cardID), nil, func(k, _ []byte) bool {
+			c, err = decode[cardflow.Card](tx.Bucket(bCards).Get(k))
+			return false
+		})
+		return err
+	})
+	if err == nil && c == nil {
+		return nil, cardflow.Errorf(cardflow.ENOTFOUND, "card %s has no active version", cardID)
+	}
+	return c, err
+}
+
+func (s *Store) CreateExecution(_ context.Context, e *cardflow.Execution) error {
+	if !validParts(e.OrganizationID, e.WorkflowID, e.WorkflowExecutionID) {
+		return cardflow.Errorf(cardflow.EINVALID, "an execution needs an organization, a workflow id and an execution id")
+	}
+	v, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	return s.db.Update(func(tx *bolt.Tx) error {
+		idx := tx.Bucket(bOrgExecutions)
+		ik := under(prefix(e.OrganizationID), e.WorkflowExecutionID)
+		if idx.Get(ik) != nil {
+			return cardflow.Errorf(cardflow.ECONFLICT, "execution %s already exists", e.WorkflowExecutionID)
+		}
+		if err := idx.Put(ik, []byte(e.WorkflowID)); err != nil {
+			return err
+		}
+		return tx.Bucket(bExecutions).Put(under(prefix(e.OrganizationID, e.WorkflowID), e.WorkflowExecutionID), v)
+	})
+}
+
+func (s *Store) PutExecution(_ context.Context, e *cardflow.Execution) error {
+	if !validParts(e.OrganizationID, e.WorkflowID, e.WorkflowExecutionID) {
+		return executionNotFound(e.WorkflowExecutionID)
+	}
+	v, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	return s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bExecutions)
+		k := under(prefix(e.OrganizationID, e.WorkflowID), e.WorkflowExecutionID)
+		if b.Get(k) == nil {
+			return executionNotFound(e.WorkflowExecutionID)
+		}
+		return b.Put(k, v)
+	})
+}
+
+func executionNotFound(id string) error {
+	return cardflow.Errorf(cardflow.ENOTFOUND, "execution %s not found", id)
+}
+
+func (s *Store) GetExecution(_ context.Context, org, workflowID, executionID string) (*cardflow.Execution, error) {
+	var k []byte
+	if validParts(org, workflowID, executionID) {
+		k = under(prefix(org, workflowID), executionID)
+	}
+	return getJSON[cardflow.Execution](s.db, bExecutions, k, func() error { return executionNotFound(executionID) })
+}
+
+func executionKey(e *cardflow.Execution) cardflow.ExecutionKey {
+	return cardflow.ExecutionKey{WorkflowID: e.WorkflowID, WorkflowExecutionID: e.WorkflowExecutionID}
+}
+
+// ListWorkflowExecutions walks the workflow's range of the executions bucket;
+// the page key's workflow_id is ignored, the range already fixes it.
+func (s *Store) ListWorkflowExecutions(_ context.Context, org, workflowID string, opt cardflow.ListOptions[cardflow.ExecutionKey]) (cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey], error) {
+	var page cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey]
+	err := s.db.View(func(tx *bolt.Tx) error {
+		p := prefix(org, workflowID)
+		if !validParts(org, workflowID) || !hasPrefix(tx.Bucket(bWorkflows), p) {
+			return cardflow.Errorf(cardflow.ENOTFOUND, "workflow %s not found", workflowID)
+		}
+		var from []byte
+		if opt.After != nil {
+			from = under(p, opt.After.WorkflowExecutionID)
+		}
+		var err error
+		page, err = readPage(tx, bExecutions, p, from, opt.Limit, decodeValue[cardflow.Execution], executionKey)
+		return err
+	})
+	return page, err
+}
+
+// ListExecutions walks the organization's index by execution id; each entry
+// names the workflow, which completes the execution's key.
+func (s *Store) ListExecutions(_ context.Context, org string, opt cardflow.ListOptions[cardflow.ExecutionKey]) (cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey], error) {
+	page := cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey]{Items: []*cardflow.Execution{}}
+	if !validParts(org) {
+		return page, nil
+	}
+	err := s.db.View(func(tx *bolt.Tx) error {
+		p := prefix(org)
+		var from []byte
+		if opt.After != nil {
+			from = under(p, opt.After.WorkflowExecutionID)
+		}
+		executions := tx.Bucket(bExecutions)
+		load := func(k, workflowID []byte) (*cardflow.Execution, error) {
+			return decode[cardflow.Execution](executions.Get(under(prefix(org, string(workflowID)), string(k[len(p):]))))
+		}
+		var err error
+		page, err = readPage(tx, bOrgExecutions, p, from, opt.Limit, load, executionKey)
+		return err
+	})
+	return page, err
+}
+
+func (s *Store) PutSchema(_ context.Context, sc *cardflow.Schema) error {
+	if !validParts(sc.OrganizationID, sc.WorkflowID) || sc.WorkflowVersion < 1 {
+		return cardflow.Errorf(cardflow.EINVALID, "a schema needs an organization, a workflow id and a version")
+	}
+	v, err := sc.MarshalRecord()
+	if err != nil {
+		return err
+	}
+	return s.db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket(bSchemas).Put(versionKey(sc.OrganizationID, sc.WorkflowID, sc.WorkflowVersion), v)
+	})
+}
+
+func (s *Store) GetSchema(_ context.Context, org, workflowID string, version int) (*cardflow.Schema, error) {
+	var sc *cardflow.Schema
+	err := s.db.View(func(tx *bolt.Tx) error {
+		var v []byte
+		if validParts(org, workflowID) {
+			v = tx.Bucket(bSchemas).Get(versionKey(org, workflowID, version))
+		}
+		if v == nil {
+			return cardflow.Errorf(cardflow.ENOTFOUND, "schema of workflow %s version %d not found", workflowID, version)
+		}
+		sc = new(cardflow.Schema)
+		return sc.UnmarshalRecord(v)
+	})
+	return sc, err
+}
+
+func (s *Store) CreateAPIKey(_ context.Context, k *cardflow.APIKey) error {
+	if !validParts(k.Hash, k.KeyID, k.OrganizationID) {
+		return cardflow.Errorf(cardflow.EINVALID, "an API key needs a hash, a key id and an organization")
+	}
+	v, err := json.Marshal(k)
+	if err != nil {
+		return err
+	}
+	return s.db.Update(func(tx *bolt.Tx) error {
+		byHash, byID := tx.Bucket(bAPIKeys), tx.Bucket(bAPIKeyIDs)
+		if byHash.Get([]byte(k.Hash)) != nil || byID.Get([]byte(k.KeyID)) != nil {
+			return cardflow.Errorf(cardflow.ECONFLICT, "an API key with this hash or key id already exists")
+		}
+		if err := byHash.Put([]byte(k.Hash), v); err != nil {
+			return err
+		}
+		if err := byID.Put([]byte(k.KeyID), []byte(k.Hash)); err != nil {
+			return err
+		}
+		return tx.Bucket(bOrgAPIKeys).Put(under(prefix(k.OrganizationID), k.KeyID), []byte(k.Hash))
+	})
+}
+
+func (s *Store) GetAPIKeyByHash(_ context.Context, hash string) (*cardflow.APIKey, error) {
+	return getJSON[cardflow.APIKey](s.db, bAPIKeys, []byte(hash), func() error {
+		return cardflow.Errorf(cardflow.ENOTFOUND, "API key not found")
+	})
+}
+
+// ListAPIKeys walks an index by key id (of one organization, or of all), so
+// keys come in descending key id order.
+func (s *Store) ListAPIKeys(_ context.Context, org string) ([]*cardflow.APIKey, error) {
+	keys := []*cardflow.APIKey{}
+	index, p := bAPIKeyIDs, []byte(nil)
+	if org != "" {
+		if !validParts(org) {
+			return keys, nil
+		}
+		index, p = bOrgAPIKeys, prefix(org)
+	}
+	err := s.db.View(func(tx *bolt.Tx) error {
+		byHash := tx.Bucket(bAPIKeys)
+		var err error
+		walkBack(tx.Bucket(index), p, nil, func(_, hash []byte) bool {
+			var k *cardflow.APIKey
+			if k, err = decode[cardflow.APIKey](byHash.Get(hash)); err != nil {
+				return false
+			}
+			keys = append(keys, k)
+			return true
+		})
+		return err
+	})
+	return keys, err
+}
+
+// RevokeAPIKey keeps the first revocation time when a key is revoked again.
+func (s *Store) RevokeAPIKey(_ context.Context, keyID string, now int64) (*cardflow.APIKey, error) {
+	var k *cardflow.APIKey
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		hash := tx.Bucket(bAPIKeyIDs).Get([]byte(keyID))
+		if hash == nil {
+			return cardflow.Errorf(cardflow.ENOTFOUND, "API key %s not found", keyID)
+		}
+		byHash := tx.Bucket(bAPIKeys)
+		var err error
+		if k, err = decode[cardflow.APIKey](byHash.Get(hash)); err != nil {
+			return err
+		}
+		if k.RevokedOn != 0 {
+			return nil
+		}
+		k.RevokedOn = now
+		return put(byHash, hash, k)
+	})
+	return k, err
+}

@@ -1,0 +1,195 @@
+package boltstore
+
+import (
+	"bytes"
+	"encoding/json"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/cardflow/cardflow/pkg/cardflow"
+)
+
+// versioned stores a record kind that is saved in numbered versions and
+// published: workflows and cards share one implementation through it.
+type versioned[T, K any] struct {
+	noun   string
+	bucket []byte
+	// active, when set, names the index of ACTIVE versions.
+	active []byte
+	// fields returns the record's organization and the fields the store owns.
+	fields    func(*T) (org string, id *string, version *int, latest *cardflow.Flag)
+	setStatus func(*T, string)
+	touch     func(rec *T, by string, now int64)
+	pageKey   func(*T) K
+	after     func(K) (id string, version int)
+}
+
+var workflows = versioned[cardflow.Workflow, cardflow.WorkflowKey]{
+	noun:   "workflow",
+	bucket: bWorkflows,
+	fields: func(w *cardflow.Workflow) (string, *string, *int, *cardflow.Flag) {
+		return w.OrganizationID, &w.WorkflowID, &w.WorkflowVersion, &w.Latest
+	},
+	setStatus: (*cardflow.Workflow).SetStatus,
+	touch: func(w *cardflow.Workflow, by string, now int64) {
+		w.ModifiedBy, w.ModifiedOn = &by, now
+	},
+	pageKey: func(w *cardflow.Workflow) cardflow.WorkflowKey {
+		return cardflow.WorkflowKey{OrganizationID: w.OrganizationID, WorkflowID: w.WorkflowID, WorkflowVersion: w.WorkflowVersion}
+	},
+	after: func(k cardflow.WorkflowKey) (string, int) { return k.WorkflowID, k.WorkflowVersion },
+}
+
+var cards = versioned[cardflow.Card, cardflow.CardKey]{
+	noun:   "card",
+	bucket: bCards,
+	active: bActiveCards,
+	fields: func(c *cardflow.Card) (string, *string, *int, *cardflow.Flag) {
+		return c.OrganizationID, &c.CardID, &c.CardVersion, &c.Latest
+	},
+	setStatus: (*cardflow.Card).SetStatus,
+	touch: func(c *cardflow.Card, by string, now int64) {
+		c.ModifiedBy, c.ModifiedOn = by, now
+	},
+	pageKey: func(c *cardflow.Card) cardflow.CardKey {
+		return cardflow.CardKey{OrganizationID: c.OrganizationID, CardID: c.CardID, CardVersion: c.CardVersion}
+	},
+	after: func(k cardflow.CardKey) (string, int) { return k.CardID, k.CardVersion },
+}
+
+func (kd *versioned[T, K]) notFound(id string, version int) error {
+	return cardflow.Errorf(cardflow.ENOTFOUND, "%s %s version %d not found", kd.noun, id, version)
+}
+
+// save stores rec as a new DRAFT version. The next version number is read
+// from the highest key inside the write transaction, and bbolt runs one write
+// transaction at a time, so concurrent saves cannot share a number.
+func (kd *versioned[T, K]) save(db *bolt.DB, rec *T) error {
+	org, id, version, latest := kd.fields(rec)
+	if !validParts(org) {
+		return cardflow.Errorf(cardflow.EINVALID, "a %s needs an organization", kd.noun)
+	}
+	return db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(kd.bucket)
+		if *id == "" {
+			*id = cardflow.NewID(time.Now())
+			*version, *latest = 1, true
+		} else {
+			last := 0
+			if validParts(*id) {
+				walkBack(b, prefix(org, *id), nil, func(k, _ []byte) bool {
+					last = keyVersion(k)
+					return false
+				})
+			}
+			if last == 0 {
+				return cardflow.Errorf(cardflow.ENOTFOUND, "%s %s not found", kd.noun, *id)
+			}
+			// latest stays on the version in force until one is published.
+			*version, *latest = last+1, false
+		}
+		kd.setStatus(rec, cardflow.StatusDraft)
+		return put(b, versionKey(org, *id, *version), rec)
+	})
+}
+
+func (kd *versioned[T, K]) get(db *bolt.DB, org, id string, version int) (*T, error) {
+	var k []byte
+	if validParts(org, id) {
+		k = versionKey(org, id, version)
+	}
+	return getJSON[T](db, kd.bucket, k, func() error { return kd.notFound(id, version) })
+}
+
+func (kd *versioned[T, K]) list(db *bolt.DB, org string, opt cardflow.ListOptions[K]) (cardflow.Page[*T, K], error) {
+	page := cardflow.Page[*T, K]{Items: []*T{}}
+	if !validParts(org) {
+		return page, nil
+	}
+	// The walk stays inside org's range whatever the page key says, so a key
+	// naming another organization cannot reach its records.
+	var from []byte
+	if opt.After != nil {
+		id, version := kd.after(*opt.After)
+		from = versionKey(org, id, version)
+	}
+	err := db.View(func(tx *bolt.Tx) error {
+		var err error
+		page, err = readPage(tx, kd.bucket, prefix(org), from, opt.Limit, decodeValue[T], kd.pageKey)
+		return err
+	})
+	return page, err
+}
+
+// publish makes one version ACTIVE and the only latest one, in a single write
+// transaction, so no reader ever sees two latest versions or none.
+func (kd *versioned[T, K]) publish(db *bolt.DB, org, id string, version int, by string, now int64) (*T, error) {
+	if !validParts(org, id) {
+		return nil, kd.notFound(id, version)
+	}
+	var rec *T
+	err := db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(kd.bucket)
+		k := versionKey(org, id, version)
+		v := b.Get(k)
+		if v == nil {
+			return kd.notFound(id, version)
+		}
+		var err error
+		if rec, err = decode[T](v); err != nil {
+			return err
+		}
+		if err := kd.clearLatest(b, prefix(org, id), k); err != nil {
+			return err
+		}
+		_, _, _, latest := kd.fields(rec)
+		*latest = true
+		kd.setStatus(rec, cardflow.StatusActive)
+		kd.touch(rec, by, now)
+		if kd.active != nil {
+			if err := tx.Bucket(kd.active).Put(k, []byte{}); err != nil {
+				return err
+			}
+		}
+		return put(b, k, rec)
+	})
+	return rec, err
+}
+
+// clearLatest unsets latest on the versions under p other than keep.
+// Publishing is rare and a record has few versions, so reading them all is
+// simpler than keeping a pointer to the latest one in step.
+func (kd *versioned[T, K]) clearLatest(b *bolt.Bucket, p, keep []byte) error {
+	var stale [][]byte
+	var err error
+	walkBack(b, p, nil, func(k, v []byte) bool {
+		// Workflows and cards both carry the flag as "latest".
+		var probe struct {
+			Latest cardflow.Flag `json:"latest"`
+		}
+		if err = json.Unmarshal(v, &probe); err != nil {
+			return false
+		}
+		if bool(probe.Latest) && !bytes.Equal(k, keep) {
+			// Cursor keys are only valid until the bucket changes.
+			stale = append(stale, bytes.Clone(k))
+		}
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	for _, k := range stale {
+		rec, err := decode[T](b.Get(k))
+		if err != nil {
+			return err
+		}
+		_, _, _, latest := kd.fields(rec)
+		*latest = false
+		if err := put(b, k, rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
