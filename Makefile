@@ -1,0 +1,31 @@
+# cardflow. `make run` starts the service locally; `make test` proves it.
+GO      ?= go
+GOFILES  = $(shell find cmd pkg -name '*.go' 2>/dev/null)
+NODE_ACS = tools/adaptivecards
+
+.PHONY: run test fmt-check vet node-deps bench
+
+## run: the service on $PORT (3000) with the embedded store in $CARDFLOW_DATA_DIR (.cardflow)
+run:
+	$(GO) run ./cmd/cardflow serve
+
+## test: gofmt, go vet and every test with the race detector, tools included
+test: fmt-check vet node-deps
+	CARDFLOW_STRICT_TESTS=1 $(GO) test -race -count=1 ./...
+
+fmt-check:
+	@out=$$(gofmt -l $(GOFILES)); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+## node-deps: Microsoft's adaptivecards parser, used by the card validator's differential test
+node-deps: $(NODE_ACS)/node_modules/.package-lock.json
+
+$(NODE_ACS)/node_modules/.package-lock.json: $(NODE_ACS)/package-lock.json
+	@command -v node >/dev/null || { echo "make test needs Node.js (node and npm) for the card validator's differential test"; exit 1; }
+	npm ci --prefix $(NODE_ACS) --no-audit --no-fund
+
+## bench: the read endpoints through the HTTP stack on the embedded store
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./pkg/httpapi/

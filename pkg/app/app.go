@@ -1,0 +1,64 @@
+// Package app holds the use cases of the service: one method per operation,
+// called by the HTTP handlers and the CLI alike. It checks the caller's
+// scopes; the store checks organizations.
+package app
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/cardflow/cardflow/pkg/cardflow"
+)
+
+// Service runs the operations of the service against a store.
+type Service struct {
+	store cardflow.Store
+	now   func() time.Time
+}
+
+// Option configures a Service.
+type Option func(*Service)
+
+// WithClock replaces the wall clock, for tests.
+func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
+
+// New returns a Service over store.
+func New(store cardflow.Store, opts ...Option) (*Service, error) {
+	if store == nil {
+		return nil, errors.New("app: store is nil")
+	}
+	s := &Service{store: store, now: time.Now}
+	for _, o := range opts {
+		o(s)
+	}
+	return s, nil
+}
+
+// Store returns the service's store.
+func (s *Service) Store() cardflow.Store { return s.store }
+
+func (s *Service) millis() int64 { return s.now().UnixMilli() }
+
+// principal returns the caller, who must hold scope.
+func principal(ctx context.Context, scope string) (*cardflow.Principal, error) {
+	p := cardflow.PrincipalFromContext(ctx)
+	if p == nil {
+		return nil, cardflow.Errorf(cardflow.EUNAUTHORIZED, "an API key is required in the x-api-key header")
+	}
+	if !p.Has(scope) {
+		return nil, cardflow.Errorf(cardflow.EFORBIDDEN, "this API key lacks the %q scope this operation needs", scope)
+	}
+	return p, nil
+}
+
+// clampLimit applies the default and maximum page size.
+func clampLimit(n int) int {
+	switch {
+	case n <= 0:
+		return cardflow.DefaultLimit
+	case n > cardflow.MaxLimit:
+		return cardflow.MaxLimit
+	}
+	return n
+}

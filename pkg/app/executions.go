@@ -1,0 +1,36 @@
+package app
+
+import (
+	"context"
+
+	"github.com/cardflow/cardflow/pkg/cardflow"
+)
+
+// GetExecution returns one execution.
+func (s *Service) GetExecution(ctx context.Context, workflowID, executionID string) (*cardflow.Execution, error) {
+	p, err := principal(ctx, cardflow.ScopeRead)
+	if err != nil {
+		return nil, err
+	}
+	return s.store.GetExecution(ctx, p.OrganizationID, workflowID, executionID)
+}
+
+// ListWorkflowExecutions lists the executions of one workflow, newest first.
+func (s *Service) ListWorkflowExecutions(ctx context.Context, workflowID string, opt cardflow.ListOptions[cardflow.ExecutionKey]) (cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey], error) {
+	p, err := principal(ctx, cardflow.ScopeRead)
+	if err != nil {
+		return cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey]{}, err
+	}
+	opt.Limit = clampLimit(opt.Limit)
+	return s.store.ListWorkflowExecutions(ctx, p.OrganizationID, workflowID, opt)
+}
+
+// ListExecutions lists the executions of the organization, newest first.
+func (s *Service) ListExecutions(ctx context.Context, opt cardflow.ListOptions[cardflow.ExecutionKey]) (cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey], error) {
+	p, err := principal(ctx, cardflow.ScopeRead)
+	if err != nil {
+		return cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey]{}, err
+	}
+	opt.Limit = clampLimit(opt.Limit)
+	return s.store.ListExecutions(ctx, p.OrganizationID, opt)
+}

@@ -1,0 +1,262 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/cardflow/cardflow/pkg/app"
+	"github.com/cardflow/cardflow/pkg/cardflow"
+)
+
+type route struct {
+	method, path string
+	handle       handlerFunc
+}
+
+// table lists every route of the API.
+func (s *Server) table() []route {
+	return []route{
+		{"GET", "/v1/workflows/getWorkflowExecutionById", s.getExecution},
+		{"GET", "/v1/workflows/getWorkflowExecutionHistory", s.getExecutionHistory},
+		{"GET", "/v1/workflows/getOrganizationExecutions", s.getOrganizationExecutions},
+		{"GET", "/v1/workflows/getWorkflowById", s.getWorkflow},
+		{"GET", "/v1/workflows/getOrganizationWorkflows", s.getOrganizationWorkflows},
+		{"GET", "/v1/workflows/getWorkflowSchemaById", s.getSchema},
+		{"POST", "/v1/workflows/saveWorkflow", s.saveWorkflow},
+		{"POST", "/v1/workflows/publishWorkflow", s.publishWorkflow},
+		{"GET", "/v1/adaptive-cards/getCardById", s.getCard},
+		{"GET", "/v1/adaptive-cards/getLatestActiveCard", s.getLatestActiveCard},
+		{"GET", "/v1/adaptive-cards/getOrganizationCards", s.getOrganizationCards},
+		{"POST", "/v1/adaptive-cards/saveCard", s.saveCard},
+		{"POST", "/v1/adaptive-cards/publishCard", s.publishCard},
+	}
+}
+
+func (s *Server) getExecution(w http.ResponseWriter, r *http.Request) error {
+	q := newQuery(r)
+	wid, eid := q.str("workflow_id", true), q.str("workflow_execution_id", true)
+	if q.err != nil {
+		return q.err
+	}
+	e, err := s.svc.GetExecution(r.Context(), wid, eid)
+	if err != nil {
+		return err
+	}
+	return okItem(w, e)
+}
+
+func (s *Server) getExecutionHistory(w http.ResponseWriter, r *http.Request) error {
+	q := newQuery(r)
+	wid := q.str("workflow_id", true)
+	limit := q.limit()
+	opt := cardflow.ListOptions[cardflow.ExecutionKey]{Limit: limit}
+	if eid := q.str("workflow_execution_id", false); eid != "" {
+		opt.After = &cardflow.ExecutionKey{WorkflowID: wid, WorkflowExecutionID: eid}
+	}
+	if q.err != nil {
+		return q.err
+	}
+	page, err := s.svc.ListWorkflowExecutions(r.Context(), wid, opt)
+	if err != nil {
+		return err
+	}
+	return okList(w, summarize(page.Items, historyEvents), page.LastKey)
+}
+
+func (s *Server) getOrganizationExecutions(w http.ResponseWriter, r *http.Request) error {
+	q := newQuery(r)
+	opt := cardflow.ListOptions[cardflow.ExecutionKey]{Limit: q.limit()}
+	wid, eid := q.str("workflow_id", false), q.str("workflow_execution_id", false)
+	if (wid == "") != (eid == "") {
+		q.fail("the page key needs both workflow_id and workflow_execution_id, as lastKey gave them")
+	}
+	if wid != "" {
+		opt.After = &cardflow.ExecutionKey{WorkflowID: wid, WorkflowExecutionID: eid}
+	}
+	if q.err != nil {
+		return q.err
+	}
+	page, err := s.svc.ListExecutions(r.Context(), opt)
+	if err != nil {
+		return err
+	}
+	return okList(w, summarize(page.Items, 0), page.LastKey)
+}
+
+func (s *Server) getWorkflow(w http.ResponseWriter, r *http.Request) error {
+	q := newQuery(r)
+	wid, v := q.str("workflow_id", true), q.version("workflow_version", true)
+	if q.err != nil {
+		return q.err
+	}
+	wf, err := s.svc.GetWorkflow(r.Context(), wid, v)
+	if err != nil {
+		return err
+	}
+	return okItem(w, wf)
+}
+
+func (s *Server) getOrganizationWorkflows(w http.ResponseWriter, r *http.Request) error {
+	q := newQuery(r)
+	opt := cardflow.ListOptions[cardflow.WorkflowKey]{Limit: q.limit()}
+	org, wid, v := q.str("organization_id", false), q.str("workflow_id", false), q.version("workflow_version", false)
+	if (wid == "") != (v == 0) {
+		q.fail("the page key needs both workflow_id and workflow_version, as lastKey gave them")
+	}
+	if wid != "" {
+		if org == "" {
+			org = cardflow.PrincipalFromContext(r.Context()).OrganizationID
+		}
+		opt.After = &cardflow.WorkflowKey{OrganizationID: org, WorkflowID: wid, WorkflowVersion: v}
+	}
+	if q.err != nil {
+		return q.err
+	}
+	page, err := s.svc.ListWorkflows(r.Context(), opt)
+	if err != nil {
+		return err
+	}
+	items := make([]workflowListItem, len(page.Items))
+	for i, wf := range page.Items {
+		items[i] = workflowListItem{
+			WorkflowID: wf.WorkflowID, ModifiedOn: wf.ModifiedOn, OrganizationID: wf.OrganizationID,
+			WorkflowStatus: wf.WorkflowStatus, Latest: wf.Latest, WorkflowName: wf.WorkflowName,
+			CreatedBy: wf.CreatedBy, WorkflowStatusVersion: wf.WorkflowStatusVersion,
+			ModifiedBy: wf.ModifiedBy, WorkspaceID: wf.WorkspaceID, CreatedOn: wf.CreatedOn,
+		}
+	}
+	return okList(w, items, page.LastKey)
+}
+
+func (s *Server) getSchema(w http.ResponseWriter, r *http.Request) error {
+	q := newQuery(r)
+	wid, v := q.str("workflow_id", true), q.version("workflow_version", true)
+	if q.err != nil {
+		return q.err
+	}
+	sc, err := s.svc.GetSchema(r.Context(), wid, v)
+	if err != nil {
+		return err
+	}
+	return okItem(w, sc)
+}
+
+func (s *Server) saveWorkflow(w http.ResponseWriter, r *http.Request) error {
+	var in app.SaveWorkflowInput
+	if err := decodeBody(w, r, &in); err != nil {
+		return err
+	}
+	wf, err := s.svc.SaveWorkflow(r.Context(), in)
+	if err != nil {
+		return err
+	}
+	return okItem(w, wf)
+}
+
+type publishWorkflowInput struct {
+	WorkflowID      *string `json:"workflow_id"`
+	WorkflowVersion *int    `json:"workflow_version"`
+}
+
+func (s *Server) publishWorkflow(w http.ResponseWriter, r *http.Request) error {
+	var in publishWorkflowInput
+	if err := decodeBody(w, r, &in); err != nil {
+		return err
+	}
+	if in.WorkflowID == nil || *in.WorkflowID == "" || in.WorkflowVersion == nil {
+		return cardflow.Errorf(cardflow.EINVALID, "workflow_id (string) and workflow_version (number) are required")
+	}
+	wf, err := s.svc.PublishWorkflow(r.Context(), *in.WorkflowID, *in.WorkflowVersion)
+	if err != nil {
+		return err
+	}
+	return okItem(w, wf)
+}
+
+func (s *Server) getCard(w http.ResponseWriter, r *http.Request) error {
+	q := newQuery(r)
+	id, v := q.str("card_id", true), q.version("card_version", true)
+	if q.err != nil {
+		return q.err
+	}
+	c, err := s.svc.GetCard(r.Context(), id, v)
+	if err != nil {
+		return err
+	}
+	return okItem(w, c)
+}
+
+func (s *Server) getLatestActiveCard(w http.ResponseWriter, r *http.Request) error {
+	q := newQuery(r)
+	id := q.str("card_id", true)
+	if q.err != nil {
+		return q.err
+	}
+	c, err := s.svc.GetLatestActiveCard(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	return okItem(w, c)
+}
+
+func (s *Server) getOrganizationCards(w http.ResponseWriter, r *http.Request) error {
+	q := newQuery(r)
+	opt := cardflow.ListOptions[cardflow.CardKey]{Limit: q.limit()}
+	org, id, v := q.str("organization_id", false), q.str("card_id", false), q.version("card_version", false)
+	if (id == "") != (v == 0) {
+		q.fail("the page key needs both card_id and card_version, as lastKey gave them")
+	}
+	if id != "" {
+		if org == "" {
+			org = cardflow.PrincipalFromContext(r.Context()).OrganizationID
+		}
+		opt.After = &cardflow.CardKey{OrganizationID: org, CardID: id, CardVersion: v}
+	}
+	if q.err != nil {
+		return q.err
+	}
+	page, err := s.svc.ListCards(r.Context(), opt)
+	if err != nil {
+		return err
+	}
+	items := make([]cardListItem, len(page.Items))
+	for i, c := range page.Items {
+		items[i] = cardListItem{
+			CardName: c.CardName, StatusVersion: c.StatusVersion, OrganizationID: c.OrganizationID,
+			Latest: c.Latest, CreatedBy: c.CreatedBy, Status: c.Status, CardVersion: c.CardVersion,
+			CardID: c.CardID, WorkspaceID: c.WorkspaceID, CreatedOn: c.CreatedOn,
+		}
+	}
+	return okList(w, items, page.LastKey)
+}
+
+func (s *Server) saveCard(w http.ResponseWriter, r *http.Request) error {
+	var in app.SaveCardInput
+	if err := decodeBody(w, r, &in); err != nil {
+		return err
+	}
+	c, err := s.svc.SaveCard(r.Context(), in)
+	if err != nil {
+		return err
+	}
+	return okItem(w, c)
+}
+
+type publishCardInput struct {
+	CardID      *string `json:"card_id"`
+	CardVersion *int    `json:"card_version"`
+}
+
+func (s *Server) publishCard(w http.ResponseWriter, r *http.Request) error {
+	var in publishCardInput
+	if err := decodeBody(w, r, &in); err != nil {
+		return err
+	}
+	if in.CardID == nil || *in.CardID == "" || in.CardVersion == nil {
+		return cardflow.Errorf(cardflow.EINVALID, "card_id (string) and card_version (number) are required")
+	}
+	c, err := s.svc.PublishCard(r.Context(), *in.CardID, *in.CardVersion)
+	if err != nil {
+		return err
+	}
+	return okItem(w, c)
+}

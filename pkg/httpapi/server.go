@@ -1,0 +1,180 @@
+// Package httpapi serves the service's HTTP API on net/http. The same
+// handlers run behind API Gateway (wrapped by a Lambda adapter) and in local
+// mode; only the Authenticator differs.
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/cardflow/cardflow/pkg/app"
+	"github.com/cardflow/cardflow/pkg/cardflow"
+)
+
+// MaxBodyBytes is the largest request body accepted (256 KB).
+const MaxBodyBytes = 256 << 10
+
+// Authenticator returns the principal of a request.
+type Authenticator interface {
+	Authenticate(r *http.Request) (*cardflow.Principal, error)
+}
+
+// KeyAuthenticator checks the x-api-key header against the store, the way
+// the Lambda authorizer does on AWS.
+type KeyAuthenticator struct{ Service *app.Service }
+
+// Authenticate implements Authenticator.
+func (a KeyAuthenticator) Authenticate(r *http.Request) (*cardflow.Principal, error) {
+	return a.Service.Authenticate(r.Context(), r.Header.Get("x-api-key"))
+}
+
+// Server routes requests to the service's use cases.
+type Server struct {
+	svc    *app.Service
+	auth   Authenticator
+	log    *slog.Logger
+	routes map[string]map[string]handlerFunc // path -> method -> handler
+}
+
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// Option configures a Server.
+type Option func(*Server)
+
+// WithLogger sets the logger for failed requests.
+func WithLogger(l *slog.Logger) Option { return func(s *Server) { s.log = l } }
+
+// WithRoutes limits the server to the named routes ("GET /v1/..."), as one
+// Lambda function per endpoint needs.
+func WithRoutes(names ...string) Option {
+	return func(s *Server) {
+		keep := make(map[string]bool, len(names))
+		for _, n := range names {
+			keep[n] = true
+		}
+		for path, methods := range s.routes {
+			for method := range methods {
+				if !keep[method+" "+path] {
+					delete(methods, method)
+				}
+			}
+			if len(methods) == 0 {
+				delete(s.routes, path)
+			}
+		}
+	}
+}
+
+// New returns a Server for svc, authenticating requests with auth.
+func New(svc *app.Service, auth Authenticator, opts ...Option) (*Server, error) {
+	if svc == nil || auth == nil {
+		return nil, errors.New("httpapi: service and authenticator are required")
+	}
+	s := &Server{svc: svc, auth: auth, log: slog.Default(), routes: map[string]map[string]handlerFunc{}}
+	for _, rt := range s.table() {
+		if s.routes[rt.path] == nil {
+			s.routes[rt.path] = map[string]handlerFunc{}
+		}
+		s.routes[rt.path][rt.method] = rt.handle
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	return s, nil
+}
+
+// Routes lists the routes the server answers, as "METHOD /path".
+func (s *Server) Routes() []string {
+	var out []string
+	for path, methods := range s.routes {
+		for method := range methods {
+			out = append(out, method+" "+path)
+		}
+	}
+	return out
+}
+
+// ServeHTTP finds the route, authenticates the caller and runs the handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	methods, ok := s.routes[r.URL.Path]
+	if !ok {
+		s.writeError(w, r, cardflow.Errorf(cardflow.ENOTFOUND, "no endpoint %s; see openapi.yaml for the API", r.URL.Path))
+		return
+	}
+	p, err := s.auth.Authenticate(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	h, ok := methods[r.Method]
+	if !ok {
+		allowed := make([]string, 0, len(methods))
+		for m := range methods {
+			allowed = append(allowed, m)
+		}
+		w.Header().Set("Allow", strings.Join(allowed, ", "))
+		s.writeError(w, r, cardflow.Errorf(cardflow.EMETHOD, "%s takes %s, not %s", r.URL.Path, strings.Join(allowed, ", "), r.Method))
+		return
+	}
+	r = r.WithContext(cardflow.NewContextWithPrincipal(r.Context(), p))
+	if err := h(w, r); err != nil {
+		s.writeError(w, r, err)
+	}
+}
+
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// writeJSON encodes v fully before writing, so an encoding failure still
+// gets a proper error status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	buf := bufPool.Get().(*bytes.Buffer)
+	defer func() {
+		buf.Reset()
+		bufPool.Put(buf)
+	}()
+	if err := json.NewEncoder(buf).Encode(v); err != nil {
+		status = http.StatusInternalServerError
+		buf.Reset()
+		buf.WriteString(`{"message":"internal error","code":"INTERNAL"}` + "\n")
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+// ok answers 200 with "message": "success" and the given fields.
+func ok(w http.ResponseWriter, body any) error {
+	writeJSON(w, http.StatusOK, body)
+	return nil
+}
+
+type itemResponse struct {
+	Message string `json:"message"`
+	Item    any    `json:"item"`
+}
+
+func okItem(w http.ResponseWriter, item any) error {
+	return ok(w, itemResponse{Message: "success", Item: item})
+}
+
+type listResponse[T, K any] struct {
+	Message string `json:"message"`
+	Count   int    `json:"count"`
+	Items   []T    `json:"items"`
+	LastKey *K     `json:"lastKey,omitempty"`
+}
+
+func okList[T, K any](w http.ResponseWriter, items []T, lastKey *K) error {
+	if items == nil {
+		items = []T{}
+	}
+	return ok(w, listResponse[T, K]{Message: "success", Count: len(items), Items: items, LastKey: lastKey})
+}

@@ -1,0 +1,149 @@
+// Package localmode runs the whole service in one process with the embedded
+// store: the HTTP API, key management on a unix socket, and the demo data
+// on first start.
+package localmode
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/cardflow/cardflow/pkg/app"
+	"github.com/cardflow/cardflow/pkg/boltstore"
+	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/httpapi"
+	"github.com/cardflow/cardflow/pkg/keyadmin"
+	"github.com/cardflow/cardflow/pkg/sample"
+)
+
+// The demo tenant created on first start.
+const (
+	DemoOrganization = "demo-org"
+	DemoWorkspace    = "demo-workspace"
+)
+
+// Files in the data directory.
+const (
+	StoreFile   = "cardflow.db"
+	SocketFile  = "admin.sock"
+	DemoKeyFile = "demo-key"
+	DemoEnvFile = "demo.env"
+)
+
+// Config configures a local server.
+type Config struct {
+	// Addr is the HTTP listen address, e.g. ":3000".
+	Addr string
+	// DataDir holds the store file, the admin socket and the demo key.
+	DataDir string
+	// Out receives the start-up banner (the demo key, once).
+	Out io.Writer
+	Log *slog.Logger
+}
+
+// OpenStore opens the embedded store of a data directory, creating both.
+func OpenStore(dataDir string) (*boltstore.Store, error) {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	return boltstore.Open(filepath.Join(dataDir, StoreFile))
+}
+
+// Run serves until ctx is cancelled, then shuts down cleanly.
+func Run(ctx context.Context, cfg Config) error {
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.Out == nil {
+		cfg.Out = io.Discard
+	}
+	store, err := OpenStore(cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	svc, err := app.New(store)
+	if err != nil {
+		return err
+	}
+	if err := seed(ctx, svc, cfg); err != nil {
+		return fmt.Errorf("load demo data: %w", err)
+	}
+	api, err := httpapi.New(svc, httpapi.KeyAuthenticator{Service: svc}, httpapi.WithLogger(cfg.Log))
+	if err != nil {
+		return err
+	}
+
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	// The store's file lock proves no other server uses this directory, so a
+	// socket file left here is stale.
+	sockPath := filepath.Join(cfg.DataDir, SocketFile)
+	os.Remove(sockPath)
+	sock, err := net.Listen("unix", sockPath)
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("admin socket: %w", err)
+	}
+	os.Chmod(sockPath, 0o600)
+
+	srv := &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute}
+	admin := &http.Server{Handler: keyadmin.Handler(svc), ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 2)
+	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- admin.Serve(sock) }()
+	cfg.Log.Info("cardflow listening", slog.String("addr", ln.Addr().String()), slog.String("data_dir", cfg.DataDir))
+
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	srv.Shutdown(shutdownCtx)
+	admin.Shutdown(shutdownCtx)
+	os.Remove(sockPath)
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	cfg.Log.Info("cardflow stopped")
+	return err
+}
+
+// seed creates the demo tenant, its key and the sample data, once: a data
+// directory that already has a demo key is left as it is.
+func seed(ctx context.Context, svc *app.Service, cfg Config) error {
+	keys, err := svc.ListKeys(ctx, DemoOrganization)
+	if err != nil || len(keys) > 0 {
+		return err
+	}
+	admin := &cardflow.Principal{OrganizationID: DemoOrganization, WorkspaceID: DemoWorkspace, Scopes: cardflow.AllScopes, Actor: "demo-admin"}
+	ids, err := sample.Load(cardflow.NewContextWithPrincipal(ctx, admin), svc, time.Now())
+	if err != nil {
+		return err
+	}
+	key, _, err := svc.CreateKey(ctx, app.CreateKeyInput{OrganizationID: DemoOrganization, WorkspaceID: DemoWorkspace, Scopes: cardflow.AllScopes, Name: "demo-admin"})
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(cfg.DataDir, DemoKeyFile), []byte(key+"\n"), 0o600); err != nil {
+		return err
+	}
+	env := fmt.Sprintf("KEY=%s\nWORKFLOW_ID=%s\nSCHEDULED_WORKFLOW_ID=%s\nONBOARDING_WORKFLOW_ID=%s\nCARD_ID=%s\nEXECUTION_ID=%s\n",
+		key, ids.ApprovalWorkflowID, ids.ScheduleWorkflowID, ids.OnboardingWorkflow, ids.ApprovalCardID, ids.ExecutionID)
+	if err := os.WriteFile(filepath.Join(cfg.DataDir, DemoEnvFile), []byte(env), 0o600); err != nil {
+		return err
+	}
+	fmt.Fprintf(cfg.Out, "\nDemo organization %q created with sample workflows and cards.\nDemo API key (shown once, also in %s):\n\n    %s\n\n",
+		DemoOrganization, filepath.Join(cfg.DataDir, DemoKeyFile), key)
+	return nil
+}
