@@ -144,6 +144,9 @@ func jsonKind(kind string) string {
 
 // position turns a byte offset into a 1-based line and column.
 func position(body []byte, offset int64) (line, col int) {
+	if offset < 0 {
+		offset = 0
+	}
 	if offset > int64(len(body)) {
 		offset = int64(len(body))
 	}
