@@ -1,0 +1,244 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// binary builds the cardflow command once per test run.
+func binary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "cardflow")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// server is a running `cardflow serve` process.
+type server struct {
+	cmd    *exec.Cmd
+	base   string
+	stdout *bytes.Buffer
+}
+
+func startServer(t *testing.T, bin, dataDir string, port int) *server {
+	t.Helper()
+	cmd := exec.Command(bin, "serve")
+	cmd.Env = append(os.Environ(), "CARDFLOW_DATA_DIR="+dataDir, fmt.Sprintf("PORT=%d", port))
+	s := &server{cmd: cmd, base: fmt.Sprintf("http://127.0.0.1:%d", port), stdout: new(bytes.Buffer)}
+	cmd.Stdout = s.stdout
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		resp, err := http.Get(s.base + "/v1/workflows/getOrganizationWorkflows")
+		if err == nil {
+			resp.Body.Close()
+			return s
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server did not start: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// stop interrupts the server and waits for a clean exit.
+func (s *server) stop(t *testing.T) {
+	t.Helper()
+	s.cmd.Process.Signal(syscall.SIGINT)
+	if err := s.cmd.Wait(); err != nil {
+		t.Fatalf("server exit after SIGINT: %v", err)
+	}
+}
+
+func cli(t *testing.T, bin, dataDir string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "CARDFLOW_DATA_DIR="+dataDir)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	if err != nil {
+		err = fmt.Errorf("%v: %s", err, errOut.String())
+	}
+	return out.String(), err
+}
+
+func getStatus(t *testing.T, url, key string) int {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Header.Set("x-api-key", key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func count(t *testing.T, url, key string) float64 {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Header.Set("x-api-key", key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct{ Count float64 }
+	json.NewDecoder(resp.Body).Decode(&body)
+	return body.Count
+}
+
+// TestLocalMode runs the real command: first start with demo data, the
+// README's examples as printed, key management while the server runs, a
+// clean shutdown, and a restart that keeps everything and adds nothing.
+func TestLocalMode(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed")
+	}
+	bin := binary(t)
+	work := t.TempDir()
+	dataDir := filepath.Join(work, ".cardflow")
+	port := freePort(t)
+	srv := startServer(t, bin, dataDir, port)
+
+	keyFile, err := os.ReadFile(filepath.Join(dataDir, "demo-key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	demoKey := strings.TrimSpace(string(keyFile))
+	if !strings.Contains(srv.stdout.String(), demoKey) {
+		t.Errorf("first start did not print the demo key")
+	}
+	listWorkflows := srv.base + "/v1/workflows/getOrganizationWorkflows?limit=30"
+	listCards := srv.base + "/v1/adaptive-cards/getOrganizationCards?limit=30"
+	if got := count(t, listWorkflows, demoKey); got < 6 {
+		t.Errorf("got %v sample workflow versions, want at least 6", got)
+	}
+	if got := count(t, listCards, demoKey); got < 3 {
+		t.Errorf("got %v sample card versions, want at least 3", got)
+	}
+
+	t.Run("README examples", func(t *testing.T) {
+		script := readmeExamples(t, port)
+		cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
+		cmd.Dir = work
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("README examples: %v\n%s", err, out)
+		}
+		sc := bufio.NewScanner(bytes.NewReader(out))
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		n := 0
+		for sc.Scan() {
+			var body map[string]any
+			if err := json.Unmarshal(sc.Bytes(), &body); err != nil || body["message"] != "success" {
+				t.Errorf("README example answered %s", sc.Text())
+			}
+			n++
+		}
+		if want := strings.Count(script, "\ncurl "); n != want {
+			t.Errorf("got %d answers, want %d", n, want)
+		}
+	})
+
+	t.Run("keys while serving", func(t *testing.T) {
+		key, err := cli(t, bin, dataDir, "keys", "create", "--org", "acme", "--workspace", "finance", "--scopes", "read")
+		if err != nil {
+			t.Fatal(err)
+		}
+		key = strings.TrimSpace(key)
+		if got := getStatus(t, listWorkflows, key); got != 200 {
+			t.Fatalf("new key: got %d, want 200", got)
+		}
+		list, err := cli(t, bin, dataDir, "keys", "list", "--org", "acme")
+		if err != nil {
+			t.Fatal(err)
+		}
+		keyID := strings.Split(key, "_")[1]
+		if !strings.Contains(list, keyID) || strings.Contains(list, key) {
+			t.Errorf("keys list: got %q, want the key id %s and never the key", list, keyID)
+		}
+		if _, err := cli(t, bin, dataDir, "keys", "revoke", keyID); err != nil {
+			t.Fatal(err)
+		}
+		if got := getStatus(t, listWorkflows, key); got != 401 {
+			t.Errorf("revoked key: got %d, want 401", got)
+		}
+		if _, err := cli(t, bin, dataDir, "keys", "create", "--org", "acme", "--workspace", "finance", "--scopes", "read,root"); err == nil || !strings.Contains(err.Error(), `unknown scope "root"`) {
+			t.Errorf("bad scope: got %v, want an unknown scope error", err)
+		}
+	})
+
+	workflows, cards := count(t, listWorkflows, demoKey), count(t, listCards, demoKey)
+	srv.stop(t)
+
+	// Without a server the CLI opens the store itself.
+	if _, err := cli(t, bin, dataDir, "keys", "list"); err != nil {
+		t.Fatalf("keys list without a server: %v", err)
+	}
+
+	srv = startServer(t, bin, dataDir, port)
+	if got := count(t, listWorkflows, demoKey); got != workflows {
+		t.Errorf("after restart: got %v workflow versions, want %v", got, workflows)
+	}
+	if got := count(t, listCards, demoKey); got != cards {
+		t.Errorf("after restart: got %v card versions, want %v", got, cards)
+	}
+	if strings.Contains(srv.stdout.String(), "Demo API key") {
+		t.Errorf("restart printed a new demo key")
+	}
+	again, _ := os.ReadFile(filepath.Join(dataDir, "demo-key"))
+	if string(again) != string(keyFile) {
+		t.Errorf("restart changed the demo key")
+	}
+	srv.stop(t)
+}
+
+// readmeExamples returns the first shell block after "## Try it" in the
+// README, pointed at port.
+func readmeExamples(t *testing.T, port int) string {
+	t.Helper()
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(readme)
+	i := strings.Index(text, "## Try it")
+	if i < 0 {
+		t.Fatal("README has no Try it section")
+	}
+	text = text[i:]
+	start := strings.Index(text, "```sh\n")
+	end := strings.Index(text[start+6:], "```")
+	block := text[start+6 : start+6+end]
+	return strings.ReplaceAll(block, "localhost:3000", fmt.Sprintf("127.0.0.1:%d", port))
+}
