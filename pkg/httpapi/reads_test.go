@@ -19,7 +19,9 @@ const (
 	cardListFields     = "card_id,card_name,card_version,created_by,created_on,latest,organization_id,status,status_version,workspace_id"
 )
 
-func loadSample(t *testing.T, e *env, org string) sample.IDs {
+func loadSample(t *testing.T, e *env, org string) sample.IDs { return loadSampleB(t, e, org) }
+
+func loadSampleB(t testing.TB, e *env, org string) sample.IDs {
 	t.Helper()
 	ids, err := sample.Load(as(org), e.svc, e.now)
 	if err != nil {
