@@ -46,10 +46,15 @@ func principal(ctx context.Context, scope string) (*cardflow.Principal, error) {
 	if p == nil {
 		return nil, cardflow.Errorf(cardflow.EUNAUTHORIZED, "an API key is required in the x-api-key header")
 	}
+	return p, Authorize(p, scope)
+}
+
+// Authorize returns EFORBIDDEN unless p holds scope.
+func Authorize(p *cardflow.Principal, scope string) error {
 	if !p.Has(scope) {
-		return nil, cardflow.Errorf(cardflow.EFORBIDDEN, "this API key lacks the %q scope this operation needs", scope)
+		return cardflow.Errorf(cardflow.EFORBIDDEN, "this API key lacks the %q scope this operation needs", scope)
 	}
-	return p, nil
+	return nil
 }
 
 // clampLimit applies the default and maximum page size.

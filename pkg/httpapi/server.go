@@ -39,7 +39,7 @@ type Server struct {
 	svc    *app.Service
 	auth   Authenticator
 	log    *slog.Logger
-	routes map[string]map[string]handlerFunc // path -> method -> handler
+	routes map[string]map[string]route // path -> method -> route
 }
 
 type handlerFunc func(w http.ResponseWriter, r *http.Request) error
@@ -76,12 +76,12 @@ func New(svc *app.Service, auth Authenticator, opts ...Option) (*Server, error) 
 	if svc == nil || auth == nil {
 		return nil, errors.New("httpapi: service and authenticator are required")
 	}
-	s := &Server{svc: svc, auth: auth, log: slog.Default(), routes: map[string]map[string]handlerFunc{}}
+	s := &Server{svc: svc, auth: auth, log: slog.Default(), routes: map[string]map[string]route{}}
 	for _, rt := range s.table() {
 		if s.routes[rt.path] == nil {
-			s.routes[rt.path] = map[string]handlerFunc{}
+			s.routes[rt.path] = map[string]route{}
 		}
-		s.routes[rt.path][rt.method] = rt.handle
+		s.routes[rt.path][rt.method] = rt
 	}
 	for _, o := range opts {
 		o(s)
@@ -112,7 +112,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	h, ok := methods[r.Method]
+	rt, ok := methods[r.Method]
 	if !ok {
 		allowed := make([]string, 0, len(methods))
 		for m := range methods {
@@ -122,8 +122,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, cardflow.Errorf(cardflow.EMETHOD, "%s takes %s, not %s", r.URL.Path, strings.Join(allowed, ", "), r.Method))
 		return
 	}
+	if err := app.Authorize(p, rt.scope); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	r = r.WithContext(cardflow.NewContextWithPrincipal(r.Context(), p))
-	if err := h(w, r); err != nil {
+	if err := rt.handle(w, r); err != nil {
 		s.writeError(w, r, err)
 	}
 }

@@ -199,6 +199,7 @@ func TestAuth(t *testing.T) {
 		{"read with read", "GET", read, reader, nil, 200, ""},
 		{"read with admin only", "GET", read, writer, nil, 403, "FORBIDDEN"},
 		{"write with read", "POST", "/v1/workflows/publishWorkflow", reader, map[string]any{"workflow_id": ids.ApprovalWorkflowID, "workflow_version": 3}, 403, "FORBIDDEN"},
+		{"garbage with read", "POST", "/v1/workflows/saveWorkflow", reader, "{not json", 403, "FORBIDDEN"},
 		{"write with admin", "POST", "/v1/workflows/publishWorkflow", writer, map[string]any{"workflow_id": ids.ApprovalWorkflowID, "workflow_version": 1}, 200, ""},
 		{"unknown path", "GET", "/v1/workflows/nothing", reader, nil, 404, "NOT_FOUND"},
 		{"wrong method", "DELETE", read, reader, nil, 405, "METHOD_NOT_ALLOWED"},
