@@ -39,17 +39,32 @@ func freePort(t *testing.T) int {
 
 // server is a running `cardflow serve` process.
 type server struct {
-	cmd    *exec.Cmd
-	base   string
-	stdout *bytes.Buffer
+	cmd  *exec.Cmd
+	base string
+	out  string // file that receives the process's stdout
+}
+
+// stdout returns what the server printed so far.
+func (s *server) stdout(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(s.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 func startServer(t *testing.T, bin, dataDir string, port int) *server {
 	t.Helper()
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(os.Environ(), "CARDFLOW_DATA_DIR="+dataDir, fmt.Sprintf("PORT=%d", port))
-	s := &server{cmd: cmd, base: fmt.Sprintf("http://127.0.0.1:%d", port), stdout: new(bytes.Buffer)}
-	cmd.Stdout = s.stdout
+	s := &server{cmd: cmd, base: fmt.Sprintf("http://127.0.0.1:%d", port), out: filepath.Join(t.TempDir(), "stdout")}
+	out, err := os.Create(s.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	cmd.Stdout = out
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -135,7 +150,7 @@ func TestLocalMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	demoKey := strings.TrimSpace(string(keyFile))
-	if !strings.Contains(srv.stdout.String(), demoKey) {
+	if !strings.Contains(srv.stdout(t), demoKey) {
 		t.Errorf("first start did not print the demo key")
 	}
 	listWorkflows := srv.base + "/v1/workflows/getOrganizationWorkflows?limit=30"
@@ -213,7 +228,7 @@ func TestLocalMode(t *testing.T) {
 	if got := count(t, listCards, demoKey); got != cards {
 		t.Errorf("after restart: got %v card versions, want %v", got, cards)
 	}
-	if strings.Contains(srv.stdout.String(), "Demo API key") {
+	if strings.Contains(srv.stdout(t), "Demo API key") {
 		t.Errorf("restart printed a new demo key")
 	}
 	again, _ := os.ReadFile(filepath.Join(dataDir, "demo-key"))
