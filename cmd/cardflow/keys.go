@@ -92,15 +92,11 @@ func withManager(ctx context.Context, dataDir string, f func(keyadmin.Manager) e
 	if c, err := keyadmin.Dial(filepath.Join(dataDir, localmode.SocketFile)); err == nil {
 		return f(c)
 	}
-	store, err := localmode.OpenStore(dataDir)
+	svc, err := localmode.OpenService(dataDir)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
-	svc, err := app.New(store)
-	if err != nil {
-		return err
-	}
+	defer svc.Store().Close()
 	return f(svc)
 }
 

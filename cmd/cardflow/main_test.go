@@ -106,19 +106,8 @@ func cli(t *testing.T, bin, dataDir string, args ...string) (string, error) {
 	return out.String(), err
 }
 
-func getStatus(t *testing.T, url, key string) int {
-	t.Helper()
-	req, _ := http.NewRequest("GET", url, nil)
-	req.Header.Set("x-api-key", key)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	return resp.StatusCode
-}
-
-func count(t *testing.T, url, key string) float64 {
+// get returns the status and, for lists, the count of a GET request.
+func get(t *testing.T, url, key string) (status int, count float64) {
 	t.Helper()
 	req, _ := http.NewRequest("GET", url, nil)
 	req.Header.Set("x-api-key", key)
@@ -129,7 +118,17 @@ func count(t *testing.T, url, key string) float64 {
 	defer resp.Body.Close()
 	var body struct{ Count float64 }
 	json.NewDecoder(resp.Body).Decode(&body)
-	return body.Count
+	return resp.StatusCode, body.Count
+}
+
+func getStatus(t *testing.T, url, key string) int {
+	status, _ := get(t, url, key)
+	return status
+}
+
+func count(t *testing.T, url, key string) float64 {
+	_, n := get(t, url, key)
+	return n
 }
 
 // TestLocalMode runs the real command: first start with demo data, the
@@ -215,6 +214,15 @@ func TestLocalMode(t *testing.T) {
 
 	workflows, cards := count(t, listWorkflows, demoKey), count(t, listCards, demoKey)
 	srv.stop(t)
+
+	// Only hashes of keys reach the store file.
+	db, err := os.ReadFile(filepath.Join(dataDir, "cardflow.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(db, []byte(demoKey)) || bytes.Contains(db, []byte(strings.SplitN(demoKey, "_", 3)[2])) {
+		t.Errorf("the store file holds the demo key in plain text")
+	}
 
 	// Without a server the CLI opens the store itself.
 	if _, err := cli(t, bin, dataDir, "keys", "list"); err != nil {

@@ -56,14 +56,3 @@ func Authorize(p *cardflow.Principal, scope string) error {
 	}
 	return nil
 }
-
-// clampLimit applies the default and maximum page size.
-func clampLimit(n int) int {
-	switch {
-	case n <= 0:
-		return cardflow.DefaultLimit
-	case n > cardflow.MaxLimit:
-		return cardflow.MaxLimit
-	}
-	return n
-}

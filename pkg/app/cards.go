@@ -103,6 +103,6 @@ func (s *Service) ListCards(ctx context.Context, opt cardflow.ListOptions[cardfl
 	if opt.After != nil && opt.After.OrganizationID != p.OrganizationID {
 		return cardflow.Page[*cardflow.Card, cardflow.CardKey]{}, errForeignPageKey
 	}
-	opt.Limit = clampLimit(opt.Limit)
+	opt.Limit = cardflow.PageSize(opt.Limit)
 	return s.store.ListCards(ctx, p.OrganizationID, opt)
 }

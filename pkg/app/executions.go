@@ -21,7 +21,7 @@ func (s *Service) ListWorkflowExecutions(ctx context.Context, workflowID string,
 	if err != nil {
 		return cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey]{}, err
 	}
-	opt.Limit = clampLimit(opt.Limit)
+	opt.Limit = cardflow.PageSize(opt.Limit)
 	return s.store.ListWorkflowExecutions(ctx, p.OrganizationID, workflowID, opt)
 }
 
@@ -31,6 +31,6 @@ func (s *Service) ListExecutions(ctx context.Context, opt cardflow.ListOptions[c
 	if err != nil {
 		return cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey]{}, err
 	}
-	opt.Limit = clampLimit(opt.Limit)
+	opt.Limit = cardflow.PageSize(opt.Limit)
 	return s.store.ListExecutions(ctx, p.OrganizationID, opt)
 }

@@ -113,7 +113,7 @@ func (s *Service) ListWorkflows(ctx context.Context, opt cardflow.ListOptions[ca
 	if opt.After != nil && opt.After.OrganizationID != p.OrganizationID {
 		return cardflow.Page[*cardflow.Workflow, cardflow.WorkflowKey]{}, errForeignPageKey
 	}
-	opt.Limit = clampLimit(opt.Limit)
+	opt.Limit = cardflow.PageSize(opt.Limit)
 	return s.store.ListWorkflows(ctx, p.OrganizationID, opt)
 }
 

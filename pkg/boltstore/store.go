@@ -114,23 +114,12 @@ func put(b *bolt.Bucket, k []byte, rec any) error {
 	return b.Put(k, v)
 }
 
-// pageLimit applies the default and the maximum page size.
-func pageLimit(n int) int {
-	switch {
-	case n <= 0:
-		return cardflow.DefaultLimit
-	case n > cardflow.MaxLimit:
-		return cardflow.MaxLimit
-	}
-	return n
-}
-
 // readPage fills one page from a walkBack over bucket. It stops at the first
 // key past the page: that key's existence is all LastKey needs, so it is
 // never decoded.
 func readPage[T, K any](tx *bolt.Tx, bucket, p, from []byte, limit int,
 	load func(k, v []byte) (*T, error), keyOf func(*T) K) (cardflow.Page[*T, K], error) {
-	limit = pageLimit(limit)
+	limit = cardflow.PageSize(limit)
 	page := cardflow.Page[*T, K]{Items: make([]*T, 0, limit)}
 	var err error
 	walkBack(tx.Bucket(bucket), p, from, func(k, v []byte) bool {

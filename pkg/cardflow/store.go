@@ -8,6 +8,17 @@ const (
 	MaxLimit     = 30
 )
 
+// PageSize applies the default and the maximum to a requested page size.
+func PageSize(n int) int {
+	switch {
+	case n <= 0:
+		return DefaultLimit
+	case n > MaxLimit:
+		return MaxLimit
+	}
+	return n
+}
+
 // WorkflowKey is the page key of workflow lists (spec 2.8).
 type WorkflowKey struct {
 	OrganizationID  string `json:"organization_id"`

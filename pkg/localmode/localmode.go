@@ -48,12 +48,22 @@ type Config struct {
 	Log *slog.Logger
 }
 
-// OpenStore opens the embedded store of a data directory, creating both.
-func OpenStore(dataDir string) (*boltstore.Store, error) {
+// OpenService opens the embedded store of a data directory, creating both,
+// and returns the service over it. Close it with svc.Store().Close().
+func OpenService(dataDir string) (*app.Service, error) {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
-	return boltstore.Open(filepath.Join(dataDir, StoreFile))
+	store, err := boltstore.Open(filepath.Join(dataDir, StoreFile))
+	if err != nil {
+		return nil, err
+	}
+	svc, err := app.New(store)
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	return svc, nil
 }
 
 // Run serves until ctx is cancelled, then shuts down cleanly.
@@ -64,15 +74,11 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.Out == nil {
 		cfg.Out = io.Discard
 	}
-	store, err := OpenStore(cfg.DataDir)
+	svc, err := OpenService(cfg.DataDir)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
-	svc, err := app.New(store)
-	if err != nil {
-		return err
-	}
+	defer svc.Store().Close()
 	if err := seed(ctx, svc, cfg); err != nil {
 		return fmt.Errorf("load demo data: %w", err)
 	}
