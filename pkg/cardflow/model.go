@@ -27,13 +27,12 @@ func (f Flag) MarshalJSON() ([]byte, error) {
 	return []byte(`"false"`), nil
 }
 
-// UnmarshalJSON accepts "true"/"false" as strings (and plain booleans, so
-// older records stay readable).
+// UnmarshalJSON reads the strings MarshalJSON writes.
 func (f *Flag) UnmarshalJSON(b []byte) error {
 	switch string(b) {
-	case `"true"`, `true`:
+	case `"true"`:
 		*f = true
-	case `"false"`, `false`:
+	case `"false"`:
 		*f = false
 	default:
 		return fmt.Errorf("latest must be \"true\" or \"false\", got %s", b)

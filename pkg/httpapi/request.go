@@ -54,6 +54,24 @@ func (q *query) version(name string, required bool) int {
 	return n
 }
 
+// versionedPageKey reads the page key of a list of versioned records
+// (organization_id, an id, a version); ok is false when none was sent. The
+// organization defaults to the caller's.
+func (q *query) versionedPageKey(r *http.Request, idName, versionName string) (org, id string, version int, ok bool) {
+	org, id, version = q.str("organization_id", false), q.str(idName, false), q.version(versionName, false)
+	if (id == "") != (version == 0) {
+		q.fail("the page key needs both %s and %s, as lastKey gave them", idName, versionName)
+		return "", "", 0, false
+	}
+	if id == "" {
+		return "", "", 0, false
+	}
+	if org == "" {
+		org = cardflow.PrincipalFromContext(r.Context()).OrganizationID
+	}
+	return org, id, version, true
+}
+
 // limit reads the page size: default 20, above 30 means 30, anything not a
 // positive whole number is refused.
 func (q *query) limit() int {

@@ -101,14 +101,7 @@ func (s *Server) getWorkflow(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) getOrganizationWorkflows(w http.ResponseWriter, r *http.Request) error {
 	q := newQuery(r)
 	opt := cardflow.ListOptions[cardflow.WorkflowKey]{Limit: q.limit()}
-	org, wid, v := q.str("organization_id", false), q.str("workflow_id", false), q.version("workflow_version", false)
-	if (wid == "") != (v == 0) {
-		q.fail("the page key needs both workflow_id and workflow_version, as lastKey gave them")
-	}
-	if wid != "" {
-		if org == "" {
-			org = cardflow.PrincipalFromContext(r.Context()).OrganizationID
-		}
+	if org, wid, v, ok := q.versionedPageKey(r, "workflow_id", "workflow_version"); ok {
 		opt.After = &cardflow.WorkflowKey{OrganizationID: org, WorkflowID: wid, WorkflowVersion: v}
 	}
 	if q.err != nil {
@@ -204,14 +197,7 @@ func (s *Server) getLatestActiveCard(w http.ResponseWriter, r *http.Request) err
 func (s *Server) getOrganizationCards(w http.ResponseWriter, r *http.Request) error {
 	q := newQuery(r)
 	opt := cardflow.ListOptions[cardflow.CardKey]{Limit: q.limit()}
-	org, id, v := q.str("organization_id", false), q.str("card_id", false), q.version("card_version", false)
-	if (id == "") != (v == 0) {
-		q.fail("the page key needs both card_id and card_version, as lastKey gave them")
-	}
-	if id != "" {
-		if org == "" {
-			org = cardflow.PrincipalFromContext(r.Context()).OrganizationID
-		}
+	if org, id, v, ok := q.versionedPageKey(r, "card_id", "card_version"); ok {
 		opt.After = &cardflow.CardKey{OrganizationID: org, CardID: id, CardVersion: v}
 	}
 	if q.err != nil {
