@@ -24,7 +24,14 @@ var (
 	bAPIKeyIDs     = []byte("apikey_ids")     // key_id -> hash
 	bOrgAPIKeys    = []byte("org_apikeys")    // org 0 key_id -> hash
 
-	allBuckets = [][]byte{bWorkflows, bCards, bActiveCards, bExecutions, bOrgExecutions, bSchemas, bAPIKeys, bAPIKeyIDs, bOrgAPIKeys}
+	bOpenExecutions = []byte("open_executions") // org 0 workflow_id 0 execution_id -> "", RUNNING or WAITING only
+	bProcesses      = []byte("processes")       // org 0 process_id -> Process
+	bIdempotency    = []byte("idempotency")     // org 0 key -> Idempotency
+	bSchedules      = []byte("schedules")       // org 0 workflow_id 0 version -> Schedule
+	bDeliveries     = []byte("deliveries")      // org 0 delivery_id -> Delivery (the local outbox)
+
+	allBuckets = [][]byte{bWorkflows, bCards, bActiveCards, bExecutions, bOrgExecutions, bSchemas, bAPIKeys, bAPIKeyIDs, bOrgAPIKeys,
+		bOpenExecutions, bProcesses, bIdempotency, bSchedules, bDeliveries}
 )
 
 // validParts reports whether every part can be a key part: not empty and
@@ -106,4 +113,9 @@ func seekBefore(c *bolt.Cursor, limit []byte) ([]byte, []byte) {
 func hasPrefix(b *bolt.Bucket, p []byte) bool {
 	k, _ := b.Cursor().Seek(p)
 	return k != nil && bytes.HasPrefix(k, p)
+}
+
+// splitKey splits a key made by prefix and under back into its parts.
+func splitKey(k []byte) []string {
+	return strings.Split(string(k), "\x00")
 }

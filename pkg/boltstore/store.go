@@ -198,38 +198,71 @@ func (s *Store) CreateExecution(_ context.Context, e *cardflow.Execution) error 
 	if !validParts(e.OrganizationID, e.WorkflowID, e.WorkflowExecutionID) {
 		return cardflow.Errorf(cardflow.EINVALID, "an execution needs an organization, a workflow id and an execution id")
 	}
-	v, err := json.Marshal(e)
+	return s.db.Update(func(tx *bolt.Tx) error { return createExecution(tx, e) })
+}
+
+// createExecution stores a new execution with revision 1 and indexes it.
+func createExecution(tx *bolt.Tx, e *cardflow.Execution) error {
+	idx := tx.Bucket(bOrgExecutions)
+	ik := under(prefix(e.OrganizationID), e.WorkflowExecutionID)
+	if idx.Get(ik) != nil {
+		return cardflow.Errorf(cardflow.ECONFLICT, "execution %s already exists", e.WorkflowExecutionID)
+	}
+	if err := idx.Put(ik, []byte(e.WorkflowID)); err != nil {
+		return err
+	}
+	e.Revision = 1
+	return putExecution(tx, e)
+}
+
+// putExecution writes e and keeps the index of open executions.
+func putExecution(tx *bolt.Tx, e *cardflow.Execution) error {
+	v, err := e.MarshalRecord()
 	if err != nil {
 		return err
 	}
-	return s.db.Update(func(tx *bolt.Tx) error {
-		idx := tx.Bucket(bOrgExecutions)
-		ik := under(prefix(e.OrganizationID), e.WorkflowExecutionID)
-		if idx.Get(ik) != nil {
-			return cardflow.Errorf(cardflow.ECONFLICT, "execution %s already exists", e.WorkflowExecutionID)
-		}
-		if err := idx.Put(ik, []byte(e.WorkflowID)); err != nil {
-			return err
-		}
-		return tx.Bucket(bExecutions).Put(under(prefix(e.OrganizationID, e.WorkflowID), e.WorkflowExecutionID), v)
-	})
+	k := under(prefix(e.OrganizationID, e.WorkflowID), e.WorkflowExecutionID)
+	if e.Open() {
+		err = tx.Bucket(bOpenExecutions).Put(k, nil)
+	} else {
+		err = tx.Bucket(bOpenExecutions).Delete(k)
+	}
+	if err != nil {
+		return err
+	}
+	return tx.Bucket(bExecutions).Put(k, v)
+}
+
+func decodeExecution(v []byte) (*cardflow.Execution, error) {
+	e := new(cardflow.Execution)
+	if err := e.UnmarshalRecord(v); err != nil {
+		return nil, fmt.Errorf("boltstore: decode execution: %w", err)
+	}
+	return e, nil
 }
 
 func (s *Store) PutExecution(_ context.Context, e *cardflow.Execution) error {
 	if !validParts(e.OrganizationID, e.WorkflowID, e.WorkflowExecutionID) {
 		return executionNotFound(e.WorkflowExecutionID)
 	}
-	v, err := json.Marshal(e)
-	if err != nil {
-		return err
-	}
 	return s.db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bExecutions)
-		k := under(prefix(e.OrganizationID, e.WorkflowID), e.WorkflowExecutionID)
-		if b.Get(k) == nil {
+		v := tx.Bucket(bExecutions).Get(under(prefix(e.OrganizationID, e.WorkflowID), e.WorkflowExecutionID))
+		if v == nil {
 			return executionNotFound(e.WorkflowExecutionID)
 		}
-		return b.Put(k, v)
+		stored, err := decodeExecution(v)
+		if err != nil {
+			return err
+		}
+		if stored.Revision != e.Revision {
+			return cardflow.Errorf(cardflow.ECONFLICT, "execution %s changed meanwhile (revision %d, not %d)", e.WorkflowExecutionID, stored.Revision, e.Revision)
+		}
+		e.Revision++
+		if err := putExecution(tx, e); err != nil {
+			e.Revision--
+			return err
+		}
+		return nil
 	})
 }
 
@@ -242,7 +275,20 @@ func (s *Store) GetExecution(_ context.Context, org, workflowID, executionID str
 	if validParts(org, workflowID, executionID) {
 		k = under(prefix(org, workflowID), executionID)
 	}
-	return getJSON[cardflow.Execution](s.db, bExecutions, k, func() error { return executionNotFound(executionID) })
+	var e *cardflow.Execution
+	err := s.db.View(func(tx *bolt.Tx) error {
+		var v []byte
+		if k != nil {
+			v = tx.Bucket(bExecutions).Get(k)
+		}
+		if v == nil {
+			return executionNotFound(executionID)
+		}
+		var err error
+		e, err = decodeExecution(v)
+		return err
+	})
+	return e, err
 }
 
 func executionKey(e *cardflow.Execution) cardflow.ExecutionKey {
@@ -263,7 +309,7 @@ func (s *Store) ListWorkflowExecutions(_ context.Context, org, workflowID string
 			from = under(p, opt.After.WorkflowExecutionID)
 		}
 		var err error
-		page, err = readPage(tx, bExecutions, p, from, opt.Limit, decodeValue[cardflow.Execution], executionKey)
+		page, err = readPage(tx, bExecutions, p, from, opt.Limit, func(_, v []byte) (*cardflow.Execution, error) { return decodeExecution(v) }, executionKey)
 		return err
 	})
 	return page, err
@@ -284,7 +330,7 @@ func (s *Store) ListExecutions(_ context.Context, org string, opt cardflow.ListO
 		}
 		executions := tx.Bucket(bExecutions)
 		load := func(k, workflowID []byte) (*cardflow.Execution, error) {
-			return decode[cardflow.Execution](executions.Get(under(prefix(org, string(workflowID)), string(k[len(p):]))))
+			return decodeExecution(executions.Get(under(prefix(org, string(workflowID)), string(k[len(p):]))))
 		}
 		var err error
 		page, err = readPage(tx, bOrgExecutions, p, from, opt.Limit, load, executionKey)

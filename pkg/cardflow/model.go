@@ -183,6 +183,11 @@ type Execution struct {
 	ModifiedBy            *string            `json:"modified_by"`
 	CreatedOn             int64              `json:"created_on"`
 	ModifiedOn            int64              `json:"modified_on"`
+
+	// State and Revision are kept by the store (see MarshalRecord) but are
+	// not part of the API shape.
+	State    ExecutionState `json:"-"`
+	Revision int64          `json:"-"`
 }
 
 // Schema is the data schema record of a workflow version (spec 2.5). The

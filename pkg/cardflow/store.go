@@ -86,7 +86,9 @@ type Store interface {
 
 	// CreateExecution stores a new execution; its id must be unused.
 	CreateExecution(ctx context.Context, e *Execution) error
-	// PutExecution replaces a stored execution.
+	// PutExecution replaces a stored execution if its stored revision
+	// equals e.Revision, and increments e.Revision; ECONFLICT when another
+	// writer changed it first. Its state is stored with it.
 	PutExecution(ctx context.Context, e *Execution) error
 	GetExecution(ctx context.Context, org, workflowID, executionID string) (*Execution, error)
 	// ListWorkflowExecutions lists the executions of one workflow of org;
@@ -108,6 +110,8 @@ type Store interface {
 	ListAPIKeys(ctx context.Context, org string) ([]*APIKey, error)
 	// RevokeAPIKey marks a key revoked; revoking twice is not an error.
 	RevokeAPIKey(ctx context.Context, keyID string, now int64) (*APIKey, error)
+
+	EngineStore
 
 	Close() error
 }

@@ -1,0 +1,244 @@
+package cardflow
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// ExecutionState is the engine's bookkeeping of an execution. It is stored
+// with the execution but is not part of the API shape.
+type ExecutionState struct {
+	// StepID is the step the execution is in: the next one to run, or the
+	// one it waits or sleeps in. Empty once the execution has finished.
+	StepID string `json:"step_id"`
+	// Phase tells what StepID is doing: "" (about to run), PhaseWaiting or
+	// PhaseSleeping.
+	Phase string `json:"phase,omitempty"`
+	// Outputs holds every finished step's full output, for expressions.
+	Outputs map[string]any `json:"outputs"`
+	// ProcessID is the process id that resumes this execution's waits.
+	ProcessID string `json:"process_id"`
+	// WakeAt is when a sleep ends or a wait times out (epoch ms, 0: never).
+	WakeAt int64 `json:"wake_at,omitempty"`
+	// StepsRun counts the steps run, to stop endless loops.
+	StepsRun int `json:"steps_run"`
+}
+
+// Phases of the current step.
+const (
+	PhaseWaiting  = "waiting"
+	PhaseSleeping = "sleeping"
+)
+
+// Open reports whether the execution has not finished yet.
+func (e *Execution) Open() bool {
+	return e.Status == ExecRunning || e.Status == ExecWaiting
+}
+
+// Ref returns the key of the execution.
+func (e *Execution) Ref() ExecutionRef {
+	return ExecutionRef{OrganizationID: e.OrganizationID, WorkflowID: e.WorkflowID, ExecutionID: e.WorkflowExecutionID}
+}
+
+// ExecutionRef names one execution.
+type ExecutionRef struct {
+	OrganizationID string `json:"organization_id"`
+	WorkflowID     string `json:"workflow_id"`
+	ExecutionID    string `json:"workflow_execution_id"`
+}
+
+// executionRecord is an Execution with what the API does not show.
+type executionRecord struct {
+	Execution
+	State    ExecutionState `json:"state"`
+	Revision int64          `json:"revision"`
+}
+
+// MarshalRecord encodes e with its state and revision, for adapters that
+// store JSON.
+func (e *Execution) MarshalRecord() ([]byte, error) {
+	return json.Marshal(executionRecord{Execution: *e, State: e.State, Revision: e.Revision})
+}
+
+// UnmarshalRecord decodes what MarshalRecord wrote.
+func (e *Execution) UnmarshalRecord(b []byte) error {
+	var r executionRecord
+	if err := json.Unmarshal(b, &r); err != nil {
+		return err
+	}
+	*e = r.Execution
+	e.State, e.Revision = r.State, r.Revision
+	return nil
+}
+
+// Process is the record of a process id: which execution it belongs to
+// while that execution is open, the wait it may resume, and a resume that
+// arrived before the wait opened. One record per organization and process
+// id; a conditional write on Revision guards every change.
+type Process struct {
+	OrganizationID string `json:"organization_id"`
+	ProcessID      string `json:"process_id"`
+	WorkflowID     string `json:"workflow_id"`
+	ExecutionID    string `json:"workflow_execution_id"`
+	// Closed is set when the execution finishes; the process id may then be
+	// used again.
+	Closed bool `json:"closed"`
+	// Wait is the wait the execution is in; nil while it is not waiting.
+	Wait *Wait `json:"wait,omitempty"`
+	// Early is a resume that arrived while no wait was open.
+	Early *Resume `json:"early,omitempty"`
+	// Waits counts the waits opened so far.
+	Waits     int   `json:"waits"`
+	CreatedOn int64 `json:"created_on"`
+	// ExpiresAt is when a closed record may be dropped (epoch seconds, the
+	// unit DynamoDB's TTL reads).
+	ExpiresAt int64 `json:"expires_at,omitempty"`
+	Revision  int64 `json:"revision"`
+}
+
+// Wait is an open wait of a card or wait step.
+type Wait struct {
+	// Seq numbers the waits of one execution, from 1.
+	Seq      int    `json:"seq"`
+	StepID   string `json:"step_id"`
+	OpenedOn int64  `json:"opened_on"`
+	// Deadline is when the wait times out (epoch ms, 0: never).
+	Deadline int64 `json:"deadline,omitempty"`
+	// Token is the runner's handle on the wait (a Step Functions task token).
+	Token string `json:"token,omitempty"`
+	// Resume is set once the wait is claimed by a resume; TimedOut once it
+	// is claimed by its deadline. Either claims it for good.
+	Resume   *Resume `json:"resume,omitempty"`
+	TimedOut bool    `json:"timed_out,omitempty"`
+}
+
+// Claimed reports whether a resume or the deadline has claimed the wait.
+func (w *Wait) Claimed() bool { return w.Resume != nil || w.TimedOut }
+
+// Resume sources (spec 4.2).
+const (
+	SourceTeams = "TEAMS"
+	SourceSAP   = "SAP"
+)
+
+// Resume is the answer that ends a wait.
+type Resume struct {
+	Source     string `json:"source,omitempty"`
+	Payload    any    `json:"payload"`
+	Actor      string `json:"actor"`
+	ReceivedOn int64  `json:"received_on"`
+}
+
+// Idempotency remembers which execution a trigger with an Idempotency-Key
+// started, so that a retried request starts nothing twice.
+type Idempotency struct {
+	OrganizationID string `json:"organization_id"`
+	Key            string `json:"key"`
+	// RequestHash identifies the request (workflow, version, body); the same
+	// key with another request is a conflict.
+	RequestHash string `json:"request_hash"`
+	WorkflowID  string `json:"workflow_id"`
+	ExecutionID string `json:"workflow_execution_id"`
+	CreatedOn   int64  `json:"created_on"`
+	// ExpiresAt is when the record stops counting (epoch seconds).
+	ExpiresAt int64 `json:"expires_at"`
+}
+
+// Schedule states (spec 4.3).
+const (
+	ScheduleActive = "ACTIVE"
+	SchedulePaused = "PAUSED"
+)
+
+// Schedule is the schedule of a published workflow version whose trigger is
+// SCHEDULE. A workflow has at most one: publishing another scheduled version
+// replaces it.
+type Schedule struct {
+	OrganizationID  string `json:"organization_id"`
+	WorkspaceID     string `json:"workspace_id"`
+	WorkflowID      string `json:"workflow_id"`
+	WorkflowVersion int    `json:"workflow_version"`
+	Expression      string `json:"expression"`
+	Timezone        string `json:"timezone"`
+	State           string `json:"state"`
+	CreatedOn       int64  `json:"created_on"`
+	ModifiedOn      int64  `json:"modified_on"`
+}
+
+// EngineStore persists what running executions need besides their records.
+// Adapters of Store implement it too; the contract suite covers it.
+type EngineStore interface {
+	// StartExecution creates an execution together with its process record
+	// and, when idem is not nil, its idempotency record, in one atomic
+	// change. ECONFLICT when the process id belongs to an open execution or
+	// the idempotency key is taken (and not expired at e.CreatedOn).
+	StartExecution(ctx context.Context, e *Execution, p *Process, idem *Idempotency) error
+	// GetProcess returns the record of a process id.
+	GetProcess(ctx context.Context, org, processID string) (*Process, error)
+	// PutProcess replaces a process record if its stored revision equals
+	// p.Revision, and increments p.Revision; ECONFLICT otherwise.
+	PutProcess(ctx context.Context, p *Process) error
+	// GetIdempotency returns an idempotency record; ENOTFOUND when there is
+	// none or it expired before now (epoch ms).
+	GetIdempotency(ctx context.Context, org, key string, now int64) (*Idempotency, error)
+	// ListOpenExecutions returns every RUNNING or WAITING execution of every
+	// organization. The local runner calls it at start-up; it is on no
+	// request path.
+	ListOpenExecutions(ctx context.Context) ([]ExecutionRef, error)
+
+	// PutSchedule creates or replaces the schedule of a workflow version.
+	PutSchedule(ctx context.Context, s *Schedule) error
+	// GetSchedule returns the schedule of a workflow version.
+	GetSchedule(ctx context.Context, org, workflowID string, version int) (*Schedule, error)
+	// ListWorkflowSchedules returns the schedules of one workflow.
+	ListWorkflowSchedules(ctx context.Context, org, workflowID string) ([]*Schedule, error)
+	// DeleteSchedule removes a schedule; removing a missing one is not an
+	// error.
+	DeleteSchedule(ctx context.Context, org, workflowID string, version int) error
+	// ListSchedules returns the schedules of every organization, for the
+	// local scheduler's start-up; it is on no request path.
+	ListSchedules(ctx context.Context) ([]*Schedule, error)
+}
+
+// Runner drives executions on: it calls the engine's Advance until an
+// execution ends, sleeps or waits, and wakes it when its wait is claimed.
+// Every adapter passes the contract suite in pkg/runnertest.
+type Runner interface {
+	// Start begins running a stored execution.
+	Start(ctx context.Context, ref ExecutionRef) error
+	// Wake continues an execution whose wait was claimed, by a resume or by
+	// its deadline. w is the claimed wait, with the runner's token.
+	Wake(ctx context.Context, ref ExecutionRef, w *Wait) error
+	// Stop ends the run of a cancelled execution.
+	Stop(ctx context.Context, ref ExecutionRef) error
+}
+
+// Scheduler fires scheduled workflows. Every adapter passes the contract
+// suite in pkg/schedulertest.
+type Scheduler interface {
+	// Put creates or updates the schedule; a PAUSED schedule stays but
+	// does not fire.
+	Put(ctx context.Context, s *Schedule) error
+	// Delete removes the schedule; removing a missing one is not an error.
+	Delete(ctx context.Context, s *Schedule) error
+}
+
+// Delivery is an adaptive card sent by a card step.
+type Delivery struct {
+	DeliveryID     string         `json:"delivery_id"`
+	OrganizationID string         `json:"organization_id"`
+	WorkflowID     string         `json:"workflow_id"`
+	ExecutionID    string         `json:"workflow_execution_id"`
+	StepID         string         `json:"step_id"`
+	ProcessID      string         `json:"process_id"`
+	CardID         string         `json:"card_id"`
+	CardVersion    int            `json:"card_version"`
+	CardPayload    map[string]any `json:"card_payload"`
+	Data           any            `json:"data"`
+	CreatedOn      int64          `json:"created_on"`
+}
+
+// Deliverer sends the cards of card steps.
+type Deliverer interface {
+	Deliver(ctx context.Context, d *Delivery) error
+}
