@@ -4,6 +4,11 @@
 //	cardflow keys create --org ORG --workspace WS --scopes read,execute,admin [--name NAME]
 //	cardflow keys list [--org ORG]
 //	cardflow keys revoke KEY_ID
+//	cardflow trigger WORKFLOW_ID [--version N] [--process-id P] [--data JSON]
+//	cardflow resume PROCESS_ID [--data JSON]
+//	cardflow executions [--workflow ID]
+//	cardflow watch WORKFLOW_ID EXECUTION_ID
+//	cardflow outbox
 package main
 
 import (
@@ -24,7 +29,16 @@ const usage = `usage:
   cardflow keys list [--org ORG] [--data-dir DIR]
   cardflow keys revoke KEY_ID [--data-dir DIR]
 
-Environment: PORT (default 3000), CARDFLOW_DATA_DIR (default .cardflow).
+Against a running service (--url, default http://localhost:$PORT; --key, default
+$CARDFLOW_API_KEY or the demo key in the data directory):
+  cardflow trigger WORKFLOW_ID [--version N] [--process-id P] [--idempotency-key K] [--data JSON|@file]
+  cardflow resume PROCESS_ID [--data JSON|@file]
+  cardflow executions [--workflow ID] [--limit N]
+  cardflow watch WORKFLOW_ID EXECUTION_ID
+  cardflow outbox [--limit N]
+
+Environment: PORT (default 3000), CARDFLOW_DATA_DIR (default .cardflow),
+CARDFLOW_URL, CARDFLOW_API_KEY.
 `
 
 func main() {
@@ -50,6 +64,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return serve(ctx, args[1:], stdout, stderr)
 	case "keys":
 		return keys(ctx, args[1:], stdout, stderr)
+	case "trigger":
+		return trigger(ctx, args[1:], stdout, stderr)
+	case "resume":
+		return resume(ctx, args[1:], stdout, stderr)
+	case "executions":
+		return executions(ctx, args[1:], stdout, stderr)
+	case "watch":
+		return watch(ctx, args[1:], stdout, stderr)
+	case "outbox":
+		return outbox(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

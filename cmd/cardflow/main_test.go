@@ -184,6 +184,23 @@ func TestLocalMode(t *testing.T) {
 		}
 	})
 
+	t.Run("README workflow run", func(t *testing.T) {
+		script := readmeBlock(t, "## Run a workflow", port)
+		cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
+		cmd.Dir = work
+		cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(bin)+":"+os.Getenv("PATH"), fmt.Sprintf("CARDFLOW_URL=%s", srv.base))
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("README workflow run: %v\n%s", err, out)
+		}
+		got := string(out)
+		for _, want := range []string{"PO-4711", `"resumed":true`, "Resumed  Manager approval (approve)", "\nSUCCEEDED\n", `"status":"SUCCEEDED"`, `"decision":"approve"`} {
+			if !strings.Contains(got, want) {
+				t.Errorf("README workflow run: output lacks %q:\n%s", want, got)
+			}
+		}
+	})
+
 	t.Run("keys while serving", func(t *testing.T) {
 		key, err := cli(t, bin, dataDir, "keys", "create", "--org", "acme", "--workspace", "finance", "--scopes", "read")
 		if err != nil {
@@ -249,15 +266,21 @@ func TestLocalMode(t *testing.T) {
 // readmeExamples returns the first shell block after "## Try it" in the
 // README, pointed at port.
 func readmeExamples(t *testing.T, port int) string {
+	return readmeBlock(t, "## Try it", port)
+}
+
+// readmeBlock returns the first shell block after heading in the README,
+// pointed at port.
+func readmeBlock(t *testing.T, heading string, port int) string {
 	t.Helper()
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	text := string(readme)
-	i := strings.Index(text, "## Try it")
+	i := strings.Index(text, heading)
 	if i < 0 {
-		t.Fatal("README has no Try it section")
+		t.Fatalf("README has no %s section", heading)
 	}
 	text = text[i:]
 	start := strings.Index(text, "```sh\n")

@@ -13,8 +13,17 @@ import (
 
 // Service runs the operations of the service against a store.
 type Service struct {
-	store cardflow.Store
-	now   func() time.Time
+	store       cardflow.Store
+	now         func() time.Time
+	checker     Checker
+	runner      cardflow.Runner
+	scheduler   cardflow.Scheduler
+	earlyResume time.Duration
+}
+
+// Checker compiles the expressions of a workflow version (the engine does).
+type Checker interface {
+	Check(w *cardflow.Workflow) error
 }
 
 // Option configures a Service.
@@ -23,12 +32,25 @@ type Option func(*Service)
 // WithClock replaces the wall clock, for tests.
 func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
 
+// WithChecker sets the expression checker saveWorkflow runs.
+func WithChecker(c Checker) Option { return func(s *Service) { s.checker = c } }
+
+// WithRunner sets the runner that executions start on.
+func WithRunner(r cardflow.Runner) Option { return func(s *Service) { s.runner = r } }
+
+// WithScheduler sets the scheduler of scheduled workflows.
+func WithScheduler(sc cardflow.Scheduler) Option { return func(s *Service) { s.scheduler = sc } }
+
+// WithEarlyResumeWindow sets how long a resume is kept for a wait that is
+// not open yet (default 10 minutes); the engine must use the same.
+func WithEarlyResumeWindow(d time.Duration) Option { return func(s *Service) { s.earlyResume = d } }
+
 // New returns a Service over store.
 func New(store cardflow.Store, opts ...Option) (*Service, error) {
 	if store == nil {
 		return nil, errors.New("app: store is nil")
 	}
-	s := &Service{store: store, now: time.Now}
+	s := &Service{store: store, now: time.Now, earlyResume: 10 * time.Minute}
 	for _, o := range opts {
 		o(s)
 	}

@@ -55,6 +55,11 @@ func (s *Service) SaveWorkflow(ctx context.Context, in SaveWorkflowInput) (*card
 	if err := w.ValidateDefinition(); err != nil {
 		return nil, err
 	}
+	if s.checker != nil {
+		if err := s.checker.Check(w); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.checkCardReferences(ctx, p.OrganizationID, w); err != nil {
 		return nil, err
 	}
@@ -92,7 +97,14 @@ func (s *Service) PublishWorkflow(ctx context.Context, workflowID string, versio
 	if err != nil {
 		return nil, err
 	}
-	return s.store.PublishWorkflow(ctx, p.OrganizationID, workflowID, version, p.Actor, s.millis())
+	w, err := s.store.PublishWorkflow(ctx, p.OrganizationID, workflowID, version, p.Actor, s.millis())
+	if err != nil {
+		return nil, err
+	}
+	if err := s.schedule(ctx, w); err != nil {
+		return nil, err
+	}
+	return w, nil
 }
 
 // GetWorkflow returns one version of a workflow.

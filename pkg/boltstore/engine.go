@@ -16,7 +16,11 @@ func (s *Store) StartExecution(_ context.Context, e *cardflow.Execution, p *card
 	if idem != nil && (!validParts(idem.Key) || idem.OrganizationID != e.OrganizationID) {
 		return cardflow.Errorf(cardflow.EINVALID, "an idempotency record needs a key of the execution's organization")
 	}
-	return s.db.Update(func(tx *bolt.Tx) error {
+	v, err := executionRecord(e, 1)
+	if err != nil {
+		return err
+	}
+	err = s.db.Batch(func(tx *bolt.Tx) error {
 		procs := tx.Bucket(bProcesses)
 		pk := under(prefix(p.OrganizationID), p.ProcessID)
 		if v := procs.Get(pk); v != nil {
@@ -43,12 +47,17 @@ func (s *Store) StartExecution(_ context.Context, e *cardflow.Execution, p *card
 				return err
 			}
 		}
-		if err := createExecution(tx, e); err != nil {
+		if err := createExecution(tx, e, v); err != nil {
 			return err
 		}
-		p.Revision = 1
-		return put(procs, pk, p)
+		rec := *p
+		rec.Revision = 1
+		return put(procs, pk, &rec)
 	})
+	if err == nil {
+		e.Revision, p.Revision = 1, 1
+	}
+	return err
 }
 
 func processNotFound(id string) error {
@@ -67,27 +76,30 @@ func (s *Store) PutProcess(_ context.Context, p *cardflow.Process) error {
 	if !validParts(p.OrganizationID, p.ProcessID) {
 		return processNotFound(p.ProcessID)
 	}
-	return s.db.Update(func(tx *bolt.Tx) error {
+	err := s.db.Batch(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bProcesses)
 		k := under(prefix(p.OrganizationID), p.ProcessID)
 		v := b.Get(k)
 		if v == nil {
 			return processNotFound(p.ProcessID)
 		}
-		old, err := decode[cardflow.Process](v)
-		if err != nil {
+		var stored struct {
+			Revision int64 `json:"revision"`
+		}
+		if err := json.Unmarshal(v, &stored); err != nil {
 			return err
 		}
-		if old.Revision != p.Revision {
+		if stored.Revision != p.Revision {
 			return cardflow.Errorf(cardflow.ECONFLICT, "process %s changed meanwhile", p.ProcessID)
 		}
-		p.Revision++
-		if err := put(b, k, p); err != nil {
-			p.Revision--
-			return err
-		}
-		return nil
+		rec := *p
+		rec.Revision++
+		return put(b, k, &rec)
 	})
+	if err == nil {
+		p.Revision++
+	}
+	return err
 }
 
 func (s *Store) GetIdempotency(_ context.Context, org, key string, now int64) (*cardflow.Idempotency, error) {
@@ -187,7 +199,7 @@ func (s *Store) Deliver(_ context.Context, d *cardflow.Delivery) error {
 	if !validParts(d.OrganizationID, d.DeliveryID) {
 		return cardflow.Errorf(cardflow.EINVALID, "a delivery needs an organization and an id")
 	}
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.db.Batch(func(tx *bolt.Tx) error {
 		return put(tx.Bucket(bDeliveries), under(prefix(d.OrganizationID), d.DeliveryID), d)
 	})
 }

@@ -24,14 +24,15 @@ var (
 	bAPIKeyIDs     = []byte("apikey_ids")     // key_id -> hash
 	bOrgAPIKeys    = []byte("org_apikeys")    // org 0 key_id -> hash
 
-	bOpenExecutions = []byte("open_executions") // org 0 workflow_id 0 execution_id -> "", RUNNING or WAITING only
-	bProcesses      = []byte("processes")       // org 0 process_id -> Process
-	bIdempotency    = []byte("idempotency")     // org 0 key -> Idempotency
-	bSchedules      = []byte("schedules")       // org 0 workflow_id 0 version -> Schedule
-	bDeliveries     = []byte("deliveries")      // org 0 delivery_id -> Delivery (the local outbox)
+	bOpenExecutions     = []byte("open_executions")     // org 0 workflow_id 0 execution_id -> "", RUNNING or WAITING only
+	bExecutionRevisions = []byte("execution_revisions") // org 0 workflow_id 0 execution_id -> 8-byte revision
+	bProcesses          = []byte("processes")           // org 0 process_id -> Process
+	bIdempotency        = []byte("idempotency")         // org 0 key -> Idempotency
+	bSchedules          = []byte("schedules")           // org 0 workflow_id 0 version -> Schedule
+	bDeliveries         = []byte("deliveries")          // org 0 delivery_id -> Delivery (the local outbox)
 
 	allBuckets = [][]byte{bWorkflows, bCards, bActiveCards, bExecutions, bOrgExecutions, bSchemas, bAPIKeys, bAPIKeyIDs, bOrgAPIKeys,
-		bOpenExecutions, bProcesses, bIdempotency, bSchedules, bDeliveries}
+		bOpenExecutions, bExecutionRevisions, bProcesses, bIdempotency, bSchedules, bDeliveries}
 )
 
 // validParts reports whether every part can be a key part: not empty and

@@ -4,6 +4,7 @@ package boltstore
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -70,6 +71,10 @@ func Open(path string, opts ...Option) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("boltstore: create buckets in %s: %w", path, err)
 	}
+	// Batched writes wait this long for company; short enough that a lone
+	// write is not held up much, long enough for concurrent executions to
+	// share a disk sync.
+	db.MaxBatchDelay = 2 * time.Millisecond
 	return &Store{db: db}, nil
 }
 
@@ -149,6 +154,31 @@ func (s *Store) GetWorkflow(_ context.Context, org, workflowID string, version i
 	return workflows.get(s.db, org, workflowID, version)
 }
 
+// GetLatestWorkflow walks the versions from the newest; the latest one is
+// usually the newest or close to it.
+func (s *Store) GetLatestWorkflow(_ context.Context, org, workflowID string) (*cardflow.Workflow, error) {
+	var w *cardflow.Workflow
+	err := s.db.View(func(tx *bolt.Tx) error {
+		if !validParts(org, workflowID) {
+			return nil
+		}
+		var err error
+		walkBack(tx.Bucket(bWorkflows), prefix(org, workflowID), nil, func(_, v []byte) bool {
+			var probe *cardflow.Workflow
+			if probe, err = decode[cardflow.Workflow](v); err != nil || probe.Latest {
+				w = probe
+				return false
+			}
+			return true
+		})
+		return err
+	})
+	if err == nil && w == nil {
+		return nil, cardflow.Errorf(cardflow.ENOTFOUND, "workflow %s not found", workflowID)
+	}
+	return w, err
+}
+
 func (s *Store) ListWorkflows(_ context.Context, org string, opt cardflow.ListOptions[cardflow.WorkflowKey]) (cardflow.Page[*cardflow.Workflow, cardflow.WorkflowKey], error) {
 	return workflows.list(s.db, org, opt)
 }
@@ -198,11 +228,29 @@ func (s *Store) CreateExecution(_ context.Context, e *cardflow.Execution) error 
 	if !validParts(e.OrganizationID, e.WorkflowID, e.WorkflowExecutionID) {
 		return cardflow.Errorf(cardflow.EINVALID, "an execution needs an organization, a workflow id and an execution id")
 	}
-	return s.db.Update(func(tx *bolt.Tx) error { return createExecution(tx, e) })
+	v, err := executionRecord(e, 1)
+	if err != nil {
+		return err
+	}
+	if err := s.db.Batch(func(tx *bolt.Tx) error { return createExecution(tx, e, v) }); err != nil {
+		return err
+	}
+	e.Revision = 1
+	return nil
 }
 
-// createExecution stores a new execution with revision 1 and indexes it.
-func createExecution(tx *bolt.Tx, e *cardflow.Execution) error {
+// executionRecord encodes e as stored with the given revision. Writers
+// encode before their transaction: bbolt runs one at a time.
+func executionRecord(e *cardflow.Execution, revision int64) ([]byte, error) {
+	rec := *e
+	rec.Revision = revision
+	return rec.MarshalRecord()
+}
+
+// createExecution stores a new execution, encoded as v with revision 1, and
+// indexes it. Like every function given to Batch it leaves its arguments
+// alone, since Batch may run it more than once.
+func createExecution(tx *bolt.Tx, e *cardflow.Execution, v []byte) error {
 	idx := tx.Bucket(bOrgExecutions)
 	ik := under(prefix(e.OrganizationID), e.WorkflowExecutionID)
 	if idx.Get(ik) != nil {
@@ -211,23 +259,23 @@ func createExecution(tx *bolt.Tx, e *cardflow.Execution) error {
 	if err := idx.Put(ik, []byte(e.WorkflowID)); err != nil {
 		return err
 	}
-	e.Revision = 1
-	return putExecution(tx, e)
+	return putExecution(tx, e, v, 1)
 }
 
-// putExecution writes e and keeps the index of open executions.
-func putExecution(tx *bolt.Tx, e *cardflow.Execution) error {
-	v, err := e.MarshalRecord()
-	if err != nil {
-		return err
-	}
+// putExecution writes an execution's record v and revision, and keeps the
+// index of open executions.
+func putExecution(tx *bolt.Tx, e *cardflow.Execution, v []byte, revision int64) error {
 	k := under(prefix(e.OrganizationID, e.WorkflowID), e.WorkflowExecutionID)
+	var err error
 	if e.Open() {
 		err = tx.Bucket(bOpenExecutions).Put(k, nil)
 	} else {
 		err = tx.Bucket(bOpenExecutions).Delete(k)
 	}
 	if err != nil {
+		return err
+	}
+	if err := tx.Bucket(bExecutionRevisions).Put(k, binary.BigEndian.AppendUint64(nil, uint64(revision))); err != nil {
 		return err
 	}
 	return tx.Bucket(bExecutions).Put(k, v)
@@ -241,29 +289,31 @@ func decodeExecution(v []byte) (*cardflow.Execution, error) {
 	return e, nil
 }
 
+// PutExecution runs in a Batch: executions advance one step per write, and
+// batching lets concurrent executions share one disk sync. The revision
+// check reads the revisions bucket, not the record.
 func (s *Store) PutExecution(_ context.Context, e *cardflow.Execution) error {
 	if !validParts(e.OrganizationID, e.WorkflowID, e.WorkflowExecutionID) {
 		return executionNotFound(e.WorkflowExecutionID)
 	}
-	return s.db.Update(func(tx *bolt.Tx) error {
-		v := tx.Bucket(bExecutions).Get(under(prefix(e.OrganizationID, e.WorkflowID), e.WorkflowExecutionID))
-		if v == nil {
+	v, err := executionRecord(e, e.Revision+1)
+	if err != nil {
+		return err
+	}
+	err = s.db.Batch(func(tx *bolt.Tx) error {
+		rev := tx.Bucket(bExecutionRevisions).Get(under(prefix(e.OrganizationID, e.WorkflowID), e.WorkflowExecutionID))
+		if rev == nil {
 			return executionNotFound(e.WorkflowExecutionID)
 		}
-		stored, err := decodeExecution(v)
-		if err != nil {
-			return err
+		if got := int64(binary.BigEndian.Uint64(rev)); got != e.Revision {
+			return cardflow.Errorf(cardflow.ECONFLICT, "execution %s changed meanwhile (revision %d, not %d)", e.WorkflowExecutionID, got, e.Revision)
 		}
-		if stored.Revision != e.Revision {
-			return cardflow.Errorf(cardflow.ECONFLICT, "execution %s changed meanwhile (revision %d, not %d)", e.WorkflowExecutionID, stored.Revision, e.Revision)
-		}
-		e.Revision++
-		if err := putExecution(tx, e); err != nil {
-			e.Revision--
-			return err
-		}
-		return nil
+		return putExecution(tx, e, v, e.Revision+1)
 	})
+	if err == nil {
+		e.Revision++
+	}
+	return err
 }
 
 func executionNotFound(id string) error {
@@ -347,7 +397,8 @@ func (s *Store) PutSchema(_ context.Context, sc *cardflow.Schema) error {
 	if err != nil {
 		return err
 	}
-	return s.db.Update(func(tx *bolt.Tx) error {
+	// Every trigger writes its version's schema sample: batch it.
+	return s.db.Batch(func(tx *bolt.Tx) error {
 		return tx.Bucket(bSchemas).Put(versionKey(sc.OrganizationID, sc.WorkflowID, sc.WorkflowVersion), v)
 	})
 }

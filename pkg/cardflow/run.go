@@ -3,7 +3,50 @@ package cardflow
 import (
 	"context"
 	"encoding/json"
+	"time"
 )
+
+// Event types of an execution's log.
+const (
+	EventStarted      = "ExecutionStarted"
+	EventStepStarted  = "StepStarted"
+	EventStepFinished = "StepFinished"
+	EventStepFailed   = "StepFailed"
+	EventWaiting      = "Waiting"
+	EventSleeping     = "Sleeping"
+	EventResumed      = "Resumed"
+	EventTimedOut     = "TimedOut"
+	EventSucceeded    = "ExecutionSucceeded"
+	EventFailed       = "ExecutionFailed"
+	EventCancelled    = "ExecutionCancelled"
+)
+
+// ClosedProcessTTL is how long a closed process record stays, so that a
+// late resume learns that its execution finished.
+const ClosedProcessTTL = 7 * 24 * time.Hour
+
+// CloseProcess frees the process id of a finishing execution. It leaves a
+// record that another execution took over alone.
+func CloseProcess(ctx context.Context, s EngineStore, ex *Execution, now time.Time) error {
+	for {
+		p, err := s.GetProcess(ctx, ex.OrganizationID, ex.State.ProcessID)
+		if ErrorCode(err) == ENOTFOUND {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if p.ExecutionID != ex.WorkflowExecutionID || p.Closed {
+			return nil
+		}
+		p.Closed = true
+		p.ExpiresAt = now.Add(ClosedProcessTTL).Unix()
+		err = s.PutProcess(ctx, p)
+		if ErrorCode(err) != ECONFLICT {
+			return err
+		}
+	}
+}
 
 // ExecutionState is the engine's bookkeeping of an execution. It is stored
 // with the execution but is not part of the API shape.
@@ -22,6 +65,10 @@ type ExecutionState struct {
 	WakeAt int64 `json:"wake_at,omitempty"`
 	// StepsRun counts the steps run, to stop endless loops.
 	StepsRun int `json:"steps_run"`
+	// Wait is the sequence number of the wait StepID waits on.
+	Wait int `json:"wait,omitempty"`
+	// Integrations are the workflow version's integration profiles.
+	Integrations map[string]any `json:"integrations,omitempty"`
 }
 
 // Phases of the current step.

@@ -67,6 +67,8 @@ type Store interface {
 	SaveWorkflowVersion(ctx context.Context, w *Workflow) error
 	// GetWorkflow returns one version of a workflow.
 	GetWorkflow(ctx context.Context, org, workflowID string, version int) (*Workflow, error)
+	// GetLatestWorkflow returns the version of a workflow marked latest.
+	GetLatestWorkflow(ctx context.Context, org, workflowID string) (*Workflow, error)
 	// ListWorkflows lists every version of every workflow of org, ordered by
 	// workflow id then version, both descending.
 	ListWorkflows(ctx context.Context, org string, opt ListOptions[WorkflowKey]) (Page[*Workflow, WorkflowKey], error)

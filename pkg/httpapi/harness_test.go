@@ -24,6 +24,7 @@ import (
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/httpapi"
+	"github.com/cardflow/cardflow/pkg/localmode"
 )
 
 var (
@@ -68,12 +69,16 @@ func newEnv(t testing.TB) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { store.Close() })
-	svc, err := app.New(store)
+	st, err := localmode.NewStack(store, localmode.Config{EarlyResume: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	api, err := httpapi.New(svc, httpapi.KeyAuthenticator{Service: svc})
+	t.Cleanup(func() { st.Close() })
+	if _, err := st.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	svc := st.Service
+	api, err := httpapi.New(svc, httpapi.KeyAuthenticator{Service: svc}, httpapi.WithOutbox(store))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,6 +120,12 @@ func (r response) code() string { s, _ := r.body["code"].(string); return s }
 // body is JSON-encoded unless it is a string or []byte.
 func (e *env) do(method, path, key string, body any) response {
 	e.t.Helper()
+	return e.send(method, path, key, body, nil)
+}
+
+// send is do with extra request headers.
+func (e *env) send(method, path, key string, body any, header http.Header) response {
+	e.t.Helper()
 	var reader io.Reader
 	var raw []byte
 	switch b := body.(type) {
@@ -135,6 +146,9 @@ func (e *env) do(method, path, key string, body any) response {
 	req, err := http.NewRequest(method, e.srv.URL+path, reader)
 	if err != nil {
 		e.t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header[k] = v
 	}
 	if key != "" {
 		req.Header.Set("x-api-key", key)

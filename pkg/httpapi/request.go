@@ -94,13 +94,9 @@ func (q *query) limit() int {
 // MaxBodyBytes, malformed JSON (saying where it broke), unknown fields and
 // trailing data.
 func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	body, err := readBody(w, r)
 	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return cardflow.Errorf(cardflow.ETOOLARGE, "the request body is larger than %d KB", MaxBodyBytes>>10)
-		}
-		return cardflow.Errorf(cardflow.EINVALID, "the request body could not be read")
+		return err
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		return cardflow.Errorf(cardflow.EINVALID, "a JSON object body is required")
@@ -115,6 +111,19 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
 		return cardflow.Errorf(cardflow.EINVALID, "the request body holds more than one JSON value (line %d, column %d)", line, col)
 	}
 	return nil
+}
+
+// readBody reads the whole body, refusing more than MaxBodyBytes.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return nil, cardflow.Errorf(cardflow.ETOOLARGE, "the request body is larger than %d KB", MaxBodyBytes>>10)
+		}
+		return nil, cardflow.Errorf(cardflow.EINVALID, "the request body could not be read")
+	}
+	return body, nil
 }
 
 // describeJSONError turns a decoding error into a message for a person.

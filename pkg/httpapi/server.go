@@ -9,6 +9,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,6 +41,10 @@ type Server struct {
 	auth   Authenticator
 	log    *slog.Logger
 	routes map[string]map[string]route // path -> method -> route
+	// patterns are the paths with {name} segments, in matching order.
+	patterns []string
+	keep     func(*Server)
+	outbox   Outbox
 }
 
 type handlerFunc func(w http.ResponseWriter, r *http.Request) error
@@ -53,22 +58,30 @@ func WithLogger(l *slog.Logger) Option { return func(s *Server) { s.log = l } }
 // WithRoutes limits the server to the named routes ("GET /v1/..."), as one
 // Lambda function per endpoint needs.
 func WithRoutes(names ...string) Option {
-	return func(s *Server) {
-		keep := make(map[string]bool, len(names))
-		for _, n := range names {
-			keep[n] = true
+	return func(s *Server) { s.keep = func(s *Server) { s.limit(names) } }
+}
+
+// WithOutbox adds GET /v1/adaptive-cards/outbox, local mode's view of the
+// cards card steps sent.
+func WithOutbox(o Outbox) Option { return func(s *Server) { s.outbox = o } }
+
+// limit drops every route not named.
+func (s *Server) limit(names []string) {
+	keep := make(map[string]bool, len(names))
+	for _, n := range names {
+		keep[n] = true
+	}
+	for path, methods := range s.routes {
+		for method := range methods {
+			if !keep[method+" "+path] {
+				delete(methods, method)
+			}
 		}
-		for path, methods := range s.routes {
-			for method := range methods {
-				if !keep[method+" "+path] {
-					delete(methods, method)
-				}
-			}
-			if len(methods) == 0 {
-				delete(s.routes, path)
-			}
+		if len(methods) == 0 {
+			delete(s.routes, path)
 		}
 	}
+	s.patterns = slices.DeleteFunc(s.patterns, func(p string) bool { return s.routes[p] == nil })
 }
 
 // New returns a Server for svc, authenticating requests with auth.
@@ -77,16 +90,65 @@ func New(svc *app.Service, auth Authenticator, opts ...Option) (*Server, error) 
 		return nil, errors.New("httpapi: service and authenticator are required")
 	}
 	s := &Server{svc: svc, auth: auth, log: slog.Default(), routes: map[string]map[string]route{}}
-	for _, rt := range s.table() {
-		if s.routes[rt.path] == nil {
-			s.routes[rt.path] = map[string]route{}
-		}
-		s.routes[rt.path][rt.method] = rt
-	}
 	for _, o := range opts {
 		o(s)
 	}
+	s.add(s.table())
+	s.add(s.runRoutes())
+	if s.outbox != nil {
+		s.add([]route{{"GET", "/v1/adaptive-cards/outbox", cardflow.ScopeRead, s.getOutbox}})
+	}
+	if s.keep != nil {
+		s.keep(s)
+	}
 	return s, nil
+}
+
+// add puts routes into the routing table.
+func (s *Server) add(routes []route) {
+	for _, rt := range routes {
+		if s.routes[rt.path] == nil {
+			s.routes[rt.path] = map[string]route{}
+			if strings.Contains(rt.path, "{") {
+				s.patterns = append(s.patterns, rt.path)
+			}
+		}
+		s.routes[rt.path][rt.method] = rt
+	}
+}
+
+// match finds the routes of a path: an exact path first, then the patterns
+// in table order, whose {name} segments match one non-empty segment each.
+func (s *Server) match(path string) (map[string]route, map[string]string) {
+	if methods, ok := s.routes[path]; ok && !strings.Contains(path, "{") {
+		return methods, nil
+	}
+	segs := strings.Split(path, "/")
+	for _, p := range s.patterns {
+		psegs := strings.Split(p, "/")
+		if len(psegs) != len(segs) {
+			continue
+		}
+		params := map[string]string{}
+		for i, ps := range psegs {
+			if strings.HasPrefix(ps, "{") {
+				if segs[i] == "" {
+					params = nil
+					break
+				}
+				params[strings.Trim(ps, "{}")] = segs[i]
+			} else if ps != segs[i] {
+				params = nil
+				break
+			}
+		}
+		if params != nil {
+			if methods, ok := s.routes[p]; ok {
+				return methods, params
+			}
+		}
+	}
+	return nil, nil
 }
 
 // Routes lists the routes the server answers, as "METHOD /path".
@@ -102,8 +164,8 @@ func (s *Server) Routes() []string {
 
 // ServeHTTP finds the route, authenticates the caller and runs the handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	methods, ok := s.routes[r.URL.Path]
-	if !ok {
+	methods, params := s.match(r.URL.Path)
+	if methods == nil {
 		s.writeError(w, r, cardflow.Errorf(cardflow.ENOTFOUND, "no endpoint %s; see openapi.yaml for the API", r.URL.Path))
 		return
 	}
@@ -127,6 +189,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r = r.WithContext(cardflow.NewContextWithPrincipal(r.Context(), p))
+	for k, v := range params {
+		r.SetPathValue(k, v)
+	}
 	if err := rt.handle(w, r); err != nil {
 		s.writeError(w, r, err)
 	}

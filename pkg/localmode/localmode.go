@@ -18,8 +18,12 @@ import (
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/engine"
+	"github.com/cardflow/cardflow/pkg/expr"
 	"github.com/cardflow/cardflow/pkg/httpapi"
 	"github.com/cardflow/cardflow/pkg/keyadmin"
+	"github.com/cardflow/cardflow/pkg/localrunner"
+	"github.com/cardflow/cardflow/pkg/localscheduler"
 	"github.com/cardflow/cardflow/pkg/sample"
 )
 
@@ -46,15 +50,15 @@ type Config struct {
 	// Out receives the start-up banner (the demo key, once).
 	Out io.Writer
 	Log *slog.Logger
+	// EarlyResume is how long a resume waits for its wait to open
+	// (default 10 minutes).
+	EarlyResume time.Duration
 }
 
 // OpenService opens the embedded store of a data directory, creating both,
 // and returns the service over it. Close it with svc.Store().Close().
 func OpenService(dataDir string) (*app.Service, error) {
-	if err := os.MkdirAll(dataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("create data directory: %w", err)
-	}
-	store, err := boltstore.Open(filepath.Join(dataDir, StoreFile))
+	store, err := openStore(dataDir)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +70,82 @@ func OpenService(dataDir string) (*app.Service, error) {
 	return svc, nil
 }
 
-// Run serves until ctx is cancelled, then shuts down cleanly.
+// openStore opens the embedded store of a data directory, creating both.
+func openStore(dataDir string) (*boltstore.Store, error) {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	return boltstore.Open(filepath.Join(dataDir, StoreFile))
+}
+
+// Stack is the service with everything that runs executions in process:
+// the engine, the runner, the scheduler, and the store as the outbox.
+type Stack struct {
+	Store     *boltstore.Store
+	Service   *app.Service
+	Runner    *localrunner.Runner
+	Scheduler *localscheduler.Scheduler
+}
+
+// NewStack builds the stack over an open store. Close stops it and closes
+// the store. The scheduler's loop starts with Start.
+func NewStack(store *boltstore.Store, cfg Config) (*Stack, error) {
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	env, err := expr.NewEnv()
+	if err != nil {
+		return nil, err
+	}
+	early := cfg.EarlyResume
+	if early == 0 {
+		early = engine.DefaultEarlyResume
+	}
+	eng, err := engine.New(store, store, env, engine.WithLogger(cfg.Log), engine.WithEarlyResumeWindow(early))
+	if err != nil {
+		return nil, err
+	}
+	st := &Stack{Store: store}
+	if st.Runner, err = localrunner.New(eng, localrunner.WithLogger(cfg.Log)); err != nil {
+		return nil, err
+	}
+	fire := func(ctx context.Context, sc *cardflow.Schedule, at time.Time) error {
+		_, err := st.Service.StartScheduled(ctx, sc, at)
+		return err
+	}
+	if st.Scheduler, err = localscheduler.New(fire, localscheduler.WithLogger(cfg.Log)); err != nil {
+		return nil, err
+	}
+	st.Service, err = app.New(store, app.WithChecker(eng), app.WithRunner(st.Runner), app.WithScheduler(st.Scheduler), app.WithEarlyResumeWindow(early))
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// Start picks up the executions the store has open and arms its schedules.
+// It returns how many executions it picked up.
+func (st *Stack) Start(ctx context.Context) (int, error) {
+	n, err := st.Runner.Recover(ctx, st.Store)
+	if err != nil {
+		return 0, fmt.Errorf("recover open executions: %w", err)
+	}
+	if err := st.Scheduler.Load(ctx, st.Store); err != nil {
+		return 0, fmt.Errorf("load schedules: %w", err)
+	}
+	st.Scheduler.Start()
+	return n, nil
+}
+
+// Close stops the scheduler and the runner, then closes the store.
+func (st *Stack) Close() error {
+	st.Scheduler.Close()
+	st.Runner.Close()
+	return st.Store.Close()
+}
+
+// Run serves until ctx is cancelled, then shuts down cleanly. Executions
+// left open by an earlier process, even one that was killed, go on.
 func Run(ctx context.Context, cfg Config) error {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
@@ -74,15 +153,25 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.Out == nil {
 		cfg.Out = io.Discard
 	}
-	svc, err := OpenService(cfg.DataDir)
+	store, err := openStore(cfg.DataDir)
 	if err != nil {
 		return err
 	}
-	defer svc.Store().Close()
+	st, err := NewStack(store, cfg)
+	if err != nil {
+		store.Close()
+		return err
+	}
+	defer st.Close()
+	svc := st.Service
 	if err := seed(ctx, svc, cfg); err != nil {
 		return fmt.Errorf("load demo data: %w", err)
 	}
-	api, err := httpapi.New(svc, httpapi.KeyAuthenticator{Service: svc}, httpapi.WithLogger(cfg.Log))
+	n, err := st.Start(ctx)
+	if err != nil {
+		return err
+	}
+	api, err := httpapi.New(svc, httpapi.KeyAuthenticator{Service: svc}, httpapi.WithLogger(cfg.Log), httpapi.WithOutbox(st.Store))
 	if err != nil {
 		return err
 	}
@@ -107,7 +196,7 @@ func Run(ctx context.Context, cfg Config) error {
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
 	go func() { errc <- admin.Serve(sock) }()
-	cfg.Log.Info("cardflow listening", slog.String("addr", ln.Addr().String()), slog.String("data_dir", cfg.DataDir))
+	cfg.Log.Info("cardflow listening", slog.String("addr", ln.Addr().String()), slog.String("data_dir", cfg.DataDir), slog.Int("open_executions", n))
 
 	select {
 	case <-ctx.Done():

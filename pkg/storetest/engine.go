@@ -207,3 +207,27 @@ func testEngine(t *testing.T, e env) {
 
 // errOf drops a result, keeping the error.
 func errOf[T any](_ T, err error) error { return err }
+
+func testLatestWorkflow(t *testing.T, e env) {
+	s := e.store(t)
+	org := newOrg()
+	id := workflows.create(t, s, org, 3)
+	latest := func() int {
+		t.Helper()
+		w, err := s.GetLatestWorkflow(t.Context(), org, id)
+		mustOK(t, "get latest", err)
+		return w.WorkflowVersion
+	}
+	if got := latest(); got != 1 {
+		t.Errorf("latest before publishing: got %d, want 1", got)
+	}
+	for _, v := range []int{3, 2} {
+		_, err := s.PublishWorkflow(t.Context(), org, id, v, "bob", 1800000000000)
+		mustOK(t, "publish", err)
+		if got := latest(); got != v {
+			t.Errorf("latest after publishing %d: got %d, want %d", v, got, v)
+		}
+	}
+	wantCode(t, "latest of another organization", errOf(s.GetLatestWorkflow(t.Context(), newOrg(), id)), cardflow.ENOTFOUND)
+	wantCode(t, "latest of an unknown workflow", errOf(s.GetLatestWorkflow(t.Context(), org, newID())), cardflow.ENOTFOUND)
+}

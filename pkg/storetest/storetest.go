@@ -32,6 +32,7 @@ func Run(t *testing.T, newStore func(t *testing.T) cardflow.Store) {
 		{"Schemas", testSchemas},
 		{"APIKeys", testAPIKeys},
 		{"Isolation", testIsolation},
+		{"LatestWorkflow", testLatestWorkflow},
 		{"Engine", testEngine},
 	} {
 		t.Run(s.name, func(t *testing.T) { s.run(t, e) })

@@ -1,0 +1,319 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/cardflow/cardflow/pkg/localmode"
+)
+
+// apiClient calls a running service's HTTP API.
+type apiClient struct {
+	base, key string
+	http      *http.Client
+}
+
+// clientFlags adds the flags every API command shares.
+func clientFlags(name string, stderr io.Writer) (*flag.FlagSet, func() (*apiClient, error)) {
+	fs, dataDir := newFlags(name, stderr)
+	base := fs.String("url", envOr("CARDFLOW_URL", "http://localhost:"+envOr("PORT", "3000")), "base URL of the service")
+	key := fs.String("key", os.Getenv("CARDFLOW_API_KEY"), "API key (default: $CARDFLOW_API_KEY, else the demo key in the data directory)")
+	return fs, func() (*apiClient, error) {
+		k := *key
+		if k == "" {
+			b, err := os.ReadFile(filepath.Join(*dataDir, localmode.DemoKeyFile))
+			if err != nil {
+				return nil, errors.New("no API key: pass --key, set CARDFLOW_API_KEY, or run from the directory where `make run` keeps .cardflow")
+			}
+			k = strings.TrimSpace(string(b))
+		}
+		return &apiClient{base: strings.TrimRight(*base, "/"), key: k, http: &http.Client{Timeout: 30 * time.Second}}, nil
+	}
+}
+
+// call sends a request and decodes the JSON answer into out. An error answer
+// becomes an error with the service's message.
+func (c *apiClient) call(ctx context.Context, method, path string, body []byte, header http.Header, out any) error {
+	var r io.Reader
+	if body != nil {
+		r = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, r)
+	if err != nil {
+		return err
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	req.Header.Set("x-api-key", c.key)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return fmt.Errorf("is the service running? %w", err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode >= 300 {
+		var e struct{ Message, Code string }
+		if json.Unmarshal(raw, &e) == nil && e.Message != "" {
+			return fmt.Errorf("%s (%d %s)", e.Message, resp.StatusCode, e.Code)
+		}
+		return fmt.Errorf("%s: %s", resp.Status, raw)
+	}
+	return json.Unmarshal(raw, out)
+}
+
+// jsonArg reads a --data value: inline JSON, or @file.
+func jsonArg(s string) ([]byte, error) {
+	if s == "" {
+		return nil, nil
+	}
+	b := []byte(s)
+	if strings.HasPrefix(s, "@") {
+		var err error
+		if b, err = os.ReadFile(s[1:]); err != nil {
+			return nil, err
+		}
+	}
+	if !json.Valid(b) {
+		return nil, fmt.Errorf("--data is not valid JSON")
+	}
+	return b, nil
+}
+
+// parseArgs parses flags that may come before or after the positional
+// arguments, and returns exactly n of those.
+func parseArgs(fs *flag.FlagSet, args []string, n int, names string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(pos) != n {
+		return nil, fmt.Errorf("want %s", names)
+	}
+	return pos, nil
+}
+
+func trigger(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, client := clientFlags("trigger", stderr)
+	version := fs.Int("version", 0, "version to run (default: the latest ACTIVE one)")
+	pid := fs.String("process-id", "", "process id that resumes the execution (default: its execution id)")
+	idem := fs.String("idempotency-key", "", "Idempotency-Key: the same key and data within 24 hours start nothing new")
+	data := fs.String("data", "", "input as JSON, or @file")
+	pos, err := parseArgs(fs, args, 1, "WORKFLOW_ID")
+	if err != nil {
+		return err
+	}
+	c, err := client()
+	if err != nil {
+		return err
+	}
+	body, err := jsonArg(*data)
+	if err != nil {
+		return err
+	}
+	path := "/v1/workflows/triggerworkflow/" + url.PathEscape(pos[0])
+	if *version > 0 {
+		path += "/" + strconv.Itoa(*version)
+	}
+	if *pid != "" {
+		path += "?process_id=" + url.QueryEscape(*pid)
+	}
+	h := http.Header{}
+	if *idem != "" {
+		h.Set("Idempotency-Key", *idem)
+	}
+	var out struct {
+		ServiceExecutionID string `json:"service_execution_id"`
+	}
+	if err := c.call(ctx, "POST", path, body, h, &out); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, out.ServiceExecutionID)
+	return nil
+}
+
+func resume(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, client := clientFlags("resume", stderr)
+	data := fs.String("data", "", "the answer as a JSON object, or @file; it becomes the waiting step's output")
+	pos, err := parseArgs(fs, args, 1, "PROCESS_ID")
+	if err != nil {
+		return err
+	}
+	c, err := client()
+	if err != nil {
+		return err
+	}
+	body, err := jsonArg(*data)
+	if err != nil {
+		return err
+	}
+	var out struct {
+		Message              string `json:"message"`
+		ServiceExecutionID   string `json:"service_execution_id"`
+		Status               string `json:"status"`
+		WorkflowCurrentState string `json:"workflow_current_state"`
+	}
+	if err := c.call(ctx, "POST", "/v1/workflows/resumeworkflow/"+url.PathEscape(pos[0]), body, nil, &out); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s %s in %q: %s\n", out.ServiceExecutionID, out.Status, out.WorkflowCurrentState, out.Message)
+	return nil
+}
+
+type summary struct {
+	WorkflowID           string `json:"workflow_id"`
+	WorkflowExecutionID  string `json:"workflow_execution_id"`
+	WorkflowVersion      int    `json:"workflow_version"`
+	WorkflowCurrentState string `json:"workflow_current_state"`
+	WorkflowTriggerType  string `json:"workflow_trigger_type"`
+	Status               string `json:"status"`
+	CreatedOn            int64  `json:"created_on"`
+	WorkflowDetails      struct {
+		WorkflowName string `json:"workflow_name"`
+	} `json:"workflow_details"`
+}
+
+func executions(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, client := clientFlags("executions", stderr)
+	workflow := fs.String("workflow", "", "only the executions of this workflow")
+	limit := fs.Int("limit", 20, "how many (at most 30)")
+	if _, err := parseArgs(fs, args, 0, "no arguments"); err != nil {
+		return err
+	}
+	c, err := client()
+	if err != nil {
+		return err
+	}
+	path := "/v1/workflows/getOrganizationExecutions?limit=" + strconv.Itoa(*limit)
+	if *workflow != "" {
+		path = "/v1/workflows/getWorkflowExecutionHistory?limit=" + strconv.Itoa(*limit) + "&workflow_id=" + url.QueryEscape(*workflow)
+	}
+	var out struct{ Items []summary }
+	if err := c.call(ctx, "GET", path, nil, nil, &out); err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "EXECUTION\tWORKFLOW\tVERSION\tSTATUS\tSTEP\tTRIGGER\tSTARTED")
+	for _, e := range out.Items {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", e.WorkflowExecutionID, e.WorkflowDetails.WorkflowName, e.WorkflowVersion,
+			e.Status, e.WorkflowCurrentState, e.WorkflowTriggerType, time.UnixMilli(e.CreatedOn).Format(time.DateTime))
+	}
+	return tw.Flush()
+}
+
+// watch prints an execution's events as they happen, until it finishes.
+func watch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, client := clientFlags("watch", stderr)
+	every := fs.Duration("every", 500*time.Millisecond, "how often to look")
+	pos, err := parseArgs(fs, args, 2, "WORKFLOW_ID EXECUTION_ID")
+	if err != nil {
+		return err
+	}
+	c, err := client()
+	if err != nil {
+		return err
+	}
+	path := "/v1/workflows/getWorkflowExecutionById?workflow_id=" + url.QueryEscape(pos[0]) + "&workflow_execution_id=" + url.QueryEscape(pos[1])
+	seen := 0
+	for {
+		var out struct {
+			Item struct {
+				Status           string `json:"status"`
+				WorkflowEventLog struct {
+					Events []struct {
+						At      int64  `json:"at"`
+						Type    string `json:"type"`
+						StepID  string `json:"step_id"`
+						Step    string `json:"step"`
+						Message string `json:"message"`
+					} `json:"events"`
+					Total int `json:"total"`
+				} `json:"workflow_event_log"`
+			} `json:"item"`
+		}
+		if err := c.call(ctx, "GET", path, nil, nil, &out); err != nil {
+			return err
+		}
+		log := out.Item.WorkflowEventLog
+		// The log keeps its last events; Total tells which are new.
+		first := len(log.Events) - (log.Total - seen)
+		for _, e := range log.Events[max(first, 0):] {
+			line := time.UnixMilli(e.At).Format("15:04:05.000") + "  " + e.Type
+			if e.Step != "" {
+				line += "  " + e.Step + " (" + e.StepID + ")"
+			}
+			if e.Message != "" {
+				line += "  " + e.Message
+			}
+			fmt.Fprintln(stdout, line)
+		}
+		seen = log.Total
+		if out.Item.Status != "RUNNING" && out.Item.Status != "WAITING" {
+			fmt.Fprintln(stdout, out.Item.Status)
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(*every):
+		}
+	}
+}
+
+func outbox(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, client := clientFlags("outbox", stderr)
+	limit := fs.Int("limit", 10, "how many (at most 30)")
+	if _, err := parseArgs(fs, args, 0, "no arguments"); err != nil {
+		return err
+	}
+	c, err := client()
+	if err != nil {
+		return err
+	}
+	var out struct {
+		Items []struct {
+			ProcessID   string          `json:"process_id"`
+			ExecutionID string          `json:"workflow_execution_id"`
+			StepID      string          `json:"step_id"`
+			CardID      string          `json:"card_id"`
+			CardVersion int             `json:"card_version"`
+			Data        json.RawMessage `json:"data"`
+			CreatedOn   int64           `json:"created_on"`
+		}
+	}
+	if err := c.call(ctx, "GET", "/v1/adaptive-cards/outbox?limit="+strconv.Itoa(*limit), nil, nil, &out); err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SENT\tPROCESS_ID\tEXECUTION\tSTEP\tCARD\tDATA")
+	for _, d := range out.Items {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s v%d\t%s\n", time.UnixMilli(d.CreatedOn).Format(time.DateTime), d.ProcessID, d.ExecutionID, d.StepID, d.CardID, d.CardVersion, d.Data)
+	}
+	return tw.Flush()
+}

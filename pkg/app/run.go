@@ -1,0 +1,389 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/jsonschema"
+)
+
+// IdempotencyWindow is how long an Idempotency-Key keeps its execution.
+const IdempotencyWindow = 24 * time.Hour
+
+var (
+	processIDPattern   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$`)
+	idempotencyPattern = regexp.MustCompile(`^[\x21-\x7e]{1,255}$`)
+)
+
+// TriggerInput is a triggerworkflow request (spec 4.1).
+type TriggerInput struct {
+	WorkflowID string
+	// Version is the version to run; 0 runs the latest ACTIVE one.
+	Version        int
+	ProcessID      string
+	IdempotencyKey string
+	// Body is the request body as sent: any JSON, or nothing.
+	Body []byte
+}
+
+// TriggerOutput names the execution a trigger started.
+type TriggerOutput struct {
+	ExecutionID string
+	// Replayed is set when an Idempotency-Key found an earlier execution.
+	Replayed bool
+}
+
+// Trigger starts an execution of a workflow.
+func (s *Service) Trigger(ctx context.Context, in TriggerInput) (*TriggerOutput, error) {
+	p, err := principal(ctx, cardflow.ScopeExecute)
+	if err != nil {
+		return nil, err
+	}
+	if in.ProcessID != "" && !processIDPattern.MatchString(in.ProcessID) {
+		return nil, cardflow.Errorf(cardflow.EINVALID, "process_id must be 1 to 128 letters, digits or . _ : @ - and start with a letter or digit")
+	}
+	if in.IdempotencyKey != "" && !idempotencyPattern.MatchString(in.IdempotencyKey) {
+		return nil, cardflow.Errorf(cardflow.EINVALID, "the Idempotency-Key header must be 1 to 255 visible ASCII characters")
+	}
+	input, body, err := decodeInput(in.Body)
+	if err != nil {
+		return nil, err
+	}
+	var idem *cardflow.Idempotency
+	if in.IdempotencyKey != "" {
+		sum := sha256.Sum256([]byte(in.WorkflowID + "\n" + strconv.Itoa(in.Version) + "\n" + in.ProcessID + "\n" + string(body)))
+		idem = &cardflow.Idempotency{OrganizationID: p.OrganizationID, Key: in.IdempotencyKey, RequestHash: hex.EncodeToString(sum[:])}
+		if out, err := s.replay(ctx, idem); out != nil || err != nil {
+			return out, err
+		}
+	}
+	wf, err := s.runnableVersion(ctx, p.OrganizationID, in.WorkflowID, in.Version)
+	if err != nil {
+		return nil, err
+	}
+	id, err := s.start(ctx, start{
+		workspace: p.WorkspaceID, actor: p.Actor, workflow: wf, trigger: cardflow.TriggerRequest,
+		input: input, processID: in.ProcessID, idem: idem,
+	})
+	if cardflow.ErrorCode(err) == cardflow.ECONFLICT && idem != nil {
+		// The same key may have won a race with this request.
+		if out, rerr := s.replay(ctx, idem); out != nil || rerr != nil {
+			return out, rerr
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &TriggerOutput{ExecutionID: id}, nil
+}
+
+// decodeInput reads a trigger body: any JSON value, or nothing (an empty
+// object). It returns the compact body for request hashing.
+func decodeInput(body []byte) (any, []byte, error) {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return map[string]any{}, nil, nil
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, body); err != nil {
+		return nil, nil, cardflow.Errorf(cardflow.EINVALID, "the body is not valid JSON: %v", err)
+	}
+	var v any
+	if err := json.Unmarshal(buf.Bytes(), &v); err != nil {
+		return nil, nil, cardflow.Errorf(cardflow.EINVALID, "the body is not valid JSON: %v", err)
+	}
+	return v, buf.Bytes(), nil
+}
+
+// replay returns the execution an earlier request with the same key
+// started, a conflict if that request differed, or nothing.
+func (s *Service) replay(ctx context.Context, idem *cardflow.Idempotency) (*TriggerOutput, error) {
+	prev, err := s.store.GetIdempotency(ctx, idem.OrganizationID, idem.Key, s.millis())
+	switch {
+	case cardflow.ErrorCode(err) == cardflow.ENOTFOUND:
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case prev.RequestHash != idem.RequestHash:
+		return nil, cardflow.Errorf(cardflow.ECONFLICT, "Idempotency-Key %s was used within the last 24 hours for a different request (workflow, version, process_id or body)", idem.Key)
+	}
+	return &TriggerOutput{ExecutionID: prev.ExecutionID, Replayed: true}, nil
+}
+
+// runnableVersion returns the version to run: the given one, which must be
+// ACTIVE, or the latest version when it is ACTIVE.
+func (s *Service) runnableVersion(ctx context.Context, org, workflowID string, version int) (*cardflow.Workflow, error) {
+	if version == 0 {
+		wf, err := s.store.GetLatestWorkflow(ctx, org, workflowID)
+		if err != nil {
+			return nil, err
+		}
+		if wf.WorkflowStatus != cardflow.StatusActive {
+			return nil, cardflow.Errorf(cardflow.ECONFLICT, "workflow %s has no ACTIVE version: publish one first", workflowID)
+		}
+		return wf, nil
+	}
+	wf, err := s.store.GetWorkflow(ctx, org, workflowID, version)
+	if err != nil {
+		return nil, err
+	}
+	if wf.WorkflowStatus != cardflow.StatusActive {
+		return nil, cardflow.Errorf(cardflow.ECONFLICT, "workflow %s version %d is a %s: publish it before running it", workflowID, version, wf.WorkflowStatus)
+	}
+	return wf, nil
+}
+
+// start is what every trigger needs to create an execution.
+type start struct {
+	workspace, actor string
+	workflow         *cardflow.Workflow
+	trigger          string
+	input            any
+	processID        string
+	idem             *cardflow.Idempotency
+}
+
+// start creates the execution with its process record (and idempotency
+// record) in one change, records the input as the version's schema sample,
+// and hands the execution to the runner.
+func (s *Service) start(ctx context.Context, st start) (string, error) {
+	if s.runner == nil {
+		return "", cardflow.Errorf(cardflow.EUNAVAILABLE, "this deployment runs no executions")
+	}
+	now := s.now()
+	wf := st.workflow
+	id := cardflow.NewID(now)
+	pid := st.processID
+	if pid == "" {
+		pid = id
+	}
+	var trigger string
+	for _, step := range wf.WorkflowSteps {
+		if step.Type == cardflow.StepTrigger {
+			trigger = step.ID
+		}
+	}
+	ms := now.UnixMilli()
+	ex := &cardflow.Execution{
+		WorkflowExecutionID: id, WorkflowID: wf.WorkflowID, WorkflowVersion: wf.WorkflowVersion,
+		OrganizationID: wf.OrganizationID, WorkspaceID: st.workspace,
+		WorkflowCurrentState: wf.WorkflowSteps[0].Name, WorkflowTriggerType: st.trigger, Status: cardflow.ExecRunning,
+		WorkflowEventLog:     cardflow.EventLog{Events: []cardflow.Event{{At: ms, Type: cardflow.EventStarted, Message: "by " + st.actor}}, Total: 1},
+		CondensedLogs:        map[string]cardflow.StepLog{},
+		WorkflowInputPayload: st.input,
+		WorkflowDetails: cardflow.WorkflowDetails{
+			WorkflowName: wf.WorkflowName, WorkflowSteps: wf.WorkflowSteps, WorkflowConnections: wf.WorkflowConnections,
+		},
+		CreatedOn: ms, ModifiedOn: ms,
+		State: cardflow.ExecutionState{StepID: trigger, ProcessID: pid, Outputs: map[string]any{}, Integrations: wf.WorkflowIntegrations},
+	}
+	for _, step := range wf.WorkflowSteps {
+		if step.ID == trigger {
+			ex.WorkflowCurrentState = step.Name
+		}
+	}
+	proc := &cardflow.Process{OrganizationID: wf.OrganizationID, ProcessID: pid, WorkflowID: wf.WorkflowID, ExecutionID: id, CreatedOn: ms}
+	if st.idem != nil {
+		st.idem.WorkflowID, st.idem.ExecutionID = wf.WorkflowID, id
+		st.idem.CreatedOn, st.idem.ExpiresAt = ms, now.Add(IdempotencyWindow).Unix()
+	}
+	if err := s.store.StartExecution(ctx, ex, proc, st.idem); err != nil {
+		return "", err
+	}
+	if err := s.recordSample(ctx, wf, st.input, st.actor, ms); err != nil {
+		return "", err
+	}
+	if err := s.runner.Start(ctx, ex.Ref()); err != nil {
+		return "", err
+	}
+	return id, nil
+}
+
+// recordSample keeps the latest input of a version and its inferred schema,
+// for getWorkflowSchemaById.
+func (s *Service) recordSample(ctx context.Context, wf *cardflow.Workflow, input any, actor string, now int64) error {
+	sc := &cardflow.Schema{
+		OrganizationID: wf.OrganizationID, WorkflowID: wf.WorkflowID, WorkflowVersion: wf.WorkflowVersion,
+		WorkflowMockPayload: input, WorkflowSchema: jsonschema.Infer(input),
+		CreatedBy: actor, CreatedOn: now, ModifiedOn: now,
+	}
+	if prev, err := s.store.GetSchema(ctx, wf.OrganizationID, wf.WorkflowID, wf.WorkflowVersion); err == nil {
+		sc.CreatedBy, sc.CreatedOn, sc.ModifiedBy = prev.CreatedBy, prev.CreatedOn, &actor
+	}
+	return s.store.PutSchema(ctx, sc)
+}
+
+// ResumeActions lists the {action} values of POST /v1/workflows/{action}/{process_id}.
+var ResumeActions = []string{"resumeworkflow"}
+
+// ResumeOutput is the answer to a resume.
+type ResumeOutput struct {
+	Message              string `json:"message"`
+	ServiceExecutionID   string `json:"service_execution_id"`
+	WorkflowID           string `json:"workflow_id"`
+	Status               string `json:"status"`
+	WorkflowCurrentState string `json:"workflow_current_state"`
+	// Resumed is false when the resume was kept for a wait not yet open.
+	Resumed bool `json:"resumed"`
+}
+
+// Resume passes body on to the execution waiting on processID, or keeps it
+// for the wait the execution is on its way to.
+func (s *Service) Resume(ctx context.Context, processID string, body []byte) (*ResumeOutput, error) {
+	p, err := principal(ctx, cardflow.ScopeExecute)
+	if err != nil {
+		return nil, err
+	}
+	payload, err := decodeResume(body)
+	if err != nil {
+		return nil, err
+	}
+	src, _ := payload["source"].(string)
+	res := &cardflow.Resume{Source: src, Payload: payload, Actor: p.Actor, ReceivedOn: s.millis()}
+	for {
+		proc, err := s.store.GetProcess(ctx, p.OrganizationID, processID)
+		if err != nil {
+			return nil, err
+		}
+		resumed, err := s.claim(proc, res)
+		if err != nil {
+			return nil, err
+		}
+		err = s.store.PutProcess(ctx, proc)
+		if cardflow.ErrorCode(err) == cardflow.ECONFLICT {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		ref := cardflow.ExecutionRef{OrganizationID: proc.OrganizationID, WorkflowID: proc.WorkflowID, ExecutionID: proc.ExecutionID}
+		if resumed {
+			if s.runner == nil {
+				return nil, cardflow.Errorf(cardflow.EUNAVAILABLE, "this deployment runs no executions")
+			}
+			if err := s.runner.Wake(ctx, ref, proc.Wait); err != nil {
+				return nil, err
+			}
+		}
+		ex, err := s.store.GetExecution(ctx, ref.OrganizationID, ref.WorkflowID, ref.ExecutionID)
+		if err != nil {
+			return nil, err
+		}
+		out := &ResumeOutput{
+			Message: "success", ServiceExecutionID: ex.WorkflowExecutionID, WorkflowID: ex.WorkflowID,
+			Status: ex.Status, WorkflowCurrentState: ex.WorkflowCurrentState, Resumed: resumed,
+		}
+		if !resumed {
+			out.Message = fmt.Sprintf("kept: the execution has not reached a wait yet; the resume is delivered when it does, within %s", s.earlyResume)
+		}
+		return out, nil
+	}
+}
+
+// claim applies a resume to a process record: it claims the open wait, or
+// keeps the resume for the next wait. It reports whether a wait was claimed.
+func (s *Service) claim(proc *cardflow.Process, res *cardflow.Resume) (bool, error) {
+	switch w := proc.Wait; {
+	case proc.Closed:
+		return false, cardflow.Errorf(cardflow.ECONFLICT, "the execution %s of process id %s has finished; there is nothing to resume", proc.ExecutionID, proc.ProcessID)
+	case w != nil && w.Resume != nil:
+		return false, cardflow.Errorf(cardflow.ECONFLICT, "the wait of step %s for process id %s was already resumed", w.StepID, proc.ProcessID)
+	case w != nil && w.TimedOut:
+		return false, cardflow.Errorf(cardflow.ECONFLICT, "the wait of step %s for process id %s has timed out", w.StepID, proc.ProcessID)
+	case w != nil:
+		w.Resume = res
+		return true, nil
+	case proc.Early != nil && res.ReceivedOn-proc.Early.ReceivedOn <= s.earlyResume.Milliseconds():
+		return false, cardflow.Errorf(cardflow.ECONFLICT, "a resume for process id %s is already kept for the execution's next wait", proc.ProcessID)
+	}
+	proc.Early = res
+	return false, nil
+}
+
+// decodeResume reads a resume body: a JSON object (or nothing) whose
+// optional source is TEAMS or SAP.
+func decodeResume(body []byte) (map[string]any, error) {
+	payload := map[string]any{}
+	if len(bytes.TrimSpace(body)) > 0 {
+		var v any
+		if err := json.Unmarshal(body, &v); err != nil {
+			return nil, cardflow.Errorf(cardflow.EINVALID, "the body is not valid JSON: %v", err)
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, cardflow.Errorf(cardflow.EINVALID, "the body must be a JSON object")
+		}
+		payload = m
+	}
+	if src, ok := payload["source"]; ok {
+		if src != cardflow.SourceTeams && src != cardflow.SourceSAP {
+			return nil, cardflow.Errorf(cardflow.EINVALID, "source must be TEAMS or SAP when present")
+		}
+	}
+	return payload, nil
+}
+
+// CancelInput is the body of cancelExecution.
+type CancelInput struct {
+	WorkflowID          string `json:"workflow_id"`
+	WorkflowExecutionID string `json:"workflow_execution_id"`
+	Reason              string `json:"reason"`
+}
+
+// Cancel ends a running or waiting execution as CANCELLED and closes its
+// wait.
+func (s *Service) Cancel(ctx context.Context, in CancelInput) (*cardflow.Execution, error) {
+	p, err := principal(ctx, cardflow.ScopeExecute)
+	if err != nil {
+		return nil, err
+	}
+	if in.WorkflowID == "" || in.WorkflowExecutionID == "" {
+		return nil, cardflow.Errorf(cardflow.EINVALID, "workflow_id and workflow_execution_id are required")
+	}
+	if len(in.Reason) > 1000 {
+		return nil, cardflow.Errorf(cardflow.EINVALID, "reason is longer than 1000 characters")
+	}
+	for {
+		ex, err := s.store.GetExecution(ctx, p.OrganizationID, in.WorkflowID, in.WorkflowExecutionID)
+		if err != nil {
+			return nil, err
+		}
+		if !ex.Open() {
+			return nil, cardflow.Errorf(cardflow.ECONFLICT, "execution %s has already finished as %s", ex.WorkflowExecutionID, ex.Status)
+		}
+		if err := cardflow.CloseProcess(ctx, s.store, ex, s.now()); err != nil {
+			return nil, err
+		}
+		now := s.millis()
+		msg := "by " + p.Actor
+		if in.Reason != "" {
+			msg += ": " + in.Reason
+		}
+		ex.Status = cardflow.ExecCancelled
+		ex.ModifiedBy, ex.ModifiedOn = &p.Actor, now
+		ex.WorkflowOutputPayload = map[string]any{"cancelled_by": p.Actor, "reason": in.Reason}
+		ex.State.Phase, ex.State.WakeAt = "", 0
+		ex.WorkflowEventLog.Events = append(ex.WorkflowEventLog.Events, cardflow.Event{At: now, Type: cardflow.EventCancelled, StepID: ex.State.StepID, Step: ex.WorkflowCurrentState, Message: msg})
+		ex.WorkflowEventLog.Total++
+		err = s.store.PutExecution(ctx, ex)
+		if cardflow.ErrorCode(err) == cardflow.ECONFLICT {
+			continue // the execution moved on meanwhile
+		}
+		if err != nil {
+			return nil, err
+		}
+		if s.runner != nil {
+			if err := s.runner.Stop(ctx, ex.Ref()); err != nil {
+				return nil, err
+			}
+		}
+		return ex, nil
+	}
+}

@@ -1,0 +1,169 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"github.com/cardflow/cardflow/pkg/awscron"
+	"github.com/cardflow/cardflow/pkg/cardflow"
+)
+
+// scheduleOf returns the schedule a workflow version's trigger asks for, or
+// nil when it is triggered by requests.
+func scheduleOf(w *cardflow.Workflow) *cardflow.Schedule {
+	for _, st := range w.WorkflowSteps {
+		if st.Type != cardflow.StepTrigger || st.Config["kind"] != cardflow.TriggerSchedule {
+			continue
+		}
+		expr, _ := st.Config["expression"].(string)
+		tz, _ := st.Config["timezone"].(string)
+		return &cardflow.Schedule{
+			OrganizationID: w.OrganizationID, WorkspaceID: w.WorkspaceID,
+			WorkflowID: w.WorkflowID, WorkflowVersion: w.WorkflowVersion,
+			Expression: expr, Timezone: tz, State: cardflow.ScheduleActive,
+		}
+	}
+	return nil
+}
+
+// schedule gives a just-published version the workflow's schedule: a
+// workflow has one schedule, that of its latest published version, or none
+// when that version is triggered by requests.
+func (s *Service) schedule(ctx context.Context, w *cardflow.Workflow) error {
+	want := scheduleOf(w)
+	if want != nil && s.scheduler == nil {
+		return cardflow.Errorf(cardflow.EUNAVAILABLE, "this deployment runs no schedules")
+	}
+	old, err := s.store.ListWorkflowSchedules(ctx, w.OrganizationID, w.WorkflowID)
+	if err != nil {
+		return err
+	}
+	if want != nil {
+		want.CreatedOn, want.ModifiedOn = s.millis(), s.millis()
+		if err := s.store.PutSchedule(ctx, want); err != nil {
+			return err
+		}
+		if err := s.scheduler.Put(ctx, want); err != nil {
+			return err
+		}
+	}
+	for _, sc := range old {
+		if want != nil && sc.WorkflowVersion == want.WorkflowVersion {
+			continue
+		}
+		if s.scheduler != nil {
+			if err := s.scheduler.Delete(ctx, sc); err != nil {
+				return err
+			}
+		}
+		if err := s.store.DeleteSchedule(ctx, sc.OrganizationID, sc.WorkflowID, sc.WorkflowVersion); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ToggleInput is the body of toggleScheduledWorkflow (spec 4.3).
+type ToggleInput struct {
+	WorkflowID      string `json:"workflow_id"`
+	WorkflowVersion int    `json:"workflow_version"`
+	Action          string `json:"action"`
+}
+
+// ToggleOutput is the answer of toggleScheduledWorkflow: spec 4.3 and the
+// next run times while the schedule is ACTIVE.
+type ToggleOutput struct {
+	Message         string   `json:"message"`
+	WorkflowID      string   `json:"workflow_id"`
+	WorkflowVersion int      `json:"workflow_version"`
+	Status          string   `json:"status"`
+	NextRuns        []string `json:"next_runs"`
+}
+
+// Toggle pauses (PAUSE) or plays (PLAY) a scheduled workflow version.
+// Pausing a paused schedule, or playing an active one, changes nothing.
+func (s *Service) Toggle(ctx context.Context, in ToggleInput) (*ToggleOutput, error) {
+	p, err := principal(ctx, cardflow.ScopeExecute)
+	if err != nil {
+		return nil, err
+	}
+	state := map[string]string{"PAUSE": cardflow.SchedulePaused, "PLAY": cardflow.ScheduleActive}[in.Action]
+	if in.WorkflowID == "" || in.WorkflowVersion < 1 || state == "" {
+		return nil, cardflow.Errorf(cardflow.EINVALID, "workflow_id (string), workflow_version (positive number) and action (PAUSE or PLAY) are required")
+	}
+	sc, err := s.store.GetSchedule(ctx, p.OrganizationID, in.WorkflowID, in.WorkflowVersion)
+	if cardflow.ErrorCode(err) == cardflow.ENOTFOUND {
+		return nil, s.whyNoSchedule(ctx, p.OrganizationID, in.WorkflowID, in.WorkflowVersion)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if sc.State != state {
+		if s.scheduler == nil {
+			return nil, cardflow.Errorf(cardflow.EUNAVAILABLE, "this deployment runs no schedules")
+		}
+		sc.State, sc.ModifiedOn = state, s.millis()
+		if err := s.scheduler.Put(ctx, sc); err != nil {
+			return nil, err
+		}
+		if err := s.store.PutSchedule(ctx, sc); err != nil {
+			return nil, err
+		}
+	}
+	out := &ToggleOutput{Message: "success", WorkflowID: sc.WorkflowID, WorkflowVersion: sc.WorkflowVersion, Status: sc.State, NextRuns: []string{}}
+	if sc.State == cardflow.ScheduleActive {
+		out.NextRuns = NextRuns(sc, s.now(), 3)
+	}
+	return out, nil
+}
+
+// whyNoSchedule explains a toggle of a version without a schedule.
+func (s *Service) whyNoSchedule(ctx context.Context, org, workflowID string, version int) error {
+	w, err := s.store.GetWorkflow(ctx, org, workflowID, version)
+	if err != nil {
+		return err
+	}
+	if scheduleOf(w) == nil {
+		return cardflow.Errorf(cardflow.ENOTFOUND, "workflow %s version %d is not a scheduled workflow: its trigger is REQUEST", workflowID, version)
+	}
+	if w.WorkflowStatus != cardflow.StatusActive {
+		return cardflow.Errorf(cardflow.ENOTFOUND, "workflow %s version %d is a DRAFT and has no schedule until it is published", workflowID, version)
+	}
+	return cardflow.Errorf(cardflow.ENOTFOUND, "workflow %s version %d has no schedule: a later published version replaced it", workflowID, version)
+}
+
+// NextRuns returns up to n fire times of a schedule after now, RFC 3339 in
+// the schedule's time zone.
+func NextRuns(sc *cardflow.Schedule, now time.Time, n int) []string {
+	out := []string{}
+	sched, err := awscron.Parse(sc.Expression, sc.Timezone, awscron.WithStart(time.UnixMilli(sc.CreatedOn)))
+	if err != nil {
+		return out
+	}
+	for _, t := range sched.NextN(now, n) {
+		out = append(out, t.Format(time.RFC3339))
+	}
+	return out
+}
+
+// StartScheduled starts the execution a schedule fires at at. The fire time
+// is the idempotency key, so a repeated delivery starts nothing twice.
+func (s *Service) StartScheduled(ctx context.Context, sc *cardflow.Schedule, at time.Time) (string, error) {
+	w, err := s.store.GetWorkflow(ctx, sc.OrganizationID, sc.WorkflowID, sc.WorkflowVersion)
+	if err != nil {
+		return "", err
+	}
+	key := "schedule:" + sc.WorkflowID + ":" + at.UTC().Format(time.RFC3339)
+	idem := &cardflow.Idempotency{OrganizationID: sc.OrganizationID, Key: key, RequestHash: key}
+	if out, err := s.replay(ctx, idem); out != nil || err != nil {
+		if out != nil {
+			return out.ExecutionID, nil
+		}
+		return "", err
+	}
+	input := map[string]any{"scheduled_time": at.UTC().Format(time.RFC3339), "expression": sc.Expression, "timezone": sc.Timezone}
+	return s.start(ctx, start{
+		workspace: sc.WorkspaceID, actor: "scheduler", workflow: w, trigger: cardflow.TriggerSchedule,
+		input: input, idem: idem,
+	})
+}

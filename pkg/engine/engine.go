@@ -1,0 +1,216 @@
+// Package engine interprets workflow graphs. Advance runs an execution's
+// synchronous steps one after another, persisting each, until the execution
+// must wait, sleeps, ends or uses up its time budget. Runners (local
+// goroutines, Step Functions) call Advance again when there is more to do;
+// after a crash it continues from the last persisted step.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/expr"
+)
+
+// Sleeping is the Result status of an execution that sleeps in a delay step
+// until Result.WakeAt. Its record says WAITING.
+const Sleeping = "SLEEPING"
+
+// Result tells the runner what to do after Advance.
+type Result struct {
+	// Status is RUNNING (call Advance again), WAITING (wait for Wake, or
+	// call again at WakeAt for the timeout), Sleeping (call again at
+	// WakeAt), or the final status of a finished execution.
+	Status string `json:"status"`
+	// WakeAt is when to call Advance again (epoch ms; 0: only on Wake).
+	WakeAt int64 `json:"wake_at,omitempty"`
+	// Wait is the open wait of a WAITING execution.
+	Wait *cardflow.Wait `json:"wait,omitempty"`
+}
+
+// Done reports whether the execution has finished.
+func (r Result) Done() bool {
+	return r.Status != cardflow.ExecRunning && r.Status != cardflow.ExecWaiting && r.Status != Sleeping
+}
+
+// Secrets resolves secret references by name.
+type Secrets interface {
+	Secret(ctx context.Context, name string) (string, error)
+}
+
+// Defaults.
+const (
+	DefaultMaxSteps    = 1000
+	DefaultEarlyResume = 10 * time.Minute
+	DefaultHTTPTimeout = 30 * time.Second
+	// MaxOutputBytes bounds one step's output as JSON, so an execution
+	// record stays far below a DynamoDB item's 400 KB.
+	MaxOutputBytes = 64 << 10
+	// MaxLogBytes bounds each input and output in condensed_logs.
+	MaxLogBytes = 8 << 10
+	// MaxEvents bounds the events kept in an execution's log; Total still
+	// counts all of them.
+	MaxEvents = 200
+)
+
+// Engine runs executions. It is safe for concurrent use, but one execution
+// must be advanced by one caller at a time (the runners see to that; the
+// store's revisions catch the rest).
+type Engine struct {
+	store    cardflow.Store
+	deliver  cardflow.Deliverer
+	env      *expr.Env
+	client   *http.Client
+	secrets  Secrets
+	now      func() time.Time
+	log      *slog.Logger
+	maxSteps int
+	budget   time.Duration
+	early    time.Duration
+	graphs   sync.Map // graphKey -> *graph
+}
+
+// Option configures an Engine.
+type Option func(*Engine)
+
+// WithClock replaces the wall clock.
+func WithClock(now func() time.Time) Option { return func(e *Engine) { e.now = now } }
+
+// WithHTTPClient sets the client of http and erp steps.
+func WithHTTPClient(c *http.Client) Option { return func(e *Engine) { e.client = c } }
+
+// WithSecrets sets where secret references resolve.
+func WithSecrets(s Secrets) Option { return func(e *Engine) { e.secrets = s } }
+
+// WithLogger sets the logger.
+func WithLogger(l *slog.Logger) Option { return func(e *Engine) { e.log = l } }
+
+// WithMaxSteps bounds the steps one execution may run (default 1000), so a
+// loop in a graph ends.
+func WithMaxSteps(n int) Option { return func(e *Engine) { e.maxSteps = n } }
+
+// WithBudget bounds the time of one Advance call; 0 means no bound. A Lambda
+// function sets it below its own timeout.
+func WithBudget(d time.Duration) Option { return func(e *Engine) { e.budget = d } }
+
+// WithEarlyResumeWindow sets how long a resume that arrives before its wait
+// opens is kept (default 10 minutes).
+func WithEarlyResumeWindow(d time.Duration) Option { return func(e *Engine) { e.early = d } }
+
+// New returns an engine over store that sends cards through deliver.
+func New(store cardflow.Store, deliver cardflow.Deliverer, env *expr.Env, opts ...Option) (*Engine, error) {
+	if store == nil || deliver == nil || env == nil {
+		return nil, errors.New("engine: store, deliverer and expression environment are required")
+	}
+	e := &Engine{
+		store: store, deliver: deliver, env: env,
+		client: &http.Client{}, secrets: envSecrets{}, now: time.Now, log: slog.Default(),
+		maxSteps: DefaultMaxSteps, early: DefaultEarlyResume,
+	}
+	for _, o := range opts {
+		o(e)
+	}
+	return e, nil
+}
+
+// EarlyResumeWindow is how long a resume is kept for a wait not yet open.
+func (e *Engine) EarlyResumeWindow() time.Duration { return e.early }
+
+// Check compiles every expression and template of a workflow version, so a
+// bad one fails when the version is saved, naming the step and position.
+func (e *Engine) Check(w *cardflow.Workflow) error {
+	if _, err := compile(e.env, w.WorkflowSteps, w.WorkflowConnections); err != nil {
+		return cardflow.Errorf(cardflow.EINVALID, "%v", err)
+	}
+	return nil
+}
+
+type graphKey struct {
+	org, workflow string
+	version       int
+}
+
+// graph returns the compiled graph of the version an execution runs. An
+// ACTIVE version never changes, so compiled graphs are kept.
+func (e *Engine) graph(ex *cardflow.Execution) (*graph, error) {
+	k := graphKey{ex.OrganizationID, ex.WorkflowID, ex.WorkflowVersion}
+	if g, ok := e.graphs.Load(k); ok {
+		return g.(*graph), nil
+	}
+	g, err := compile(e.env, ex.WorkflowDetails.WorkflowSteps, ex.WorkflowDetails.WorkflowConnections)
+	if err != nil {
+		return nil, fmt.Errorf("workflow %s version %d does not compile: %w", ex.WorkflowID, ex.WorkflowVersion, err)
+	}
+	e.graphs.Store(k, g)
+	return g, nil
+}
+
+// Advance runs the execution until it must wait, sleeps, ends or uses up
+// the time budget, and says what the runner should do next.
+func (e *Engine) Advance(ctx context.Context, ref cardflow.ExecutionRef) (Result, error) {
+	start := e.now()
+	for attempt := 0; ; attempt++ {
+		res, err := e.advance(ctx, ref, start)
+		// A conflict means someone else changed the execution (a cancel) or
+		// its process record (a resume): read them again.
+		if cardflow.ErrorCode(err) == cardflow.ECONFLICT && attempt < 5 {
+			continue
+		}
+		return res, err
+	}
+}
+
+func (e *Engine) advance(ctx context.Context, ref cardflow.ExecutionRef, start time.Time) (Result, error) {
+	ex, err := e.store.GetExecution(ctx, ref.OrganizationID, ref.WorkflowID, ref.ExecutionID)
+	if err != nil {
+		return Result{}, err
+	}
+	if !ex.Open() {
+		return Result{Status: ex.Status}, nil
+	}
+	g, err := e.graph(ex)
+	if err != nil {
+		return Result{}, err
+	}
+	r := &run{e: e, ex: ex, g: g}
+	for {
+		if !r.ex.Open() {
+			return Result{Status: r.ex.Status}, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return Result{Status: cardflow.ExecRunning}, nil
+		}
+		if e.budget > 0 && e.now().Sub(start) >= e.budget {
+			return Result{Status: cardflow.ExecRunning}, nil
+		}
+		n := g.steps[ex.State.StepID]
+		if n == nil {
+			return Result{}, fmt.Errorf("execution %s is in unknown step %q", ex.WorkflowExecutionID, ex.State.StepID)
+		}
+		var res *Result
+		switch ex.State.Phase {
+		case cardflow.PhaseWaiting:
+			res, err = r.checkWait(ctx, n)
+		case cardflow.PhaseSleeping:
+			res, err = r.checkSleep(ctx, n)
+		default:
+			if ex.State.StepsRun >= e.maxSteps {
+				err = r.fail(ctx, n, fmt.Sprintf("the execution ran %d steps, the most one execution may run; does the workflow loop?", e.maxSteps))
+				break
+			}
+			res, err = r.runStep(ctx, n)
+		}
+		if err != nil || res != nil {
+			if res != nil {
+				return *res, err
+			}
+			return Result{}, err
+		}
+	}
+}

@@ -1,0 +1,192 @@
+// Package localrunner is the in-process cardflow.Runner of local mode: one
+// goroutine per open execution calls the engine's Advance, sleeps until a
+// delay ends, and parks on a wait until it is woken or times out. Everything
+// it knows is in the store, so a restarted process picks up every open
+// execution with Recover.
+package localrunner
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/engine"
+)
+
+// Advancer is the engine, as the runner uses it.
+type Advancer interface {
+	Advance(ctx context.Context, ref cardflow.ExecutionRef) (engine.Result, error)
+}
+
+// Runner runs executions in goroutines.
+type Runner struct {
+	eng   Advancer
+	log   *slog.Logger
+	now   func() time.Time
+	retry time.Duration
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu      sync.Mutex
+	running map[string]chan struct{} // execution id -> wake signal
+	closed  bool
+}
+
+var _ cardflow.Runner = (*Runner)(nil)
+
+// Option configures a Runner.
+type Option func(*Runner)
+
+// WithLogger sets the logger for failed Advance calls.
+func WithLogger(l *slog.Logger) Option { return func(r *Runner) { r.log = l } }
+
+// WithClock replaces the wall clock that timers are set from.
+func WithClock(now func() time.Time) Option { return func(r *Runner) { r.now = now } }
+
+// WithRetryDelay sets the first delay after a failed Advance (default 1s);
+// it doubles up to a minute.
+func WithRetryDelay(d time.Duration) Option { return func(r *Runner) { r.retry = d } }
+
+// New returns a runner over eng. Close stops it.
+func New(eng Advancer, opts ...Option) (*Runner, error) {
+	if eng == nil {
+		return nil, errors.New("localrunner: engine is nil")
+	}
+	r := &Runner{eng: eng, log: slog.Default(), now: time.Now, retry: time.Second, running: map[string]chan struct{}{}}
+	for _, o := range opts {
+		o(r)
+	}
+	r.ctx, r.cancel = context.WithCancel(context.Background())
+	return r, nil
+}
+
+// Recover starts every execution the store has open: after a restart,
+// RUNNING ones go on from their last finished step, sleeping ones sleep on,
+// waiting ones wait on.
+func (r *Runner) Recover(ctx context.Context, store cardflow.EngineStore) (int, error) {
+	refs, err := store.ListOpenExecutions(ctx)
+	if err != nil {
+		return 0, err
+	}
+	for _, ref := range refs {
+		r.spawn(ref)
+	}
+	return len(refs), nil
+}
+
+// Start implements cardflow.Runner.
+func (r *Runner) Start(_ context.Context, ref cardflow.ExecutionRef) error {
+	return r.spawn(ref)
+}
+
+// Wake implements cardflow.Runner: the execution's goroutine runs Advance
+// now, or a new one starts if none runs (after a restart, say).
+func (r *Runner) Wake(_ context.Context, ref cardflow.ExecutionRef, _ *cardflow.Wait) error {
+	return r.spawn(ref)
+}
+
+// Stop implements cardflow.Runner. The execution is already CANCELLED in
+// the store; waking its goroutine lets Advance see that and end.
+func (r *Runner) Stop(_ context.Context, ref cardflow.ExecutionRef) error {
+	return r.spawn(ref)
+}
+
+// spawn wakes the execution's goroutine, starting one if needed.
+func (r *Runner) spawn(ref cardflow.ExecutionRef) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return cardflow.Errorf(cardflow.EUNAVAILABLE, "the runner is shutting down")
+	}
+	if wake, ok := r.running[ref.ExecutionID]; ok {
+		select {
+		case wake <- struct{}{}:
+		default: // a wake-up is already pending
+		}
+		return nil
+	}
+	wake := make(chan struct{}, 1)
+	r.running[ref.ExecutionID] = wake
+	r.wg.Add(1)
+	go r.loop(ref, wake)
+	return nil
+}
+
+// Running returns how many executions have a goroutine.
+func (r *Runner) Running() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.running)
+}
+
+func (r *Runner) loop(ref cardflow.ExecutionRef, wake chan struct{}) {
+	defer r.wg.Done()
+	delay := r.retry
+	for {
+		res, err := r.eng.Advance(r.ctx, ref)
+		if r.ctx.Err() != nil {
+			return
+		}
+		var timer <-chan time.Time
+		switch {
+		case err != nil:
+			if cardflow.ErrorCode(err) == cardflow.ENOTFOUND {
+				r.log.Error("execution vanished", "execution", ref.ExecutionID, "error", err)
+				r.done(ref, wake)
+				return
+			}
+			r.log.Error("advance failed; retrying", "execution", ref.ExecutionID, "retry_in", delay, "error", err)
+			timer = time.After(delay)
+			delay = min(delay*2, time.Minute)
+		case res.Status == cardflow.ExecRunning:
+			delay = r.retry
+			continue
+		case res.Done():
+			if r.done(ref, wake) {
+				return
+			}
+			continue // woken while finishing: look again
+		default: // waiting or sleeping
+			delay = r.retry
+			if res.WakeAt > 0 {
+				timer = time.After(time.Until(time.UnixMilli(res.WakeAt)) + time.Millisecond)
+			}
+		}
+		select {
+		case <-r.ctx.Done():
+			return
+		case <-wake:
+		case <-timer:
+		}
+	}
+}
+
+// done unregisters a finished execution's goroutine, unless a wake-up came
+// in meanwhile.
+func (r *Runner) done(ref cardflow.ExecutionRef, wake chan struct{}) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	select {
+	case <-wake:
+		return false
+	default:
+	}
+	delete(r.running, ref.ExecutionID)
+	return true
+}
+
+// Close stops every goroutine and waits for them. Executions stay as the
+// store has them; Recover picks them up in the next process.
+func (r *Runner) Close() error {
+	r.mu.Lock()
+	r.closed = true
+	r.mu.Unlock()
+	r.cancel()
+	r.wg.Wait()
+	return nil
+}
