@@ -113,7 +113,7 @@ func Tables(prefix string) []Table {
 		// key, "key_id#<id>", claims the key id: it keeps ids unique and
 		// leads a revocation to the hash with one consistent read.
 		{Input: &dynamodb.CreateTableInput{
-			TableName: aws.String(prefix + TableAPIKeys),
+			TableName:            aws.String(prefix + TableAPIKeys),
 			AttributeDefinitions: []types.AttributeDefinition{str(attrKeyHash), str(attrOrg), str(attrKeyID), str(attrKeyGroup)},
 			KeySchema:            keySchema(attrKeyHash, ""),
 			GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
