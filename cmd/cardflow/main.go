@@ -50,6 +50,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return serve(ctx, args[1:], stdout, stderr)
 	case "keys":
 		return keys(ctx, args[1:], stdout, stderr)
+	case "tables":
+		return tables(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -96,6 +96,7 @@ func newStore(tb testing.TB, clientOpts ...func(*dynamodb.Options)) *dynamostore
 }
 
 func TestContract(t *testing.T) {
+	tables(t)
 	storetest.Run(t, func(t *testing.T) cardflow.Store { return newStore(t) })
 }
 

@@ -1,6 +1,6 @@
-// Package localmode runs the whole service in one process with the embedded
-// store: the HTTP API, key management on a unix socket, and the demo data
-// on first start.
+// Package localmode runs the whole service in one process: the HTTP API, key
+// management on a unix socket, and the demo data on first start. Records go
+// to the embedded store, or to DynamoDB with CARDFLOW_STORE=dynamodb.
 package localmode
 
 import (
@@ -18,6 +18,7 @@ import (
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/dynamostore"
 	"github.com/cardflow/cardflow/pkg/httpapi"
 	"github.com/cardflow/cardflow/pkg/keyadmin"
 	"github.com/cardflow/cardflow/pkg/sample"
@@ -48,13 +49,27 @@ type Config struct {
 	Log *slog.Logger
 }
 
-// OpenService opens the embedded store of a data directory, creating both,
-// and returns the service over it. Close it with svc.Store().Close().
+// OpenService opens the store, creating the data directory, and returns the
+// service over it. Close it with svc.Store().Close().
+//
+// The environment chooses the store: CARDFLOW_STORE is bbolt (the default,
+// a file in the data directory) or dynamodb, which uses DYNAMODB_ENDPOINT
+// (DynamoDB Local; unset means AWS as the environment configures it) and
+// the tables named with CARDFLOW_TABLE_PREFIX (default cardflow-dev-).
 func OpenService(dataDir string) (*app.Service, error) {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
-	store, err := boltstore.Open(filepath.Join(dataDir, StoreFile))
+	var store cardflow.Store
+	var err error
+	switch kind := os.Getenv("CARDFLOW_STORE"); kind {
+	case "", "bbolt":
+		store, err = boltstore.Open(filepath.Join(dataDir, StoreFile))
+	case "dynamodb":
+		store, err = openDynamoDB()
+	default:
+		err = fmt.Errorf("CARDFLOW_STORE=%s: want bbolt or dynamodb", kind)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -64,6 +79,28 @@ func OpenService(dataDir string) (*app.Service, error) {
 		return nil, err
 	}
 	return svc, nil
+}
+
+// openDynamoDB connects to DynamoDB. At a DynamoDB Local endpoint it first
+// creates the tables that are missing, so a local run needs no setup step.
+func openDynamoDB() (*dynamostore.Store, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	endpoint := os.Getenv("DYNAMODB_ENDPOINT")
+	prefix := os.Getenv("CARDFLOW_TABLE_PREFIX")
+	if prefix == "" {
+		prefix = dynamostore.DefaultPrefix
+	}
+	client, err := dynamostore.NewClient(ctx, endpoint, "")
+	if err != nil {
+		return nil, err
+	}
+	if endpoint != "" {
+		if _, err := dynamostore.CreateTables(ctx, client, prefix); err != nil {
+			return nil, fmt.Errorf("DynamoDB at %s (is DynamoDB Local running? `make dynamodb-local` starts one): %w", endpoint, err)
+		}
+	}
+	return dynamostore.New(client, dynamostore.WithTablePrefix(prefix))
 }
 
 // Run serves until ctx is cancelled, then shuts down cleanly.
@@ -91,8 +128,9 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	// The store's file lock proves no other server uses this directory, so a
-	// socket file left here is stale.
+	// The embedded store's file lock proves no other server uses this
+	// directory, so a socket file left here is stale. (DynamoDB takes no
+	// lock: run one server per data directory.)
 	sockPath := filepath.Join(cfg.DataDir, SocketFile)
 	os.Remove(sockPath)
 	sock, err := net.Listen("unix", sockPath)
