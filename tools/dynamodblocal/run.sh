@@ -38,24 +38,28 @@ if [ ! -f "$cache/complete" ]; then
 fi
 
 server=(java "-Djava.library.path=$cache/lib" -cp "$cache/lib/*"
-	com.amazonaws.services.dynamodbv2.local.main.ServerRunner -inMemory -sharedDb)
+	com.amazonaws.services.dynamodbv2.local.main.ServerRunner -inMemory -sharedDb -disableTelemetry)
 
 if [ "$1" = "--port" ]; then
 	[ $# -eq 2 ] || fail "usage: $0 --port PORT"
 	echo "dynamodb-local: serving on http://localhost:$2 until interrupted (data is kept in memory only)" >&2
+	# It writes a metadata file into its working directory.
+	cd "$cache"
 	exec "${server[@]}" -port "$2"
 fi
 
 listening() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
-log=$(mktemp)
+# The server's working directory, for the metadata file it writes, and its log.
+work=$(mktemp -d)
+log="$work/server.log"
 pid=
 stop() {
 	if [ -n "$pid" ]; then
 		kill "$pid" 2>/dev/null || true
 		wait "$pid" 2>/dev/null || true
 	fi
-	rm -f "$log"
+	rm -rf "$work"
 }
 trap stop EXIT
 trap 'exit 130' INT TERM
@@ -65,7 +69,7 @@ trap 'exit 130' INT TERM
 for attempt in 1 2 3 4 5; do
 	port=$((20000 + RANDOM % 40000))
 	listening "$port" && continue
-	"${server[@]}" -port "$port" >"$log" 2>&1 &
+	(cd "$work" && exec "${server[@]}" -port "$port") >"$log" 2>&1 &
 	pid=$!
 	for _ in $(seq 300); do
 		listening "$port" && break
