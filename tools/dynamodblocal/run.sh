@@ -28,8 +28,11 @@ if [ ! -f "$cache/complete" ]; then
 		fail "Maven is not installed; it downloads DynamoDB Local from Maven Central (Debian/Ubuntu: apt-get install maven)"
 	echo "dynamodb-local: downloading DynamoDB Local from Maven Central into ${cache#"$root"/}" >&2
 	rm -rf "$cache.partial"
-	mvn -q -B -Dstyle.color=never -f "$here/pom.xml" dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$cache.partial/lib" >&2 ||
+	mkdir -p "$cache.partial"
+	mvn -B -f "$here/pom.xml" dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$cache.partial/lib" >"$cache.partial/mvn.log" 2>&1 || {
+		grep -E 'ERROR' "$cache.partial/mvn.log" >&2 || cat "$cache.partial/mvn.log" >&2
 		fail "downloading DynamoDB Local with Maven failed; check that Maven Central can be reached"
+	}
 	ls "$cache.partial/lib"/libsqlite4java-linux-amd64-*.so >/dev/null 2>&1 ||
 		fail "the download has no sqlite4java native library for linux-amd64"
 	rm -rf "$cache"
