@@ -252,8 +252,8 @@ func (s *Store) transact(ctx context.Context, ops ...types.TransactWriteItem) er
 	return err
 }
 
-// query is a Query in list order (descending) for queryPage. Lists of base
-// tables read consistently; indexes cannot.
+// query is a Query in list order (descending) for queryPage. Queries of
+// base tables read consistently; global indexes cannot.
 func (s *Store) query(table, index string, key expression.KeyConditionBuilder, filter *expression.ConditionBuilder) (*dynamodb.QueryInput, error) {
 	b := expression.NewBuilder().WithKeyCondition(key)
 	if filter != nil {
