@@ -2,16 +2,21 @@
 GO      ?= go
 GOFILES  = $(shell find cmd pkg -name '*.go' 2>/dev/null)
 NODE_ACS = tools/adaptivecards
+# Runs a command with DynamoDB Local started and DYNAMODB_ENDPOINT set.
+DYNAMODB_LOCAL = tools/dynamodblocal/run.sh
+DYNAMODB_PORT ?= 8000
 
-.PHONY: run test fmt-check vet node-deps bench
+.PHONY: run test fmt-check vet node-deps bench dynamodb-local bench-dynamodb
 
-## run: the service on $PORT (3000) with the embedded store in $CARDFLOW_DATA_DIR (.cardflow)
+## run: the service on $PORT (3000) with the embedded store in $CARDFLOW_DATA_DIR (.cardflow);
+## CARDFLOW_STORE=dynamodb DYNAMODB_ENDPOINT=http://localhost:8000 keeps records in DynamoDB instead
 run:
 	$(GO) run ./cmd/cardflow serve
 
-## test: gofmt, go vet and every test with the race detector, tools included
+## test: gofmt, go vet and every test with the race detector, tools included; the
+## DynamoDB store's tests run against DynamoDB Local (needs Java; Maven for the first download)
 test: fmt-check vet node-deps
-	CARDFLOW_STRICT_TESTS=1 $(GO) test -race -count=1 ./...
+	CARDFLOW_STRICT_TESTS=1 $(DYNAMODB_LOCAL) $(GO) test -race -count=1 ./...
 
 fmt-check:
 	@out=$$(gofmt -l $(GOFILES)); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
@@ -29,3 +34,11 @@ $(NODE_ACS)/node_modules/.package-lock.json: $(NODE_ACS)/package-lock.json
 ## bench: the read endpoints through the HTTP stack on the embedded store
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./pkg/httpapi/
+
+## dynamodb-local: DynamoDB Local on $DYNAMODB_PORT (8000), in memory, until interrupted
+dynamodb-local:
+	$(DYNAMODB_LOCAL) --port $(DYNAMODB_PORT)
+
+## bench-dynamodb: a get and a list page of the DynamoDB store against DynamoDB Local
+bench-dynamodb:
+	$(DYNAMODB_LOCAL) $(GO) test -run '^$$' -bench . -benchmem -benchtime 3s -count 3 ./pkg/dynamostore/

@@ -74,6 +74,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return watch(ctx, args[1:], stdout, stderr)
 	case "outbox":
 		return outbox(ctx, args[1:], stdout, stderr)
+	case "tables":
+		return tables(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

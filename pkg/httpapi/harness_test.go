@@ -69,7 +69,7 @@ func newEnv(t testing.TB) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := localmode.NewStack(store, localmode.Config{EarlyResume: 2 * time.Second})
+	st, err := localmode.NewStack(store, store, localmode.Config{EarlyResume: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
-// Package localmode runs the whole service in one process with the embedded
-// store: the HTTP API, key management on a unix socket, and the demo data
-// on first start.
+// Package localmode runs the whole service in one process: the HTTP API, key
+// management on a unix socket, and the demo data on first start. Records go
+// to the embedded store, or to DynamoDB with CARDFLOW_STORE=dynamodb.
 package localmode
 
 import (
@@ -18,6 +18,7 @@ import (
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/dynamostore"
 	"github.com/cardflow/cardflow/pkg/engine"
 	"github.com/cardflow/cardflow/pkg/expr"
 	"github.com/cardflow/cardflow/pkg/httpapi"
@@ -39,6 +40,8 @@ const (
 	SocketFile  = "admin.sock"
 	DemoKeyFile = "demo-key"
 	DemoEnvFile = "demo.env"
+	// OutboxFile holds the local outbox when the records are in DynamoDB.
+	OutboxFile = "outbox.db"
 )
 
 // Config configures a local server.
@@ -55,8 +58,13 @@ type Config struct {
 	EarlyResume time.Duration
 }
 
-// OpenService opens the embedded store of a data directory, creating both,
-// and returns the service over it. Close it with svc.Store().Close().
+// OpenService opens the store, creating the data directory, and returns the
+// service over it. Close it with svc.Store().Close().
+//
+// The environment chooses the store: CARDFLOW_STORE is bbolt (the default,
+// a file in the data directory) or dynamodb, which uses DYNAMODB_ENDPOINT
+// (DynamoDB Local; unset means AWS as the environment configures it) and
+// the tables named with CARDFLOW_TABLE_PREFIX (default cardflow-dev-).
 func OpenService(dataDir string) (*app.Service, error) {
 	store, err := openStore(dataDir)
 	if err != nil {
@@ -70,26 +78,67 @@ func OpenService(dataDir string) (*app.Service, error) {
 	return svc, nil
 }
 
-// openStore opens the embedded store of a data directory, creating both.
-func openStore(dataDir string) (*boltstore.Store, error) {
+// openDynamoDB connects to DynamoDB. At a DynamoDB Local endpoint it first
+// creates the tables that are missing, so a local run needs no setup step.
+func openDynamoDB() (*dynamostore.Store, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	endpoint := os.Getenv("DYNAMODB_ENDPOINT")
+	prefix := os.Getenv("CARDFLOW_TABLE_PREFIX")
+	if prefix == "" {
+		prefix = dynamostore.DefaultPrefix
+	}
+	client, err := dynamostore.NewClient(ctx, endpoint, "")
+	if err != nil {
+		return nil, err
+	}
+	if endpoint != "" {
+		if _, err := dynamostore.CreateTables(ctx, client, prefix); err != nil {
+			return nil, fmt.Errorf("DynamoDB at %s (is DynamoDB Local running? `make dynamodb-local` starts one): %w", endpoint, err)
+		}
+	}
+	return dynamostore.New(client, dynamostore.WithTablePrefix(prefix))
+}
+
+// openStore creates the data directory and opens the store the environment
+// chooses (see OpenService).
+func openStore(dataDir string) (cardflow.Store, error) {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
-	return boltstore.Open(filepath.Join(dataDir, StoreFile))
+	switch kind := os.Getenv("CARDFLOW_STORE"); kind {
+	case "", "bbolt":
+		return boltstore.Open(filepath.Join(dataDir, StoreFile))
+	case "dynamodb":
+		return openDynamoDB()
+	default:
+		return nil, fmt.Errorf("CARDFLOW_STORE=%s: want bbolt or dynamodb", kind)
+	}
+}
+
+// openOutbox returns the local outbox: the embedded store itself, or a file
+// of its own beside a DynamoDB store.
+func openOutbox(dataDir string, store cardflow.Store) (*boltstore.Store, error) {
+	if b, ok := store.(*boltstore.Store); ok {
+		return b, nil
+	}
+	return boltstore.Open(filepath.Join(dataDir, OutboxFile))
 }
 
 // Stack is the service with everything that runs executions in process:
-// the engine, the runner, the scheduler, and the store as the outbox.
+// the engine, the runner, the scheduler and the outbox.
 type Stack struct {
-	Store     *boltstore.Store
+	Store     cardflow.Store
+	Outbox    *boltstore.Store
 	Service   *app.Service
 	Runner    *localrunner.Runner
 	Scheduler *localscheduler.Scheduler
 }
 
-// NewStack builds the stack over an open store. Close stops it and closes
-// the store. The scheduler's loop starts with Start.
-func NewStack(store *boltstore.Store, cfg Config) (*Stack, error) {
+// NewStack builds the stack over an open store and outbox (which may be the
+// same). Close stops it and closes both. The scheduler's loop starts with
+// Start.
+func NewStack(store cardflow.Store, outbox *boltstore.Store, cfg Config) (*Stack, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
@@ -101,11 +150,11 @@ func NewStack(store *boltstore.Store, cfg Config) (*Stack, error) {
 	if early == 0 {
 		early = engine.DefaultEarlyResume
 	}
-	eng, err := engine.New(store, store, env, engine.WithLogger(cfg.Log), engine.WithEarlyResumeWindow(early))
+	eng, err := engine.New(store, outbox, env, engine.WithLogger(cfg.Log), engine.WithEarlyResumeWindow(early))
 	if err != nil {
 		return nil, err
 	}
-	st := &Stack{Store: store}
+	st := &Stack{Store: store, Outbox: outbox}
 	if st.Runner, err = localrunner.New(eng, localrunner.WithLogger(cfg.Log)); err != nil {
 		return nil, err
 	}
@@ -137,10 +186,13 @@ func (st *Stack) Start(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// Close stops the scheduler and the runner, then closes the store.
+// Close stops the scheduler and the runner, then closes the stores.
 func (st *Stack) Close() error {
 	st.Scheduler.Close()
 	st.Runner.Close()
+	if cardflow.Store(st.Outbox) != st.Store {
+		st.Outbox.Close()
+	}
 	return st.Store.Close()
 }
 
@@ -157,7 +209,12 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	st, err := NewStack(store, cfg)
+	outbox, err := openOutbox(cfg.DataDir, store)
+	if err != nil {
+		store.Close()
+		return err
+	}
+	st, err := NewStack(store, outbox, cfg)
 	if err != nil {
 		store.Close()
 		return err
@@ -171,7 +228,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	api, err := httpapi.New(svc, httpapi.KeyAuthenticator{Service: svc}, httpapi.WithLogger(cfg.Log), httpapi.WithOutbox(st.Store))
+	api, err := httpapi.New(svc, httpapi.KeyAuthenticator{Service: svc}, httpapi.WithLogger(cfg.Log), httpapi.WithOutbox(st.Outbox))
 	if err != nil {
 		return err
 	}
@@ -180,8 +237,9 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	// The store's file lock proves no other server uses this directory, so a
-	// socket file left here is stale.
+	// The embedded store's file lock proves no other server uses this
+	// directory, so a socket file left here is stale. (DynamoDB takes no
+	// lock: run one server per data directory.)
 	sockPath := filepath.Join(cfg.DataDir, SocketFile)
 	os.Remove(sockPath)
 	sock, err := net.Listen("unix", sockPath)

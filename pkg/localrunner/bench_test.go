@@ -26,7 +26,7 @@ func benchStack(b *testing.B) (*localmode.Stack, context.Context) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	st, err := localmode.NewStack(store, localmode.Config{})
+	st, err := localmode.NewStack(store, store, localmode.Config{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -15,7 +15,7 @@ func TestContract(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		st, err := localmode.NewStack(store, localmode.Config{})
+		st, err := localmode.NewStack(store, store, localmode.Config{})
 		if err != nil {
 			t.Fatal(err)
 		}

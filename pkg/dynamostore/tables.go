@@ -1,0 +1,264 @@
+package dynamostore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// DefaultPrefix is the table name prefix when none is configured.
+const DefaultPrefix = "cardflow-dev-"
+
+// Table names, without the prefix. Every table, key and index the service
+// uses is defined in this file and nowhere else.
+const (
+	TableWorkflows   = "workflows"
+	TableExecutions  = "executions"
+	TableCards       = "cards"
+	TableSchemas     = "schemas"
+	TableAPIKeys     = "apikeys"
+	TableProcesses   = "processes"
+	TableSchedules   = "schedules"
+	TableIdempotency = "idempotency"
+)
+
+// Attribute names. Keys and index keys are top-level attributes; the rest
+// of a record is the JSON in attrRecord.
+const (
+	attrOrg       = "organization_id"
+	attrWorkflow  = "workflow_id"
+	attrWFVersion = "workflow_version"
+	attrCard      = "card_id"
+	attrCVersion  = "card_version"
+	attrExecution = "workflow_execution_id"
+	attrRecord    = "record"
+
+	// attrListKey orders an organization's versions in the by_organization
+	// index: the id, "#" and the version zero-padded to 10 digits. Ids are
+	// ULIDs of one length, so string order is id order, then version order,
+	// and one descending Query yields the list order of the Store port.
+	attrListKey = "list_key"
+	// attrLatest is the authority for `latest`: publishing clears it on the
+	// previous latest version without rewriting that version's record.
+	attrLatest = "latest"
+	// attrLatestVersion lives on a workflow's or card's head item (version
+	// 0): the version that is latest. Publishing conditions on it, which is
+	// what makes concurrent publishes take turns.
+	attrLatestVersion = "latest_version"
+	// attrActiveVersion is set on ACTIVE card versions only, the sort key of
+	// the sparse by_active_version index.
+	attrActiveVersion = "active_version"
+
+	attrKeyHash = "key_hash"
+	attrKeyID   = "key_id"
+	// attrKeyGroup is "all" on every API key, the partition of the
+	// all_keys index that lists keys without a Scan.
+	attrKeyGroup = "key_group"
+	// attrKeyTarget is set on key id claims: the hash of the claimed key.
+	attrKeyTarget = "key_target"
+	attrRevokedOn = "revoked_on"
+
+	attrProcessKey     = "process_key"     // organization_id#process_id
+	attrIdempotencyKey = "idempotency_key" // organization_id#key
+	attrExpiresAt      = "expires_at"      // epoch seconds, the TTL attribute
+)
+
+// Index names.
+const (
+	indexByOrganization  = "by_organization"
+	indexByActiveVersion = "by_active_version"
+	indexAllKeys         = "all_keys"
+)
+
+// Table is the definition of one table: what CreateTable takes, and the TTL
+// attribute to enable once it exists ("" for none).
+type Table struct {
+	Input        *dynamodb.CreateTableInput
+	TTLAttribute string
+}
+
+// Tables returns the definitions of every table, their names starting with
+// prefix. Tables are billed per request, so no capacity is planned here.
+func Tables(prefix string) []Table {
+	return []Table{
+		{Input: versionedTable(prefix+TableWorkflows, attrWorkflow, attrWFVersion, nil)},
+		{Input: &dynamodb.CreateTableInput{
+			TableName:            aws.String(prefix + TableExecutions),
+			AttributeDefinitions: []types.AttributeDefinition{str(attrWorkflow), str(attrExecution), str(attrOrg)},
+			KeySchema:            keySchema(attrWorkflow, attrExecution),
+			GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
+				gsi(indexByOrganization, attrOrg, attrExecution),
+			},
+			BillingMode: types.BillingModePayPerRequest,
+		}},
+		// Cards also find their highest ACTIVE version with one consistent
+		// Query of a sparse local index.
+		{Input: versionedTable(prefix+TableCards, attrCard, attrCVersion, []types.LocalSecondaryIndex{{
+			IndexName:  aws.String(indexByActiveVersion),
+			KeySchema:  keySchema(attrCard, attrActiveVersion),
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+		}})},
+		{Input: &dynamodb.CreateTableInput{
+			TableName:            aws.String(prefix + TableSchemas),
+			AttributeDefinitions: []types.AttributeDefinition{str(attrWorkflow), num(attrWFVersion)},
+			KeySchema:            keySchema(attrWorkflow, attrWFVersion),
+			BillingMode:          types.BillingModePayPerRequest,
+		}},
+		// API keys are stored by the SHA-256 of the key. A second item per
+		// key, "key_id#<id>", claims the key id: it keeps ids unique and
+		// leads a revocation to the hash with one consistent read.
+		{Input: &dynamodb.CreateTableInput{
+			TableName:            aws.String(prefix + TableAPIKeys),
+			AttributeDefinitions: []types.AttributeDefinition{str(attrKeyHash), str(attrOrg), str(attrKeyID), str(attrKeyGroup)},
+			KeySchema:            keySchema(attrKeyHash, ""),
+			GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
+				gsi(indexByOrganization, attrOrg, attrKeyID),
+				gsi(indexAllKeys, attrKeyGroup, attrKeyID),
+			},
+			BillingMode: types.BillingModePayPerRequest,
+		}},
+		// The engine's tables: a wait's process id, schedules, and the
+		// answers of idempotent triggers.
+		{Input: &dynamodb.CreateTableInput{
+			TableName:            aws.String(prefix + TableProcesses),
+			AttributeDefinitions: []types.AttributeDefinition{str(attrProcessKey)},
+			KeySchema:            keySchema(attrProcessKey, ""),
+			BillingMode:          types.BillingModePayPerRequest,
+		}, TTLAttribute: attrExpiresAt},
+		{Input: &dynamodb.CreateTableInput{
+			TableName:            aws.String(prefix + TableSchedules),
+			AttributeDefinitions: []types.AttributeDefinition{str(attrWorkflow), num(attrWFVersion)},
+			KeySchema:            keySchema(attrWorkflow, attrWFVersion),
+			BillingMode:          types.BillingModePayPerRequest,
+		}},
+		{Input: &dynamodb.CreateTableInput{
+			TableName:            aws.String(prefix + TableIdempotency),
+			AttributeDefinitions: []types.AttributeDefinition{str(attrIdempotencyKey)},
+			KeySchema:            keySchema(attrIdempotencyKey, ""),
+			BillingMode:          types.BillingModePayPerRequest,
+		}, TTLAttribute: attrExpiresAt},
+	}
+}
+
+// versionedTable defines the table of a record kind saved in versions:
+// workflows and cards.
+func versionedTable(name, id, version string, lsis []types.LocalSecondaryIndex) *dynamodb.CreateTableInput {
+	defs := []types.AttributeDefinition{str(id), num(version), str(attrOrg), str(attrListKey)}
+	if lsis != nil {
+		defs = append(defs, num(attrActiveVersion))
+	}
+	return &dynamodb.CreateTableInput{
+		TableName:              aws.String(name),
+		AttributeDefinitions:   defs,
+		KeySchema:              keySchema(id, version),
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi(indexByOrganization, attrOrg, attrListKey)},
+		LocalSecondaryIndexes:  lsis,
+		BillingMode:            types.BillingModePayPerRequest,
+	}
+}
+
+// str and num define a key attribute of type string and number.
+func str(name string) types.AttributeDefinition {
+	return types.AttributeDefinition{AttributeName: aws.String(name), AttributeType: types.ScalarAttributeTypeS}
+}
+
+func num(name string) types.AttributeDefinition {
+	return types.AttributeDefinition{AttributeName: aws.String(name), AttributeType: types.ScalarAttributeTypeN}
+}
+
+// keySchema returns a partition key and, unless sort is "", a sort key.
+func keySchema(partition, sort string) []types.KeySchemaElement {
+	ks := []types.KeySchemaElement{{AttributeName: aws.String(partition), KeyType: types.KeyTypeHash}}
+	if sort != "" {
+		ks = append(ks, types.KeySchemaElement{AttributeName: aws.String(sort), KeyType: types.KeyTypeRange})
+	}
+	return ks
+}
+
+// gsi returns a global index that projects whole items: every list shows
+// records, so a keys-only index would cost a read per item.
+func gsi(name, partition, sort string) types.GlobalSecondaryIndex {
+	return types.GlobalSecondaryIndex{
+		IndexName:  aws.String(name),
+		KeySchema:  keySchema(partition, sort),
+		Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+	}
+}
+
+// TablesClient is the part of the DynamoDB API that CreateTables calls;
+// *dynamodb.Client has it.
+type TablesClient interface {
+	CreateTable(context.Context, *dynamodb.CreateTableInput, ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error)
+	DescribeTable(context.Context, *dynamodb.DescribeTableInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
+	DescribeTimeToLive(context.Context, *dynamodb.DescribeTimeToLiveInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error)
+	UpdateTimeToLive(context.Context, *dynamodb.UpdateTimeToLiveInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error)
+}
+
+// CreateTables creates the tables of Tables(prefix) that do not exist yet,
+// waits until every one is ACTIVE and enables TTL where a table has it. It
+// leaves existing tables as they are, so running it again changes nothing.
+// It returns the names of the tables it created.
+func CreateTables(ctx context.Context, client TablesClient, prefix string) ([]string, error) {
+	if err := checkPrefix(prefix); err != nil {
+		return nil, err
+	}
+	var created []string
+	tables := Tables(prefix)
+	for _, t := range tables {
+		_, err := client.CreateTable(ctx, t.Input)
+		var inUse *types.ResourceInUseException
+		switch {
+		case errors.As(err, &inUse):
+		case err != nil:
+			return created, fmt.Errorf("create table %s: %w", *t.Input.TableName, err)
+		default:
+			created = append(created, *t.Input.TableName)
+		}
+	}
+	waiter := dynamodb.NewTableExistsWaiter(client, func(o *dynamodb.TableExistsWaiterOptions) {
+		o.MinDelay, o.MaxDelay = 200*time.Millisecond, 5*time.Second
+	})
+	for _, t := range tables {
+		name := *t.Input.TableName
+		if err := waiter.Wait(ctx, &dynamodb.DescribeTableInput{TableName: t.Input.TableName}, 5*time.Minute); err != nil {
+			return created, fmt.Errorf("wait for table %s: %w", name, err)
+		}
+		if t.TTLAttribute == "" {
+			continue
+		}
+		ttl, err := client.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: t.Input.TableName})
+		if err != nil {
+			return created, fmt.Errorf("describe TTL of %s: %w", name, err)
+		}
+		if d := ttl.TimeToLiveDescription; d != nil && (d.TimeToLiveStatus == types.TimeToLiveStatusEnabled || d.TimeToLiveStatus == types.TimeToLiveStatusEnabling) {
+			continue
+		}
+		_, err = client.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
+			TableName:               t.Input.TableName,
+			TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(t.TTLAttribute), Enabled: aws.Bool(true)},
+		})
+		if err != nil {
+			return created, fmt.Errorf("enable TTL on %s: %w", name, err)
+		}
+	}
+	return created, nil
+}
+
+// checkPrefix keeps table names within DynamoDB's rules: 3 to 255 of
+// a-z, A-Z, 0-9, '_', '-' and '.'.
+func checkPrefix(prefix string) error {
+	if len(prefix) > 200 {
+		return fmt.Errorf("table prefix %q is longer than 200 characters", prefix)
+	}
+	for _, r := range prefix {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.') {
+			return fmt.Errorf("table prefix %q may hold only letters, digits, '_', '-' and '.'", prefix)
+		}
+	}
+	return nil
+}
