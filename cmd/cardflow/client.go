@@ -99,6 +99,26 @@ func jsonArg(s string) ([]byte, error) {
 	return b, nil
 }
 
+// setup parses the arguments, wanting n positional ones, and returns them
+// with the client and the --data body (nil when data is nil or empty).
+func setup(fs *flag.FlagSet, client func() (*apiClient, error), args []string, n int, names string, data *string) ([]string, *apiClient, []byte, error) {
+	pos, err := parseArgs(fs, args, n, names)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	c, err := client()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var body []byte
+	if data != nil {
+		if body, err = jsonArg(*data); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	return pos, c, body, nil
+}
+
 // parseArgs parses flags that may come before or after the positional
 // arguments, and returns exactly n of those.
 func parseArgs(fs *flag.FlagSet, args []string, n int, names string) ([]string, error) {
@@ -125,15 +145,7 @@ func trigger(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	pid := fs.String("process-id", "", "process id that resumes the execution (default: its execution id)")
 	idem := fs.String("idempotency-key", "", "Idempotency-Key: the same key and data within 24 hours start nothing new")
 	data := fs.String("data", "", "input as JSON, or @file")
-	pos, err := parseArgs(fs, args, 1, "WORKFLOW_ID")
-	if err != nil {
-		return err
-	}
-	c, err := client()
-	if err != nil {
-		return err
-	}
-	body, err := jsonArg(*data)
+	pos, c, body, err := setup(fs, client, args, 1, "WORKFLOW_ID", data)
 	if err != nil {
 		return err
 	}
@@ -161,15 +173,7 @@ func trigger(ctx context.Context, args []string, stdout, stderr io.Writer) error
 func resume(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, client := clientFlags("resume", stderr)
 	data := fs.String("data", "", "the answer as a JSON object, or @file; it becomes the waiting step's output")
-	pos, err := parseArgs(fs, args, 1, "PROCESS_ID")
-	if err != nil {
-		return err
-	}
-	c, err := client()
-	if err != nil {
-		return err
-	}
-	body, err := jsonArg(*data)
+	pos, c, body, err := setup(fs, client, args, 1, "PROCESS_ID", data)
 	if err != nil {
 		return err
 	}
@@ -203,10 +207,7 @@ func executions(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs, client := clientFlags("executions", stderr)
 	workflow := fs.String("workflow", "", "only the executions of this workflow")
 	limit := fs.Int("limit", 20, "how many (at most 30)")
-	if _, err := parseArgs(fs, args, 0, "no arguments"); err != nil {
-		return err
-	}
-	c, err := client()
+	_, c, _, err := setup(fs, client, args, 0, "no arguments", nil)
 	if err != nil {
 		return err
 	}
@@ -231,11 +232,7 @@ func executions(ctx context.Context, args []string, stdout, stderr io.Writer) er
 func watch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, client := clientFlags("watch", stderr)
 	every := fs.Duration("every", 500*time.Millisecond, "how often to look")
-	pos, err := parseArgs(fs, args, 2, "WORKFLOW_ID EXECUTION_ID")
-	if err != nil {
-		return err
-	}
-	c, err := client()
+	pos, c, _, err := setup(fs, client, args, 2, "WORKFLOW_ID EXECUTION_ID", nil)
 	if err != nil {
 		return err
 	}
@@ -289,10 +286,7 @@ func watch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 func outbox(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, client := clientFlags("outbox", stderr)
 	limit := fs.Int("limit", 10, "how many (at most 30)")
-	if _, err := parseArgs(fs, args, 0, "no arguments"); err != nil {
-		return err
-	}
-	c, err := client()
+	_, c, _, err := setup(fs, client, args, 0, "no arguments", nil)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@
 //	cardflow keys create --org ORG --workspace WS --scopes read,execute,admin [--name NAME]
 //	cardflow keys list [--org ORG]
 //	cardflow keys revoke KEY_ID
+//	cardflow tables create --endpoint URL
 //	cardflow trigger WORKFLOW_ID [--version N] [--process-id P] [--data JSON]
 //	cardflow resume PROCESS_ID [--data JSON]
 //	cardflow executions [--workflow ID]
@@ -24,10 +25,11 @@ import (
 )
 
 const usage = `usage:
-  cardflow serve [--addr :3000] [--data-dir .cardflow]
+  cardflow serve [--addr :3000] [--data-dir .cardflow] [--early-resume 10m]
   cardflow keys create --org ORG --workspace WS --scopes read,execute,admin [--name NAME] [--data-dir DIR]
   cardflow keys list [--org ORG] [--data-dir DIR]
   cardflow keys revoke KEY_ID [--data-dir DIR]
+  cardflow tables create --endpoint URL [--prefix cardflow-dev-] [--region R]
 
 Against a running service (--url, default http://localhost:$PORT; --key, default
 $CARDFLOW_API_KEY or the demo key in the data directory):

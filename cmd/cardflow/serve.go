@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"time"
 
 	"github.com/cardflow/cardflow/pkg/localmode"
 )
@@ -10,8 +12,13 @@ import (
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, dataDir := newFlags("serve", stderr)
 	addr := fs.String("addr", ":"+envOr("PORT", "3000"), "HTTP listen address")
+	early := fs.String("early-resume", envOr("CARDFLOW_EARLY_RESUME", "10m"), "how long a resume waits for its execution to reach the wait")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	return localmode.Run(ctx, localmode.Config{Addr: *addr, DataDir: *dataDir, Out: stdout, Log: newLogger(stderr)})
+	d, err := time.ParseDuration(*early)
+	if err != nil || d <= 0 {
+		return fmt.Errorf("--early-resume (CARDFLOW_EARLY_RESUME) %q is not a positive duration such as 10m", *early)
+	}
+	return localmode.Run(ctx, localmode.Config{Addr: *addr, DataDir: *dataDir, Out: stdout, Log: newLogger(stderr), EarlyResume: d})
 }

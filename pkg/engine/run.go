@@ -112,31 +112,26 @@ func (r *run) leave(ctx context.Context, n *node, out outcome, started int64) er
 	}
 	status := cardflow.ExecSucceeded
 	next := n.next
-	switch {
-	case out.reason != "" && out.exit != cardflow.ExitTimeout:
-		status = cardflow.ExecFailed
+	if out.reason != "" {
+		// A failure leaves by the error exit, a timeout by the timeout
+		// exit; without that exit the execution ends with the step.
+		exit, event, final, verb := cardflow.ExitError, cardflow.EventStepFailed, cardflow.ExecFailed, "failed: "
+		if out.exit == cardflow.ExitTimeout {
+			exit, event, final, verb = cardflow.ExitTimeout, cardflow.EventTimedOut, cardflow.ExecTimedOut, ""
+		}
+		status = final
 		if out.output == nil {
 			out.output = map[string]any{"error": out.reason}
 		}
-		r.event(cardflow.EventStepFailed, n, out.reason)
-		to, ok := n.exits[cardflow.ExitError]
+		r.event(event, n, out.reason)
+		to, ok := n.exits[exit]
 		if !ok {
 			r.log(n, out, status, started)
-			return r.finish(ctx, n, cardflow.ExecFailed, map[string]any{"error": out.reason, "step": n.step.ID},
-				fmt.Sprintf("step %s (%s) failed: %s", n.step.ID, n.step.Name, out.reason))
+			return r.finish(ctx, n, final, map[string]any{"error": out.reason, "step": n.step.ID},
+				fmt.Sprintf("step %s (%s) %s%s", n.step.ID, n.step.Name, verb, out.reason))
 		}
 		next = to
-	case out.exit == cardflow.ExitTimeout:
-		status = cardflow.ExecTimedOut
-		r.event(cardflow.EventTimedOut, n, out.reason)
-		to, ok := n.exits[cardflow.ExitTimeout]
-		if !ok {
-			r.log(n, out, status, started)
-			return r.finish(ctx, n, cardflow.ExecTimedOut, map[string]any{"error": out.reason, "step": n.step.ID},
-				fmt.Sprintf("step %s (%s) %s", n.step.ID, n.step.Name, out.reason))
-		}
-		next = to
-	default:
+	} else {
 		r.event(cardflow.EventStepFinished, n, "")
 		if out.next != "" {
 			next = out.next
