@@ -113,19 +113,28 @@ func classifyValidation(msg string) (code, message string) {
 // conditionFailed reports whether err is a failed condition of a write, of
 // its own or within a transaction.
 func conditionFailed(err error) bool {
+	i, _ := failedCondition(err)
+	return i >= 0
+}
+
+// failedCondition returns which write failed its condition: 0 for a write
+// of its own, the position in the transaction for a transaction's, -1 when
+// err is no failed condition. The item is the one stored, when the write
+// asked for it (ALL_OLD) and there was one.
+func failedCondition(err error) (int, map[string]types.AttributeValue) {
 	var cond *types.ConditionalCheckFailedException
 	if errors.As(err, &cond) {
-		return true
+		return 0, cond.Item
 	}
 	var canceled *types.TransactionCanceledException
 	if errors.As(err, &canceled) {
-		for _, r := range canceled.CancellationReasons {
+		for i, r := range canceled.CancellationReasons {
 			if aws.ToString(r.Code) == "ConditionalCheckFailed" {
-				return true
+				return i, r.Item
 			}
 		}
 	}
-	return false
+	return -1, nil
 }
 
 // lostRace reports whether err says a concurrent write of the same items

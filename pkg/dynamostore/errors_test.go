@@ -113,20 +113,30 @@ func TestTranslateKeepsStoreErrors(t *testing.T) {
 	}
 }
 
-func TestConditionFailed(t *testing.T) {
+func TestFailedCondition(t *testing.T) {
+	stored := map[string]types.AttributeValue{attrOrg: avS("org-1")}
+	withItem := cancelled("None", "ConditionalCheckFailed", "ConditionalCheckFailed")
+	withItem.(*types.TransactionCanceledException).CancellationReasons[1].Item = stored
 	for _, tc := range []struct {
-		name string
-		err  error
-		want bool
+		name     string
+		err      error
+		want     int
+		wantItem bool
 	}{
-		{"condition of a write", sdkError("PutItem", &types.ConditionalCheckFailedException{}), true},
-		{"condition in a transaction", sdkError("TransactWriteItems", cancelled("None", "ConditionalCheckFailed")), true},
-		{"conflict in a transaction", sdkError("TransactWriteItems", cancelled("TransactionConflict", "None")), false},
-		{"throttling", sdkError("PutItem", &types.ProvisionedThroughputExceededException{}), false},
-		{"nil", nil, false},
+		{"condition of a write", sdkError("PutItem", &types.ConditionalCheckFailedException{}), 0, false},
+		{"condition of a write, with the stored item", sdkError("PutItem", &types.ConditionalCheckFailedException{Item: stored}), 0, true},
+		{"condition in a transaction", sdkError("TransactWriteItems", cancelled("None", "ConditionalCheckFailed")), 1, false},
+		{"first of two conditions, with the stored item", sdkError("TransactWriteItems", withItem), 1, true},
+		{"conflict in a transaction", sdkError("TransactWriteItems", cancelled("TransactionConflict", "None")), -1, false},
+		{"throttling", sdkError("PutItem", &types.ProvisionedThroughputExceededException{}), -1, false},
+		{"nil", nil, -1, false},
 	} {
-		if got := conditionFailed(tc.err); got != tc.want {
-			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
+		got, item := failedCondition(tc.err)
+		if got != tc.want || (item != nil) != tc.wantItem {
+			t.Errorf("%s: got %d with item %v, want %d with item %v", tc.name, got, item != nil, tc.want, tc.wantItem)
+		}
+		if got, want := conditionFailed(tc.err), tc.want >= 0; got != want {
+			t.Errorf("%s: conditionFailed got %v, want %v", tc.name, got, want)
 		}
 	}
 }

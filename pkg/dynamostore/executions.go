@@ -2,6 +2,7 @@ package dynamostore
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -13,15 +14,39 @@ func executionKey(workflowID, executionID string) map[string]types.AttributeValu
 	return map[string]types.AttributeValue{attrWorkflow: avS(workflowID), attrExecution: avS(executionID)}
 }
 
-func executionItem(e *cardflow.Execution) (map[string]types.AttributeValue, error) {
-	body, err := encode("execution", e)
+// executionItem returns the item that stores e at the given revision. The
+// record holds the engine's state and the revision too; the top-level
+// revision is what writes condition on.
+func executionItem(e *cardflow.Execution, revision int64) (map[string]types.AttributeValue, error) {
+	rec := *e
+	rec.Revision = revision
+	b, err := rec.MarshalRecord()
+	if err != nil {
+		return nil, err
+	}
+	body, err := encoded("execution", b)
 	if err != nil {
 		return nil, err
 	}
 	item := executionKey(e.WorkflowID, e.WorkflowExecutionID)
 	item[attrOrg] = avS(e.OrganizationID)
+	item[attrRevision] = avN(revision)
 	item[attrRecord] = body
+	if e.Open() {
+		item[attrOpenPartition] = avS(openPartition)
+	}
 	return item, nil
+}
+
+// openPartition is the one partition of the open_executions index.
+const openPartition = "open"
+
+func loadExecution(item map[string]types.AttributeValue) (*cardflow.Execution, error) {
+	e := new(cardflow.Execution)
+	if err := e.UnmarshalRecord([]byte(stringAttr(item, attrRecord))); err != nil {
+		return nil, fmt.Errorf("dynamostore: decode execution: %w", err)
+	}
+	return e, nil
 }
 
 func executionNotFound(id string) error {
@@ -32,39 +57,47 @@ func pageKeyOf(e *cardflow.Execution) cardflow.ExecutionKey {
 	return cardflow.ExecutionKey{WorkflowID: e.WorkflowID, WorkflowExecutionID: e.WorkflowExecutionID}
 }
 
-// CreateExecution writes the execution only where its key is free. Keys are
-// per workflow; execution ids are ULIDs, so they are also unique across the
-// organization, as the organization index expects.
+// CreateExecution writes the execution at revision 1 only where its key is
+// free. Keys are per workflow; execution ids are ULIDs, so they are also
+// unique across the organization, as the organization index expects.
 func (s *Store) CreateExecution(ctx context.Context, e *cardflow.Execution) (err error) {
 	defer s.translate("CreateExecution", &err)
 	if e.OrganizationID == "" || e.WorkflowID == "" || e.WorkflowExecutionID == "" {
 		return cardflow.Errorf(cardflow.EINVALID, "an execution needs an organization, a workflow id and an execution id")
 	}
-	item, err := executionItem(e)
+	item, err := executionItem(e, 1)
 	if err != nil {
 		return err
 	}
 	err = s.put(ctx, TableExecutions, item, expression.AttributeNotExists(expression.Name(attrWorkflow)))
 	if conditionFailed(err) {
-		return cardflow.Errorf(cardflow.ECONFLICT, "execution %s already exists", e.WorkflowExecutionID)
+		return executionExists(e.WorkflowExecutionID)
+	}
+	if err == nil {
+		e.Revision = 1
 	}
 	return err
 }
 
-// PutExecution replaces the execution only where it exists in the same
-// organization.
+func executionExists(id string) error {
+	return cardflow.Errorf(cardflow.ECONFLICT, "execution %s already exists", id)
+}
+
+// PutExecution replaces the execution where it exists in the same
+// organization at e.Revision.
 func (s *Store) PutExecution(ctx context.Context, e *cardflow.Execution) (err error) {
 	defer s.translate("PutExecution", &err)
 	if e.OrganizationID == "" || e.WorkflowID == "" || e.WorkflowExecutionID == "" {
 		return executionNotFound(e.WorkflowExecutionID)
 	}
-	item, err := executionItem(e)
+	item, err := executionItem(e, e.Revision+1)
 	if err != nil {
 		return err
 	}
-	err = s.put(ctx, TableExecutions, item, expression.Name(attrOrg).Equal(expression.Value(e.OrganizationID)))
-	if conditionFailed(err) {
-		return executionNotFound(e.WorkflowExecutionID)
+	err = s.putRevision(ctx, TableExecutions, item, e.OrganizationID, e.Revision, executionNotFound(e.WorkflowExecutionID),
+		cardflow.Errorf(cardflow.ECONFLICT, "execution %s changed meanwhile", e.WorkflowExecutionID))
+	if err == nil {
+		e.Revision++
 	}
 	return err
 }
@@ -81,7 +114,7 @@ func (s *Store) GetExecution(ctx context.Context, org, workflowID, executionID s
 	if !owned(item, org) {
 		return nil, executionNotFound(executionID)
 	}
-	return decode[cardflow.Execution](item)
+	return loadExecution(item)
 }
 
 // ListWorkflowExecutions queries the workflow's partition; the page key's
@@ -105,7 +138,7 @@ func (s *Store) ListWorkflowExecutions(ctx context.Context, org, workflowID stri
 		if opt.After != nil {
 			in.ExclusiveStartKey = executionKey(workflowID, opt.After.WorkflowExecutionID)
 		}
-		if page, err = queryPage(ctx, s, in, opt.Limit, decode[cardflow.Execution], pageKeyOf); err != nil || len(page.Items) > 0 {
+		if page, err = queryPage(ctx, s, in, opt.Limit, loadExecution, pageKeyOf); err != nil || len(page.Items) > 0 {
 			return page, err
 		}
 	}
@@ -132,5 +165,5 @@ func (s *Store) ListExecutions(ctx context.Context, org string, opt cardflow.Lis
 		in.ExclusiveStartKey = executionKey(opt.After.WorkflowID, opt.After.WorkflowExecutionID)
 		in.ExclusiveStartKey[attrOrg] = avS(org)
 	}
-	return queryPage(ctx, s, in, opt.Limit, decode[cardflow.Execution], pageKeyOf)
+	return queryPage(ctx, s, in, opt.Limit, loadExecution, pageKeyOf)
 }

@@ -10,7 +10,8 @@ import (
 	"github.com/cardflow/cardflow/pkg/cardflow"
 )
 
-func schemaKey(workflowID string, version int) map[string]types.AttributeValue {
+// workflowVersionKey is the key of schemas and schedules.
+func workflowVersionKey(workflowID string, version int) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{attrWorkflow: avS(workflowID), attrWFVersion: avN(version)}
 }
 
@@ -30,7 +31,7 @@ func (s *Store) PutSchema(ctx context.Context, sc *cardflow.Schema) (err error) 
 	if err != nil {
 		return err
 	}
-	item := schemaKey(sc.WorkflowID, sc.WorkflowVersion)
+	item := workflowVersionKey(sc.WorkflowID, sc.WorkflowVersion)
 	item[attrOrg] = avS(sc.OrganizationID)
 	item[attrRecord] = body
 	err = s.put(ctx, TableSchemas, item, expression.AttributeNotExists(expression.Name(attrWorkflow)).
@@ -47,7 +48,7 @@ func (s *Store) GetSchema(ctx context.Context, org, workflowID string, version i
 	if org == "" || workflowID == "" {
 		return nil, notFound
 	}
-	item, err := s.get(ctx, TableSchemas, schemaKey(workflowID, version))
+	item, err := s.get(ctx, TableSchemas, workflowVersionKey(workflowID, version))
 	if err != nil {
 		return nil, err
 	}

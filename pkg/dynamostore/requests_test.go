@@ -122,6 +122,11 @@ func TestRequests(t *testing.T) {
 	keyID := strings.ToLower(cardflow.NewID(time.Now()))
 	hash := sha256.Sum256([]byte(keyID))
 	key := &cardflow.APIKey{KeyID: keyID, Hash: hex.EncodeToString(hash[:]), OrganizationID: org, Scopes: []string{cardflow.ScopeRead}}
+	started := &cardflow.Execution{OrganizationID: org, WorkflowID: wf.WorkflowID, WorkflowVersion: 1, WorkflowExecutionID: cardflow.NewID(time.Now()),
+		Status: cardflow.ExecRunning, CreatedOn: 1700000000000}
+	proc := &cardflow.Process{OrganizationID: org, ProcessID: "PO-1", WorkflowID: wf.WorkflowID, ExecutionID: started.WorkflowExecutionID}
+	idem := &cardflow.Idempotency{OrganizationID: org, Key: "key-1", WorkflowID: wf.WorkflowID, ExecutionID: started.WorkflowExecutionID, ExpiresAt: 1700086400}
+	schedule := &cardflow.Schedule{OrganizationID: org, WorkflowID: wf.WorkflowID, WorkflowVersion: 5, Expression: "rate(1 hour)", State: cardflow.ScheduleActive}
 	counter.take()
 
 	page := cardflow.ListOptions[cardflow.WorkflowKey]{Limit: 5}
@@ -145,6 +150,8 @@ func TestRequests(t *testing.T) {
 			map[string]int{"TransactGetItems": 1, "TransactWriteItems": 1}},
 		{"PublishWorkflow, another", func() error { _, err := s.PublishWorkflow(ctx, org, wf.WorkflowID, 5, "bob", 3); return err },
 			map[string]int{"TransactGetItems": 1, "TransactWriteItems": 1}},
+		{"GetLatestWorkflow, published", func() error { _, err := s.GetLatestWorkflow(ctx, org, wf.WorkflowID); return err }, map[string]int{"GetItem": 2}},
+		{"GetLatestWorkflow, never published", func() error { _, err := s.GetLatestWorkflow(ctx, org, quiet.WorkflowID); return err }, map[string]int{"GetItem": 2}},
 		{"GetCard", func() error { _, err := s.GetCard(ctx, org, card.CardID, 2); return err }, map[string]int{"GetItem": 1}},
 		{"GetLatestActiveCard", func() error { _, err := s.GetLatestActiveCard(ctx, org, card.CardID); return err }, map[string]int{"Query": 1}},
 		{"ListCards, a full page", func() error {
@@ -162,6 +169,16 @@ func TestRequests(t *testing.T) {
 		{"ListWorkflowExecutions, no executions", func() error { _, err := s.ListWorkflowExecutions(ctx, org, quiet.WorkflowID, execPage); return err },
 			map[string]int{"Query": 1, "GetItem": 1}},
 		{"ListExecutions, a full page", func() error { _, err := s.ListExecutions(ctx, org, execPage); return err }, map[string]int{"Query": 1}},
+		{"StartExecution", func() error { return s.StartExecution(ctx, started, proc, idem) }, map[string]int{"TransactWriteItems": 1}},
+		{"GetProcess", func() error { _, err := s.GetProcess(ctx, org, proc.ProcessID); return err }, map[string]int{"GetItem": 1}},
+		{"PutProcess", func() error { proc.Waits++; return s.PutProcess(ctx, proc) }, map[string]int{"PutItem": 1}},
+		{"GetIdempotency", func() error { _, err := s.GetIdempotency(ctx, org, idem.Key, started.CreatedOn); return err }, map[string]int{"GetItem": 1}},
+		{"ListOpenExecutions", func() error { _, err := s.ListOpenExecutions(ctx); return err }, map[string]int{"Query": 1}},
+		{"PutSchedule", func() error { return s.PutSchedule(ctx, schedule) }, map[string]int{"PutItem": 1}},
+		{"GetSchedule", func() error { _, err := s.GetSchedule(ctx, org, wf.WorkflowID, 5); return err }, map[string]int{"GetItem": 1}},
+		{"ListWorkflowSchedules", func() error { _, err := s.ListWorkflowSchedules(ctx, org, wf.WorkflowID); return err }, map[string]int{"Query": 1}},
+		{"ListSchedules", func() error { _, err := s.ListSchedules(ctx); return err }, map[string]int{"Query": 1}},
+		{"DeleteSchedule", func() error { return s.DeleteSchedule(ctx, org, wf.WorkflowID, 5) }, map[string]int{"DeleteItem": 1}},
 		{"PutSchema", func() error {
 			return s.PutSchema(ctx, &cardflow.Schema{OrganizationID: org, WorkflowID: wf.WorkflowID, WorkflowVersion: 2})
 		}, map[string]int{"PutItem": 1}},

@@ -8,18 +8,27 @@
 //
 // DynamoDB requests per call, as the request counting test checks (a list
 // page over DynamoDB's 1 MB response limit takes one Query more per MB; a
-// write that loses a race to a concurrent one repeats its requests):
+// call that loses a race to a concurrent write repeats its requests):
 //
 //	GetWorkflow, GetCard, GetExecution, GetSchema, GetAPIKeyByHash  1 GetItem
+//	GetProcess, GetIdempotency, GetSchedule  1 GetItem
+//	GetLatestWorkflow                       2 GetItem (the head, then the version it names)
 //	GetLatestActiveCard                     1 Query (Limit 1)
 //	ListWorkflows, ListCards, ListExecutions  1 Query per page
 //	ListWorkflowExecutions                  1 Query per page, and 1 GetItem when the page is empty
-//	ListAPIKeys                             1 Query per MB of keys
+//	ListAPIKeys, ListWorkflowSchedules      1 Query per MB
+//	ListOpenExecutions, ListSchedules       1 Query of a global index per MB
 //	SaveWorkflowVersion, SaveCardVersion    1 PutItem for a new record; 1 Query (Limit 1) and 1 PutItem for a version
 //	PublishWorkflow, PublishCard            1 TransactGetItems and 1 TransactWriteItems
 //	CreateExecution, PutExecution, PutSchema  1 PutItem
+//	PutProcess, PutSchedule                 1 PutItem
+//	StartExecution                          1 TransactWriteItems
+//	DeleteSchedule                          1 DeleteItem
 //	CreateAPIKey                            1 TransactWriteItems
 //	RevokeAPIKey                            1 GetItem and 1 UpdateItem
+//
+// No call scans a table: lists of every organization query an index with
+// one constant partition.
 package dynamostore
 
 import (
@@ -49,6 +58,7 @@ import (
 type Client interface {
 	GetItem(context.Context, *dynamodb.GetItemInput, ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
 	PutItem(context.Context, *dynamodb.PutItemInput, ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
+	DeleteItem(context.Context, *dynamodb.DeleteItemInput, ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
 	UpdateItem(context.Context, *dynamodb.UpdateItemInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
 	Query(context.Context, *dynamodb.QueryInput, ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
 	TransactGetItems(context.Context, *dynamodb.TransactGetItemsInput, ...func(*dynamodb.Options)) (*dynamodb.TransactGetItemsOutput, error)
@@ -141,7 +151,9 @@ const maxRecordBytes = 390 << 10
 
 // Attribute values.
 func avS(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
-func avN(v int) types.AttributeValue    { return &types.AttributeValueMemberN{Value: strconv.Itoa(v)} }
+func avN[N int | int64](v N) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(int64(v), 10)}
+}
 func avBool(v bool) types.AttributeValue {
 	return &types.AttributeValueMemberBOOL{Value: v}
 }
@@ -210,15 +222,44 @@ func (s *Store) get(ctx context.Context, table string, key map[string]types.Attr
 
 // put writes item if cond holds.
 func (s *Store) put(ctx context.Context, table string, item map[string]types.AttributeValue, cond expression.ConditionBuilder) error {
-	op, err := s.putOp(table, item, cond)
+	in, err := s.putInput(table, item, cond)
 	if err != nil {
 		return err
 	}
+	_, err = s.client.PutItem(ctx, in)
+	return err
+}
+
+func (s *Store) putInput(table string, item map[string]types.AttributeValue, cond expression.ConditionBuilder) (*dynamodb.PutItemInput, error) {
+	op, err := s.putOp(table, item, cond)
+	if err != nil {
+		return nil, err
+	}
 	p := op.Put
-	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{
+	return &dynamodb.PutItemInput{
 		TableName: p.TableName, Item: p.Item, ConditionExpression: p.ConditionExpression,
 		ExpressionAttributeNames: p.ExpressionAttributeNames, ExpressionAttributeValues: p.ExpressionAttributeValues,
-	})
+	}, nil
+}
+
+// putRevision replaces the item of org at revision expected with item,
+// which holds the next revision. A failed condition brings the stored item
+// along, so one request tells a missing record (or another organization's:
+// notFound) from one another writer changed first (changed).
+func (s *Store) putRevision(ctx context.Context, table string, item map[string]types.AttributeValue, org string, expected int64, notFound, changed error) error {
+	in, err := s.putInput(table, item, expression.Name(attrRevision).Equal(expression.Value(expected)).
+		And(expression.Name(attrOrg).Equal(expression.Value(org))))
+	if err != nil {
+		return err
+	}
+	in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+	_, err = s.client.PutItem(ctx, in)
+	if i, stored := failedCondition(err); i >= 0 {
+		if !owned(stored, org) {
+			return notFound
+		}
+		return changed
+	}
 	return err
 }
 
@@ -311,8 +352,8 @@ func queryPage[T, K any](ctx context.Context, s *Store, in *dynamodb.QueryInput,
 }
 
 // queryAll reads every item a query finds.
-func queryAll[T any](ctx context.Context, s *Store, in *dynamodb.QueryInput, load func(map[string]types.AttributeValue) (*T, error)) ([]*T, error) {
-	all := []*T{}
+func queryAll[T any](ctx context.Context, s *Store, in *dynamodb.QueryInput, load func(map[string]types.AttributeValue) (T, error)) ([]T, error) {
+	all := []T{}
 	for {
 		out, err := s.client.Query(ctx, in)
 		if err != nil {
@@ -332,7 +373,7 @@ func queryAll[T any](ctx context.Context, s *Store, in *dynamodb.QueryInput, loa
 	}
 }
 
-// maxAttempts bounds how often a write that lost a race to a concurrent
+// maxAttempts bounds how often a call that lost a race to a concurrent
 // write of the same record (a version number, a publish) starts over.
 const maxAttempts = 30
 

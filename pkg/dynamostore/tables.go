@@ -37,6 +37,9 @@ const (
 	attrCVersion  = "card_version"
 	attrExecution = "workflow_execution_id"
 	attrRecord    = "record"
+	// attrRevision is the revision of an execution or process record, which
+	// every replacement conditions on.
+	attrRevision = "revision"
 
 	// attrListKey orders an organization's versions in the by_organization
 	// index: the id, "#" and the version zero-padded to 10 digits. Ids are
@@ -63,9 +66,19 @@ const (
 	attrKeyTarget = "key_target"
 	attrRevokedOn = "revoked_on"
 
-	attrProcessKey     = "process_key"     // organization_id#process_id
+	// attrOpenPartition is "open" on RUNNING and WAITING executions only,
+	// the partition of the sparse open_executions index.
+	attrOpenPartition = "open_partition"
+
+	attrProcessKey = "process_key" // organization_id#process_id
+	// attrClosed mirrors the process record's closed flag, for the
+	// condition that lets a new execution take over a closed process id.
+	attrClosed         = "closed"
 	attrIdempotencyKey = "idempotency_key" // organization_id#key
 	attrExpiresAt      = "expires_at"      // epoch seconds, the TTL attribute
+	// attrScheduleGroup is "all" on every schedule, the partition of the
+	// all_schedules index that lists them without a Scan.
+	attrScheduleGroup = "schedule_group"
 )
 
 // Index names.
@@ -73,6 +86,8 @@ const (
 	indexByOrganization  = "by_organization"
 	indexByActiveVersion = "by_active_version"
 	indexAllKeys         = "all_keys"
+	indexOpenExecutions  = "open_executions"
+	indexAllSchedules    = "all_schedules"
 )
 
 // Table is the definition of one table: what CreateTable takes, and the TTL
@@ -89,10 +104,21 @@ func Tables(prefix string) []Table {
 		{Input: versionedTable(prefix+TableWorkflows, attrWorkflow, attrWFVersion, nil)},
 		{Input: &dynamodb.CreateTableInput{
 			TableName:            aws.String(prefix + TableExecutions),
-			AttributeDefinitions: []types.AttributeDefinition{str(attrWorkflow), str(attrExecution), str(attrOrg)},
+			AttributeDefinitions: []types.AttributeDefinition{str(attrWorkflow), str(attrExecution), str(attrOrg), str(attrOpenPartition)},
 			KeySchema:            keySchema(attrWorkflow, attrExecution),
 			GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
 				gsi(indexByOrganization, attrOrg, attrExecution),
+				// Open executions by key and organization only: an index
+				// write costs only when an execution opens or closes, not
+				// on every step it takes.
+				{
+					IndexName: aws.String(indexOpenExecutions),
+					KeySchema: keySchema(attrOpenPartition, attrExecution),
+					Projection: &types.Projection{
+						ProjectionType:   types.ProjectionTypeInclude,
+						NonKeyAttributes: []string{attrOrg},
+					},
+				},
 			},
 			BillingMode: types.BillingModePayPerRequest,
 		}},
@@ -131,10 +157,11 @@ func Tables(prefix string) []Table {
 			BillingMode:          types.BillingModePayPerRequest,
 		}, TTLAttribute: attrExpiresAt},
 		{Input: &dynamodb.CreateTableInput{
-			TableName:            aws.String(prefix + TableSchedules),
-			AttributeDefinitions: []types.AttributeDefinition{str(attrWorkflow), num(attrWFVersion)},
-			KeySchema:            keySchema(attrWorkflow, attrWFVersion),
-			BillingMode:          types.BillingModePayPerRequest,
+			TableName:              aws.String(prefix + TableSchedules),
+			AttributeDefinitions:   []types.AttributeDefinition{str(attrWorkflow), num(attrWFVersion), str(attrScheduleGroup)},
+			KeySchema:              keySchema(attrWorkflow, attrWFVersion),
+			GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi(indexAllSchedules, attrScheduleGroup, "")},
+			BillingMode:            types.BillingModePayPerRequest,
 		}},
 		{Input: &dynamodb.CreateTableInput{
 			TableName:            aws.String(prefix + TableIdempotency),

@@ -168,6 +168,46 @@ func (kd *versioned[T, K]) lastVersion(ctx context.Context, s *Store, org, id st
 	return numAttr[int](out.Items[0], kd.ver)
 }
 
+// latest reads the head, then the version it names (version 1 while there is
+// no head). A publish that commits between the two reads leaves that version
+// no longer latest; latest then reads both again.
+func (kd *versioned[T, K]) latest(ctx context.Context, s *Store, org, id string) (*T, error) {
+	notFound := cardflow.Errorf(cardflow.ENOTFOUND, "%s %s not found", kd.noun, id)
+	if org == "" || id == "" {
+		return nil, notFound
+	}
+	for range maxAttempts {
+		head, err := s.get(ctx, kd.table, kd.key(id, 0))
+		if err != nil {
+			return nil, err
+		}
+		version := 1
+		if len(head) > 0 {
+			if !owned(head, org) {
+				return nil, notFound
+			}
+			if version, err = numAttr[int](head, attrLatestVersion); err != nil {
+				return nil, err
+			}
+		}
+		item, err := s.get(ctx, kd.table, kd.key(id, version))
+		if err != nil {
+			return nil, err
+		}
+		if !owned(item, org) {
+			return nil, notFound
+		}
+		rec, err := kd.load(item)
+		if err != nil {
+			return nil, err
+		}
+		if _, _, _, latest := kd.fields(rec); *latest {
+			return rec, nil
+		}
+	}
+	return nil, cardflow.Errorf(cardflow.ECONFLICT, "too many concurrent publishes of %s %s; try again", kd.noun, id)
+}
+
 // save stores rec as a new DRAFT version. The next version number comes
 // from the highest stored version and is written only if still free; a
 // concurrent save that took it makes this one read again and take the next.
@@ -304,6 +344,11 @@ func (s *Store) SaveWorkflowVersion(ctx context.Context, w *cardflow.Workflow) (
 func (s *Store) GetWorkflow(ctx context.Context, org, workflowID string, version int) (_ *cardflow.Workflow, err error) {
 	defer s.translate("GetWorkflow", &err)
 	return workflows.get(ctx, s, org, workflowID, version)
+}
+
+func (s *Store) GetLatestWorkflow(ctx context.Context, org, workflowID string) (_ *cardflow.Workflow, err error) {
+	defer s.translate("GetLatestWorkflow", &err)
+	return workflows.latest(ctx, s, org, workflowID)
 }
 
 func (s *Store) ListWorkflows(ctx context.Context, org string, opt cardflow.ListOptions[cardflow.WorkflowKey]) (_ cardflow.Page[*cardflow.Workflow, cardflow.WorkflowKey], err error) {
