@@ -227,6 +227,9 @@ func TestLocalMode(t *testing.T) {
 		if _, err := cli(t, bin, dataDir, "keys", "create", "--org", "acme", "--workspace", "finance", "--scopes", "read,root"); err == nil || !strings.Contains(err.Error(), `unknown scope "root"`) {
 			t.Errorf("bad scope: got %v, want an unknown scope error", err)
 		}
+		if _, err := cli(t, bin, dataDir, "keys", "create", "--org", "acme#2", "--workspace", "finance", "--scopes", "read"); err == nil || !strings.Contains(err.Error(), "organization and workspace ids") {
+			t.Errorf("bad organization id: got %v, want it refused", err)
+		}
 	})
 
 	workflows, cards := count(t, listWorkflows, demoKey), count(t, listCards, demoKey)

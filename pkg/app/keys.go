@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"regexp"
 	"strings"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
@@ -23,6 +24,10 @@ func HashKey(key string) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// tenantIDPattern keeps organization ids free of the separators stores
+// compose keys with ("#", NUL).
+var tenantIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
 // CreateKeyInput describes a new API key. This is an operator action, not an
 // API call, so it takes no principal.
 type CreateKeyInput struct {
@@ -36,8 +41,8 @@ type CreateKeyInput struct {
 // shown this once; only its hash is stored.
 func (s *Service) CreateKey(ctx context.Context, in CreateKeyInput) (string, *cardflow.APIKey, error) {
 	org, ws := strings.TrimSpace(in.OrganizationID), strings.TrimSpace(in.WorkspaceID)
-	if org == "" || ws == "" {
-		return "", nil, cardflow.Errorf(cardflow.EINVALID, "an organization and a workspace are required")
+	if !tenantIDPattern.MatchString(org) || !tenantIDPattern.MatchString(ws) {
+		return "", nil, cardflow.Errorf(cardflow.EINVALID, "organization and workspace ids are required: 1 to 64 letters, digits, . _ or -, starting with a letter or digit")
 	}
 	if len(in.Scopes) == 0 {
 		return "", nil, cardflow.Errorf(cardflow.EINVALID, "at least one scope is required: read, execute or admin")
