@@ -26,36 +26,24 @@ type versioned[T, K any] struct {
 }
 
 var workflows = versioned[cardflow.Workflow, cardflow.WorkflowKey]{
-	noun:   "workflow",
-	bucket: bWorkflows,
-	fields: func(w *cardflow.Workflow) (string, *string, *int, *cardflow.Flag) {
-		return w.OrganizationID, &w.WorkflowID, &w.WorkflowVersion, &w.Latest
-	},
+	noun:      "workflow",
+	bucket:    bWorkflows,
+	fields:    (*cardflow.Workflow).VersionFields,
 	setStatus: (*cardflow.Workflow).SetStatus,
-	touch: func(w *cardflow.Workflow, by string, now int64) {
-		w.ModifiedBy, w.ModifiedOn = &by, now
-	},
-	pageKey: func(w *cardflow.Workflow) cardflow.WorkflowKey {
-		return cardflow.WorkflowKey{OrganizationID: w.OrganizationID, WorkflowID: w.WorkflowID, WorkflowVersion: w.WorkflowVersion}
-	},
-	after: func(k cardflow.WorkflowKey) (string, int) { return k.WorkflowID, k.WorkflowVersion },
+	touch:     (*cardflow.Workflow).Touch,
+	pageKey:   (*cardflow.Workflow).PageKey,
+	after:     cardflow.WorkflowKey.Position,
 }
 
 var cards = versioned[cardflow.Card, cardflow.CardKey]{
-	noun:   "card",
-	bucket: bCards,
-	active: bActiveCards,
-	fields: func(c *cardflow.Card) (string, *string, *int, *cardflow.Flag) {
-		return c.OrganizationID, &c.CardID, &c.CardVersion, &c.Latest
-	},
+	noun:      "card",
+	bucket:    bCards,
+	active:    bActiveCards,
+	fields:    (*cardflow.Card).VersionFields,
 	setStatus: (*cardflow.Card).SetStatus,
-	touch: func(c *cardflow.Card, by string, now int64) {
-		c.ModifiedBy, c.ModifiedOn = by, now
-	},
-	pageKey: func(c *cardflow.Card) cardflow.CardKey {
-		return cardflow.CardKey{OrganizationID: c.OrganizationID, CardID: c.CardID, CardVersion: c.CardVersion}
-	},
-	after: func(k cardflow.CardKey) (string, int) { return k.CardID, k.CardVersion },
+	touch:     (*cardflow.Card).Touch,
+	pageKey:   (*cardflow.Card).PageKey,
+	after:     cardflow.CardKey.Position,
 }
 
 func (kd *versioned[T, K]) notFound(id string, version int) error {
