@@ -164,17 +164,17 @@ func (s *Service) start(ctx context.Context, st start) (string, error) {
 	if pid == "" {
 		pid = id
 	}
-	var trigger string
+	var trigger cardflow.Step
 	for _, step := range wf.WorkflowSteps {
 		if step.Type == cardflow.StepTrigger {
-			trigger = step.ID
+			trigger = step
 		}
 	}
 	ms := now.UnixMilli()
 	ex := &cardflow.Execution{
 		WorkflowExecutionID: id, WorkflowID: wf.WorkflowID, WorkflowVersion: wf.WorkflowVersion,
 		OrganizationID: wf.OrganizationID, WorkspaceID: st.workspace,
-		WorkflowCurrentState: wf.WorkflowSteps[0].Name, WorkflowTriggerType: st.trigger, Status: cardflow.ExecRunning,
+		WorkflowCurrentState: trigger.Name, WorkflowTriggerType: st.trigger, Status: cardflow.ExecRunning,
 		WorkflowEventLog:     cardflow.EventLog{Events: []cardflow.Event{{At: ms, Type: cardflow.EventStarted, Message: "by " + st.actor}}, Total: 1},
 		CondensedLogs:        map[string]cardflow.StepLog{},
 		WorkflowInputPayload: st.input,
@@ -182,12 +182,7 @@ func (s *Service) start(ctx context.Context, st start) (string, error) {
 			WorkflowName: wf.WorkflowName, WorkflowSteps: wf.WorkflowSteps, WorkflowConnections: wf.WorkflowConnections,
 		},
 		CreatedOn: ms, ModifiedOn: ms,
-		State: cardflow.ExecutionState{StepID: trigger, ProcessID: pid, Outputs: map[string]any{}, Integrations: wf.WorkflowIntegrations},
-	}
-	for _, step := range wf.WorkflowSteps {
-		if step.ID == trigger {
-			ex.WorkflowCurrentState = step.Name
-		}
+		State: cardflow.ExecutionState{StepID: trigger.ID, ProcessID: pid, Outputs: map[string]any{}, Integrations: wf.WorkflowIntegrations},
 	}
 	proc := &cardflow.Process{OrganizationID: wf.OrganizationID, ProcessID: pid, WorkflowID: wf.WorkflowID, ExecutionID: id, CreatedOn: ms}
 	if st.idem != nil {
