@@ -119,9 +119,6 @@ func New(store cardflow.Store, deliver cardflow.Deliverer, env *expr.Env, opts .
 	return e, nil
 }
 
-// EarlyResumeWindow is how long a resume is kept for a wait not yet open.
-func (e *Engine) EarlyResumeWindow() time.Duration { return e.early }
-
 // Check compiles every expression and template of a workflow version, so a
 // bad one fails when the version is saved, naming the step and position.
 func (e *Engine) Check(w *cardflow.Workflow) error {

@@ -117,13 +117,6 @@ func (r *Runner) spawn(ref cardflow.ExecutionRef) error {
 	return nil
 }
 
-// Running returns how many executions have a goroutine.
-func (r *Runner) Running() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return len(r.running)
-}
-
 func (r *Runner) loop(ref cardflow.ExecutionRef, wake chan struct{}) {
 	defer r.wg.Done()
 	delay := r.retry
