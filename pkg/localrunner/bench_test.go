@@ -86,26 +86,13 @@ func BenchmarkSynchronousExecutions(b *testing.B) {
 	steps = append(steps, cardflow.Step{ID: "done", Name: "done", Type: "end", Config: map[string]any{"status": "SUCCEEDED", "output": "{{ steps.s7.output }}"}})
 	wf := benchPublish(b, st, ctx, steps)
 	body, _ := json.Marshal(map[string]any{"n": 1, "order": "PO-1"})
-	var mu sync.Mutex
-	ids := make([]string, 0, b.N)
-	// Clients trigger concurrently, as over HTTP.
-	b.SetParallelism(clients)
-	b.ResetTimer()
-	start := time.Now()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			out, err := st.Service.Trigger(ctx, app.TriggerInput{WorkflowID: wf, Body: body})
-			if err != nil {
-				b.Error(err)
-				return
-			}
-			mu.Lock()
-			ids = append(ids, out.ExecutionID)
-			mu.Unlock()
+	measure(b, st, ctx, wf, func() (string, error) {
+		out, err := st.Service.Trigger(ctx, app.TriggerInput{WorkflowID: wf, Body: body})
+		if err != nil {
+			return "", err
 		}
+		return out.ExecutionID, nil
 	})
-	awaitAll(b, st, ctx, wf, ids)
-	b.ReportMetric(float64(len(ids))/time.Since(start).Seconds(), "executions/s")
 }
 
 // BenchmarkResumedExecutions measures executions of a workflow with one wait,
@@ -118,28 +105,37 @@ func BenchmarkResumedExecutions(b *testing.B) {
 		{ID: "done", Name: "done", Type: "end", Config: map[string]any{"status": "SUCCEEDED", "output": "{{ steps.answer.output }}"}},
 	})
 	var n atomic.Int64
+	measure(b, st, ctx, wf, func() (string, error) {
+		pid := fmt.Sprintf("p-%d", n.Add(1))
+		out, err := st.Service.Trigger(ctx, app.TriggerInput{WorkflowID: wf, ProcessID: pid})
+		if err != nil {
+			return "", err
+		}
+		_, err = st.Service.Resume(ctx, pid, []byte(`{"source": "SAP", "ok": true}`))
+		return out.ExecutionID, err
+	})
+}
+
+// measure starts b.N executions with start from concurrent callers (as over
+// HTTP), waits until all have finished, and reports executions per second.
+func measure(b *testing.B, st *localmode.Stack, ctx context.Context, wf string, start func() (string, error)) {
 	var mu sync.Mutex
 	ids := make([]string, 0, b.N)
 	b.SetParallelism(clients)
 	b.ResetTimer()
-	start := time.Now()
+	begin := time.Now()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			pid := fmt.Sprintf("p-%d", n.Add(1))
-			out, err := st.Service.Trigger(ctx, app.TriggerInput{WorkflowID: wf, ProcessID: pid})
+			id, err := start()
 			if err != nil {
 				b.Error(err)
 				return
 			}
-			if _, err := st.Service.Resume(ctx, pid, []byte(`{"source": "SAP", "ok": true}`)); err != nil {
-				b.Error(err)
-				return
-			}
 			mu.Lock()
-			ids = append(ids, out.ExecutionID)
+			ids = append(ids, id)
 			mu.Unlock()
 		}
 	})
 	awaitAll(b, st, ctx, wf, ids)
-	b.ReportMetric(float64(len(ids))/time.Since(start).Seconds(), "executions/s")
+	b.ReportMetric(float64(len(ids))/time.Since(begin).Seconds(), "executions/s")
 }
