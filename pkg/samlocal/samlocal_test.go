@@ -1,0 +1,250 @@
+package samlocal_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/cardflow/cardflow/pkg/app"
+	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/dynamostore"
+	"github.com/cardflow/cardflow/pkg/engine"
+	"github.com/cardflow/cardflow/pkg/expr"
+	"github.com/cardflow/cardflow/pkg/lambdamode"
+	"github.com/cardflow/cardflow/pkg/samlocal"
+)
+
+// endpoint returns DYNAMODB_ENDPOINT. Without it the test is skipped, or
+// fails where CARDFLOW_STRICT_TESTS=1 demands that every test run.
+func endpoint(t *testing.T) string {
+	t.Helper()
+	ep := os.Getenv("DYNAMODB_ENDPOINT")
+	if ep == "" {
+		const why = "DYNAMODB_ENDPOINT is not set: run `make test`, which starts DynamoDB Local, " +
+			"or `tools/dynamodblocal/run.sh go test ./pkg/samlocal/`"
+		if os.Getenv("CARDFLOW_STRICT_TESTS") == "1" {
+			t.Fatal(why)
+		}
+		t.Skip(why)
+	}
+	return ep
+}
+
+// newTables creates tables of their own for one test and deletes them at
+// its end.
+func newTables(t *testing.T, ep string) (*dynamodb.Client, string) {
+	t.Helper()
+	ctx := context.Background()
+	prefix := "cardflow-samlocal-" + strings.ToLower(cardflow.NewID(time.Now())) + "-"
+	client, err := dynamostore.NewClient(ctx, ep, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dynamostore.CreateTables(ctx, client, prefix); err != nil {
+		t.Fatalf("DynamoDB at %s: %v", ep, err)
+	}
+	t.Cleanup(func() {
+		for _, tb := range dynamostore.Tables(prefix) {
+			client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: tb.Input.TableName})
+		}
+	})
+	return client, prefix
+}
+
+// newEndpoint builds an endpoint function's handler as its main.go does.
+func newEndpoint(t *testing.T, env lambdamode.Env, log *slog.Logger, name string) *lambdamode.Endpoint {
+	t.Helper()
+	var opts []app.Option
+	if name == "saveWorkflow" {
+		exprs, err := expr.NewEnv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		checker, err := engine.NewChecker(exprs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts = append(opts, app.WithChecker(checker))
+	}
+	h, err := env.NewEndpointFunction(log, name, opts...)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return h
+}
+
+// decode reads an event the way the Lambda runtime does: JSON into the
+// handler's input type.
+func decode[T any](t *testing.T, name string, ev any) T {
+	t.Helper()
+	b, err := json.Marshal(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v T
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return v
+}
+
+// TestEvents feeds every sample event to its function's handler, built as
+// main.go builds it, over DynamoDB Local with the sample records seeded,
+// and checks the answers.
+func TestEvents(t *testing.T) {
+	ep := endpoint(t)
+	_, prefix := newTables(t, ep)
+	env, err := lambdamode.LoadEnv(func(k string) string {
+		return map[string]string{
+			lambdamode.EnvDynamoDBEndpoint: ep,
+			lambdamode.EnvTablePrefix:      prefix,
+			lambdamode.EnvLogLevel:         "ERROR",
+		}[k]
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	ctx := context.Background()
+	store, err := env.OpenStore(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := samlocal.Seed(ctx, store, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := samlocal.Events(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("authorizer", func(t *testing.T) {
+		h, err := env.NewAuthorizerFunction(log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := decode[events.APIGatewayCustomAuthorizerRequestTypeRequest](t, samlocal.Authorizer, evs[samlocal.Authorizer])
+		got, err := h.Handle(ctx, req)
+		if err != nil {
+			t.Fatalf("Handle: %v", err)
+		}
+		st := got.PolicyDocument.Statement
+		if len(st) != 1 || st[0].Effect != "Allow" || !slices.Equal(st[0].Resource, []string{"arn:aws:execute-api:us-east-1:123456789012:abcdef1234/dev/*"}) {
+			t.Errorf("policy = %+v, want Allow on every method of the stage", got.PolicyDocument)
+		}
+		want := map[string]any{"organization_id": samlocal.Organization, "workspace_id": samlocal.Workspace, "scopes": "read,execute,admin", "actor": f.Actor}
+		for k, v := range want {
+			if got.Context[k] != v {
+				t.Errorf("context[%s] = %v, want %v", k, got.Context[k], v)
+			}
+		}
+		req.Headers[lambdamode.APIKeyHeader] = f.Key + "x"
+		if _, err := h.Handle(ctx, req); err == nil || err.Error() != "Unauthorized" {
+			t.Errorf("a wrong key: err = %v, want Unauthorized", err)
+		}
+	})
+
+	// The expected answer of each endpoint, in the order they run: resume
+	// before cancel, which closes the process id.
+	for _, c := range []struct {
+		name   string
+		status int
+		// body holds a substring of the answer.
+		body string
+	}{
+		{"getWorkflowExecutionById", 200, `"workflow_execution_id":"` + f.ExecutionID + `"`},
+		{"getWorkflowExecutionHistory", 200, `"workflow_execution_id":"` + f.ExecutionID + `"`},
+		{"getOrganizationExecutions", 200, `"count":2`},
+		{"getWorkflowById", 200, `"workflow_status_version":"ACTIVE_2"`},
+		{"getOrganizationWorkflows", 200, `"count":5`},
+		{"getWorkflowSchemaById", 200, `"workflow_mock_payload"`},
+		{"saveWorkflow", 200, `"workflow_name":"Leave request"`},
+		{"publishWorkflow", 200, `"latest":"true"`},
+		{"getCardById", 200, `"status_version":"ACTIVE-1"`},
+		{"getLatestActiveCard", 200, `"card_version":2`},
+		{"getOrganizationCards", 200, `"count":5`},
+		{"saveCard", 200, `"card_name":"Leave request"`},
+		{"publishCard", 200, `"status_version":"ACTIVE-2"`},
+		{"triggerWorkflow", 503, `"code":"UNAVAILABLE"`},
+		{"toggleScheduledWorkflow", 503, `"code":"UNAVAILABLE"`},
+		{"resumeWorkflow", 503, `"code":"UNAVAILABLE"`},
+		{"cancelExecution", 200, `"status":"CANCELLED"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newEndpoint(t, env, log, c.name)
+			got, err := h.Handle(ctx, decode[events.APIGatewayProxyRequest](t, c.name, evs[c.name]))
+			if err != nil {
+				t.Fatalf("Handle: %v", err)
+			}
+			if got.StatusCode != c.status || !strings.Contains(got.Body, c.body) {
+				t.Errorf("got %d %s\nwant %d with %s", got.StatusCode, got.Body, c.status, c.body)
+			}
+			if ct := got.MultiValueHeaders["Content-Type"]; !slices.Equal(ct, []string{"application/json"}) {
+				t.Errorf("Content-Type = %q, want application/json", ct)
+			}
+		})
+	}
+}
+
+// TestCommittedEvents checks events/: one file per function, each an event
+// of its function's input type for the same route as Events renders.
+func TestCommittedEvents(t *testing.T) {
+	f := &samlocal.Fixture{Key: "cfk_000000000000_x", Actor: "sam-local"}
+	want, err := samlocal.Events(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join("..", "..", "events")
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range files {
+		names = append(names, strings.TrimSuffix(filepath.Base(p), ".json"))
+	}
+	var wantNames []string
+	for n := range want {
+		wantNames = append(wantNames, n)
+	}
+	slices.Sort(wantNames)
+	if !slices.Equal(names, wantNames) {
+		t.Errorf("events/ holds %v, want %v", names, wantNames)
+	}
+	for _, name := range names {
+		b, err := os.ReadFile(filepath.Join(dir, name+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var raw any
+		if err := json.Unmarshal(b, &raw); err != nil {
+			t.Fatalf("events/%s.json: %v", name, err)
+		}
+		if name == samlocal.Authorizer {
+			got := decode[events.APIGatewayCustomAuthorizerRequestTypeRequest](t, name, raw)
+			if got.Type != "REQUEST" || !strings.HasPrefix(got.Headers[lambdamode.APIKeyHeader], "cfk_") {
+				t.Errorf("events/%s.json: type %q, x-api-key %q; want a REQUEST with a key", name, got.Type, got.Headers[lambdamode.APIKeyHeader])
+			}
+			continue
+		}
+		got := decode[events.APIGatewayProxyRequest](t, name, raw)
+		w := want[name].(events.APIGatewayProxyRequest)
+		if got.Resource != w.Resource || got.HTTPMethod != w.HTTPMethod || got.RequestContext.Authorizer["organization_id"] != samlocal.Organization {
+			t.Errorf("events/%s.json: %s %s for %v, want %s %s for %s", name, got.HTTPMethod, got.Resource, got.RequestContext.Authorizer["organization_id"], w.HTTPMethod, w.Resource, samlocal.Organization)
+		}
+	}
+}
