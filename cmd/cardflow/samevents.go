@@ -64,4 +64,3 @@ func samEvents(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fmt.Fprintf(stdout, "Sample records in %s* at %s; %d events in %s/.\n", *prefix, *endpoint, len(evs), *dir)
 	return nil
 }
-
