@@ -258,14 +258,3 @@ func readInput(t *types.Target) (TargetInput, error) {
 	err := json.Unmarshal([]byte(*t.Input), &in)
 	return in, err
 }
-
-// Get returns the workflow's schedule as EventBridge Scheduler holds it.
-func (s *Scheduler) Get(ctx context.Context, org, workflowID string) (*scheduler.GetScheduleOutput, error) {
-	out, err := s.api.GetSchedule(ctx, &scheduler.GetScheduleInput{
-		Name: aws.String(Name(org, workflowID)), GroupName: aws.String(s.cfg.GroupName),
-	})
-	if err != nil {
-		return nil, s.translate("GetSchedule", &cardflow.Schedule{OrganizationID: org, WorkflowID: workflowID}, err)
-	}
-	return out, nil
-}
