@@ -56,6 +56,9 @@ type Config struct {
 	// EarlyResume is how long a resume waits for its wait to open
 	// (default 10 minutes).
 	EarlyResume time.Duration
+	// Housekeeping is how often housekeeping runs (default
+	// DefaultHousekeeping).
+	Housekeeping time.Duration
 }
 
 // OpenService opens the store, creating the data directory, and returns the
@@ -133,6 +136,8 @@ type Stack struct {
 	Service   *app.Service
 	Runner    *localrunner.Runner
 	Scheduler *localscheduler.Scheduler
+
+	housekeeper *housekeeper
 }
 
 // NewStack builds the stack over an open store and outbox (which may be the
@@ -169,11 +174,12 @@ func NewStack(store cardflow.Store, outbox *boltstore.Store, cfg Config) (*Stack
 	if err != nil {
 		return nil, err
 	}
+	st.housekeeper = newHousekeeper(st.Service, cfg.Housekeeping, cfg.Log)
 	return st, nil
 }
 
-// Start picks up the executions the store has open and arms its schedules.
-// It returns how many executions it picked up.
+// Start picks up the executions the store has open, arms its schedules and
+// starts housekeeping. It returns how many executions it picked up.
 func (st *Stack) Start(ctx context.Context) (int, error) {
 	n, err := st.Runner.Recover(ctx, st.Store)
 	if err != nil {
@@ -183,11 +189,14 @@ func (st *Stack) Start(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("load schedules: %w", err)
 	}
 	st.Scheduler.Start()
+	st.housekeeper.start()
 	return n, nil
 }
 
-// Close stops the scheduler and the runner, then closes the stores.
+// Close stops housekeeping, the scheduler and the runner, then closes the
+// stores.
 func (st *Stack) Close() error {
+	st.housekeeper.stop()
 	st.Scheduler.Close()
 	st.Runner.Close()
 	if cardflow.Store(st.Outbox) != st.Store {
