@@ -1,4 +1,5 @@
-// Command toggleScheduledWorkflow is the Lambda function of the toggleScheduledWorkflow endpoint.
+// Command toggleScheduledWorkflow is the Lambda function of the toggleScheduledWorkflow endpoint; it manages
+// EventBridge Scheduler schedules.
 package main
 
 import (
@@ -8,6 +9,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/cardflow/cardflow/pkg/lambdamode"
+	"github.com/cardflow/cardflow/pkg/lambdamode/schedules"
 )
 
 func main() {
@@ -15,7 +17,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	h, err := env.NewEndpointFunction(env.Logger(os.Stdout), "toggleScheduledWorkflow")
+	h, err := schedules.NewEndpointFunction(env, env.Logger(os.Stdout), "toggleScheduledWorkflow")
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -28,6 +28,13 @@ const (
 	EnvLogLevel = "LOG_LEVEL"
 	// EnvRegion is set by Lambda itself.
 	EnvRegion = "AWS_REGION"
+
+	// What EventBridge Scheduler schedules point at (pkg/ebscheduler's
+	// Config), for the functions that publish and toggle schedules.
+	EnvScheduleGroup          = "CARDFLOW_SCHEDULE_GROUP"
+	EnvScheduleTargetARN      = "CARDFLOW_SCHEDULE_TARGET_ARN"
+	EnvSchedulerRoleARN       = "CARDFLOW_SCHEDULER_ROLE_ARN"
+	EnvSchedulerDeadLetterARN = "CARDFLOW_SCHEDULER_DEAD_LETTER_ARN"
 )
 
 // Env is the configuration of one function, read from its environment.
@@ -39,6 +46,8 @@ type Env struct {
 	// Credentials of the function's role, which Lambda puts in the
 	// environment. They are never logged.
 	AccessKeyID, SecretAccessKey, SessionToken string
+
+	ScheduleGroup, ScheduleTargetARN, SchedulerRoleARN, SchedulerDeadLetterARN string
 }
 
 // LoadEnv reads the configuration through getenv (os.Getenv in main).
@@ -50,6 +59,11 @@ func LoadEnv(getenv func(string) string) (Env, error) {
 		AccessKeyID:      getenv("AWS_ACCESS_KEY_ID"),
 		SecretAccessKey:  getenv("AWS_SECRET_ACCESS_KEY"),
 		SessionToken:     getenv("AWS_SESSION_TOKEN"),
+
+		ScheduleGroup:          getenv(EnvScheduleGroup),
+		ScheduleTargetARN:      getenv(EnvScheduleTargetARN),
+		SchedulerRoleARN:       getenv(EnvSchedulerRoleARN),
+		SchedulerDeadLetterARN: getenv(EnvSchedulerDeadLetterARN),
 	}
 	if e.TablePrefix == "" {
 		e.TablePrefix = dynamostore.DefaultPrefix

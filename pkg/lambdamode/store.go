@@ -11,24 +11,23 @@ import (
 )
 
 // Credentials returns the credentials SDK clients sign with: the role's,
-// from the environment as Lambda provides them, or fake ones for DynamoDB
-// Local. Building them from the environment rather than with the SDK's
-// config loader keeps the SSO, STS and sign-in clients out of every
-// binary, which is a megabyte and a slower start per function.
+// from the environment as Lambda provides them. Building them from the
+// environment rather than with the SDK's config loader keeps the SSO, STS
+// and sign-in clients out of every binary, which is a megabyte and a slower
+// start per function.
 func (e Env) Credentials() aws.CredentialsProvider {
-	if e.DynamoDBEndpoint != "" {
-		return credentials.NewStaticCredentialsProvider("local", "local", "")
-	}
 	return credentials.NewStaticCredentialsProvider(e.AccessKeyID, e.SecretAccessKey, e.SessionToken)
 }
 
-// DynamoDBClient returns a DynamoDB client; it connects on first use.
+// DynamoDBClient returns a DynamoDB client; it connects on first use. At a
+// DynamoDB Local endpoint it signs with fake credentials.
 func (e Env) DynamoDBClient() *dynamodb.Client {
 	return dynamodb.New(dynamodb.Options{
 		Region:      e.Region,
 		Credentials: e.Credentials(),
 	}, func(o *dynamodb.Options) {
 		if e.DynamoDBEndpoint != "" {
+			o.Credentials = credentials.NewStaticCredentialsProvider("local", "local", "")
 			o.BaseEndpoint = aws.String(e.DynamoDBEndpoint)
 			// DynamoDB Local sends no CRC32 header with error responses.
 			o.DisableValidateResponseChecksum = true

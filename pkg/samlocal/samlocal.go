@@ -18,6 +18,7 @@ import (
 
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/ebscheduler"
 	"github.com/cardflow/cardflow/pkg/lambdamode"
 	"github.com/cardflow/cardflow/pkg/localscheduler"
 	"github.com/cardflow/cardflow/pkg/sample"
@@ -38,6 +39,8 @@ type Fixture struct {
 	// WaitingExecutionID waits at the approval card for ProcessID.
 	WaitingExecutionID string
 	ProcessID          string
+	// SeededAt is when the records were written.
+	SeededAt time.Time
 }
 
 // Seed writes the sample records to store.
@@ -56,7 +59,7 @@ func Seed(ctx context.Context, store cardflow.Store, now time.Time) (*Fixture, e
 	if err != nil {
 		return nil, err
 	}
-	f := &Fixture{Key: key, Actor: k.Name}
+	f := &Fixture{Key: key, Actor: k.Name, SeededAt: now}
 	admin := &cardflow.Principal{OrganizationID: Organization, WorkspaceID: Workspace, Scopes: cardflow.AllScopes, Actor: f.Actor}
 	if f.IDs, err = sample.Load(cardflow.NewContextWithPrincipal(ctx, admin), svc, now); err != nil {
 		return nil, err
@@ -101,9 +104,12 @@ func (f *Fixture) seedWaiting(ctx context.Context, svc *app.Service, now time.Ti
 	return svc.Store().StartExecution(ctx, ex, proc, nil)
 }
 
-// Authorizer is the function that is not an endpoint; its event is an
-// authorization request.
-const Authorizer = "authorizer"
+// The functions that are not endpoints, by the names of their events.
+const (
+	Authorizer     = "authorizer"
+	ScheduleTarget = "scheduleTarget"
+	Housekeeping   = "housekeeping"
+)
 
 // Events renders the sample event of every function, by function name.
 func Events(f *Fixture) (map[string]any, error) {
@@ -199,6 +205,19 @@ func Events(f *Fixture) (map[string]any, error) {
 			AccountID: "123456789012", ResourceID: "abc123", Stage: "dev", RequestID: "c6af9ac6-7b61-11e6-9a41-93e8deadbeef",
 			ResourcePath: "/v1/workflows/getWorkflowById", HTTPMethod: "GET", APIID: "abcdef1234",
 		},
+	}
+	// What EventBridge Scheduler delivers for the sample's scheduled
+	// workflow: the schedule's Input with the run's time filled in.
+	out[ScheduleTarget] = ebscheduler.TargetInput{
+		OrganizationID: Organization, WorkspaceID: Workspace, WorkflowID: f.ScheduleWorkflowID, WorkflowVersion: 1,
+		ScheduledTime: f.SeededAt.UTC().Truncate(time.Minute).Add(time.Minute).Format(time.RFC3339),
+	}
+	at := f.SeededAt.UTC().Truncate(time.Minute)
+	out[Housekeeping] = events.EventBridgeEvent{
+		Version: "0", ID: "53dc4d37-cffa-4f76-80c9-8b7d4a4d2eaa", DetailType: "Scheduled Event", Source: "aws.events",
+		AccountID: "123456789012", Time: at, Region: "us-east-1",
+		Resources: []string{"arn:aws:events:us-east-1:123456789012:rule/cardflow-dev-HousekeepingFunctionEvery5Minutes"},
+		Detail:    json.RawMessage(`{}`),
 	}
 	return out, nil
 }

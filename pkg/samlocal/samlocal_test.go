@@ -14,14 +14,19 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/dynamostore"
+	"github.com/cardflow/cardflow/pkg/ebscheduler"
+	"github.com/cardflow/cardflow/pkg/ebscheduler/ebschedulertest"
 	"github.com/cardflow/cardflow/pkg/engine"
 	"github.com/cardflow/cardflow/pkg/expr"
 	"github.com/cardflow/cardflow/pkg/lambdamode"
+	"github.com/cardflow/cardflow/pkg/lambdamode/schedules"
 	"github.com/cardflow/cardflow/pkg/samlocal"
 )
 
@@ -62,9 +67,17 @@ func newTables(t *testing.T, ep string) (*dynamodb.Client, string) {
 	return client, prefix
 }
 
-// newEndpoint builds an endpoint function's handler as its main.go does.
-func newEndpoint(t *testing.T, env lambdamode.Env, log *slog.Logger, name string) *lambdamode.Endpoint {
+// newEndpoint builds an endpoint function's handler as its main.go does,
+// with EventBridge Scheduler at the stand-in's URL.
+func newEndpoint(t *testing.T, env lambdamode.Env, log *slog.Logger, name, schedulerURL string) *lambdamode.Endpoint {
 	t.Helper()
+	if name == "publishWorkflow" || name == "toggleScheduledWorkflow" {
+		h, err := schedules.NewEndpointFunction(env, log, name, func(o *scheduler.Options) { o.BaseEndpoint = aws.String(schedulerURL) })
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return h
+	}
 	var opts []app.Option
 	if name == "saveWorkflow" {
 		exprs, err := expr.NewEnv()
@@ -109,9 +122,14 @@ func TestEvents(t *testing.T) {
 	_, prefix := newTables(t, ep)
 	env, err := lambdamode.LoadEnv(func(k string) string {
 		return map[string]string{
-			lambdamode.EnvDynamoDBEndpoint: ep,
-			lambdamode.EnvTablePrefix:      prefix,
-			lambdamode.EnvLogLevel:         "ERROR",
+			lambdamode.EnvDynamoDBEndpoint:  ep,
+			lambdamode.EnvTablePrefix:       prefix,
+			lambdamode.EnvLogLevel:          "ERROR",
+			"AWS_ACCESS_KEY_ID":             "AKIDEXAMPLE",
+			"AWS_SECRET_ACCESS_KEY":         "secret",
+			lambdamode.EnvScheduleGroup:     "default",
+			lambdamode.EnvScheduleTargetARN: "arn:aws:lambda:us-east-1:123456789012:function:cardflow-test-schedule-target",
+			lambdamode.EnvSchedulerRoleARN:  "arn:aws:iam::123456789012:role/cardflow-test-scheduler",
 		}[k]
 	})
 	if err != nil {
@@ -119,6 +137,8 @@ func TestEvents(t *testing.T) {
 	}
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	ctx := context.Background()
+	standin := ebschedulertest.New()
+	defer standin.Close()
 	store, err := env.OpenStore(log)
 	if err != nil {
 		t.Fatal(err)
@@ -158,6 +178,17 @@ func TestEvents(t *testing.T) {
 		}
 	})
 
+	t.Run("scheduleTarget", func(t *testing.T) {
+		h, err := schedules.NewTargetFunction(env, log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = h.Handle(ctx, decode[ebscheduler.TargetInput](t, samlocal.ScheduleTarget, evs[samlocal.ScheduleTarget]))
+		if cardflow.ErrorCode(err) != cardflow.EUNAVAILABLE {
+			t.Errorf("err = %v, want UNAVAILABLE: this deployment runs no executions", err)
+		}
+	})
+
 	// The expected answer of each endpoint, in the order they run: resume
 	// before cancel, which closes the process id.
 	for _, c := range []struct {
@@ -180,12 +211,12 @@ func TestEvents(t *testing.T) {
 		{"saveCard", 200, `"card_name":"Leave request"`},
 		{"publishCard", 200, `"status_version":"ACTIVE-2"`},
 		{"triggerWorkflow", 503, `"code":"UNAVAILABLE"`},
-		{"toggleScheduledWorkflow", 503, `"code":"UNAVAILABLE"`},
+		{"toggleScheduledWorkflow", 200, `"status":"PAUSED"`},
 		{"resumeWorkflow", 503, `"code":"UNAVAILABLE"`},
 		{"cancelExecution", 200, `"status":"CANCELLED"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			h := newEndpoint(t, env, log, c.name)
+			h := newEndpoint(t, env, log, c.name, standin.URL)
 			got, err := h.Handle(ctx, decode[events.APIGatewayProxyRequest](t, c.name, evs[c.name]))
 			if err != nil {
 				t.Fatalf("Handle: %v", err)
@@ -198,6 +229,22 @@ func TestEvents(t *testing.T) {
 			}
 		})
 	}
+
+	// The schedule's state went to EventBridge Scheduler.
+	if sc, ok := standin.Schedule("default", ebscheduler.Name(samlocal.Organization, f.ScheduleWorkflowID)); !ok || sc.State != "DISABLED" {
+		t.Errorf("after PAUSE the stand-in holds %+v (found %v), want a DISABLED schedule", sc, ok)
+	}
+
+	t.Run("housekeeping", func(t *testing.T) {
+		h, err := env.NewHousekeepingFunction(log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := h.Handle(ctx, decode[events.EventBridgeEvent](t, samlocal.Housekeeping, evs[samlocal.Housekeeping]))
+		if err != nil || got != (app.HousekeepReport{}) {
+			t.Errorf("got %+v, %v; want nothing to do", got, err)
+		}
+	})
 }
 
 // TestCommittedEvents checks events/: one file per function, each an event
@@ -233,6 +280,18 @@ func TestCommittedEvents(t *testing.T) {
 		var raw any
 		if err := json.Unmarshal(b, &raw); err != nil {
 			t.Fatalf("events/%s.json: %v", name, err)
+		}
+		switch name {
+		case samlocal.ScheduleTarget:
+			if got := decode[ebscheduler.TargetInput](t, name, raw); got.OrganizationID != samlocal.Organization || got.WorkflowVersion != 1 {
+				t.Errorf("events/%s.json: %+v, want the sample's scheduled workflow", name, got)
+			}
+			continue
+		case samlocal.Housekeeping:
+			if got := decode[events.EventBridgeEvent](t, name, raw); got.DetailType != "Scheduled Event" {
+				t.Errorf("events/%s.json: detail-type %q, want Scheduled Event", name, got.DetailType)
+			}
+			continue
 		}
 		if name == samlocal.Authorizer {
 			got := decode[events.APIGatewayCustomAuthorizerRequestTypeRequest](t, name, raw)
