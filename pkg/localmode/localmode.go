@@ -132,11 +132,7 @@ func openOutbox(dataDir string, store cardflow.Store) (*boltstore.Store, error) 
 // default, as on AWS), and CARDFLOW_SECRETS, CARDFLOW_SECRET_<NAME> and
 // CARDFLOW_SECRETS_DIR say where secrets come from.
 func integrationOptions() ([]engine.Option, error) {
-	allow, err := outbound.ParseAllow(os.Getenv(outbound.AllowEnv))
-	if err != nil {
-		return nil, err
-	}
-	client, err := outbound.New(outbound.Config{Allow: allow})
+	client, err := outbound.FromEnv()
 	if err != nil {
 		return nil, err
 	}

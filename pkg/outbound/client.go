@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"syscall"
@@ -82,6 +83,16 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// FromEnv returns the client with the allow list of CARDFLOW_OUTBOUND_ALLOW
+// and the default timeouts and retries.
+func FromEnv() (*http.Client, error) {
+	allow, err := ParseAllow(os.Getenv(AllowEnv))
+	if err != nil {
+		return nil, err
+	}
+	return New(Config{Allow: allow})
 }
 
 // New returns a client that enforces the policy on every connection it

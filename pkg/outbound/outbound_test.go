@@ -275,3 +275,31 @@ func TestIdempotencyKey(t *testing.T) {
 		}
 	}
 }
+
+func TestFromEnv(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	for _, tc := range []struct {
+		allow       string
+		wantErr     bool
+		wantRefused bool
+	}{
+		{"", false, true},
+		{"127.0.0.0/8", false, false},
+		{"127.0.0.1/99", true, false},
+	} {
+		t.Setenv(outbound.AllowEnv, tc.allow)
+		c, err := outbound.FromEnv()
+		if (err != nil) != tc.wantErr {
+			t.Fatalf("%s=%q: got error %v, want one: %v", outbound.AllowEnv, tc.allow, err, tc.wantErr)
+		}
+		if err != nil {
+			continue
+		}
+		_, err = get(c, srv.URL)
+		var refused *outbound.RefusedError
+		if got := errors.As(err, &refused); got != tc.wantRefused {
+			t.Errorf("%s=%q: got %v, want refused %v", outbound.AllowEnv, tc.allow, err, tc.wantRefused)
+		}
+	}
+}

@@ -24,7 +24,7 @@ type Secrets interface {
 
 // Client calls one SAP system for one step: it keeps the CSRF token and the
 // session cookies that go with it, and the OAuth access token, for its own
-// calls only.
+// calls only. It is not safe for concurrent use.
 type Client struct {
 	p         *Profile
 	hc        *http.Client
