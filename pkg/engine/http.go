@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 
 	"github.com/cardflow/cardflow/pkg/outbound"
 	"github.com/cardflow/cardflow/pkg/sap"
@@ -31,7 +30,6 @@ type request struct {
 type stepCall struct {
 	r       *run
 	n       *node
-	mu      sync.Mutex
 	secrets []string
 }
 
@@ -50,8 +48,6 @@ func (c *stepCall) sensitive(v string) {
 	if len(v) < 4 {
 		return
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.secrets = append(c.secrets, v,
 		base64.StdEncoding.EncodeToString([]byte(v)), base64.RawStdEncoding.EncodeToString([]byte(v)),
 		base64.URLEncoding.EncodeToString([]byte(v)), base64.RawURLEncoding.EncodeToString([]byte(v)))
@@ -59,8 +55,6 @@ func (c *stepCall) sensitive(v string) {
 
 // redacted is a step outcome with every known secret value replaced.
 func (c *stepCall) redacted(out outcome) outcome {
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	if len(c.secrets) > 0 {
 		out.input = redact(out.input, c.secrets)
 		out.output = redact(out.output, c.secrets)
@@ -287,7 +281,11 @@ func (c *stepCall) erp(ctx context.Context) outcome {
 	}
 	resp, err := client.Do(ctx, req)
 	if resp == nil {
-		return outcome{input: q.view(), reason: c.failure(ctx, "", err)}
+		reason := err.Error()
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			reason = c.failure(ctx, q.method+" "+q.url+": ", err)
+		}
+		return outcome{input: q.view(), reason: reason}
 	}
 	out := outcome{input: q.view(), output: map[string]any{"status": resp.Status, "headers": headerView(resp.Header), "body": resp.Body}}
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/engine"
@@ -56,6 +57,13 @@ func TestOutboundPolicy(t *testing.T) {
 		mu.Lock()
 		calls++
 		mu.Unlock()
+		if r.URL.Path == "/slow" {
+			select {
+			case <-r.Context().Done():
+			case <-time.After(5 * time.Second):
+			}
+			return
+		}
 		if r.URL.Path == "/big" {
 			w.Write([]byte(strings.Repeat("x", outbound.DefaultMaxBody+1)))
 		}
@@ -72,16 +80,19 @@ func TestOutboundPolicy(t *testing.T) {
 		{"metadata refused", false, "http://169.254.169.254/latest/meta-data/", "refused to connect to 169.254.169.254: it is a cloud metadata address", 0},
 		{"allow-listed loopback", true, srv.URL + "/a", "", 1},
 		{"response size cap", true, srv.URL + "/big", "the response is larger than 1024 KB", 1},
+		{"timeout", true, srv.URL + "/slow", "GET " + srv.URL + "/slow: no answer within 1s (config.timeout)", 1},
 		{"not http", false, "ftp://example.com/x", `url "ftp://example.com/x" is not an http or https URL`, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			mu.Lock()
 			calls = 0
+			mu.Unlock()
 			var opts []engine.Option
 			if tc.allow {
 				opts = append(opts, allowLoopback(t))
 			}
 			f := newFixture(t, opts...)
-			steps, conns := oneCall(step("call", "http", obj{"method": "GET", "url": tc.url}))
+			steps, conns := oneCall(step("call", "http", obj{"method": "GET", "url": tc.url, "timeout": "PT1S"}))
 			ref := f.start(steps, conns, obj{}, nil)
 			res := f.advance(ref)
 			want := cardflow.ExecSucceeded
@@ -96,8 +107,11 @@ func TestOutboundPolicy(t *testing.T) {
 					t.Errorf("got output %s, want it to say %q", got, tc.wantErr)
 				}
 			}
-			if calls != tc.wantCalls {
-				t.Errorf("got %d calls, want %d", calls, tc.wantCalls)
+			mu.Lock()
+			n := calls
+			mu.Unlock()
+			if n != tc.wantCalls {
+				t.Errorf("got %d calls, want %d", n, tc.wantCalls)
 			}
 		})
 	}
