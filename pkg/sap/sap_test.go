@@ -43,7 +43,7 @@ type setup struct {
 	waits   []time.Duration
 }
 
-func newSetup(t *testing.T, version, auth string) *setup {
+func newSetup(t testing.TB, version, auth string) *setup {
 	t.Helper()
 	cfg := saptest.Config{Version: version, Client: "100"}
 	s := &setup{secrets: secretMap{}}
