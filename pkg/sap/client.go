@@ -42,8 +42,9 @@ type Option func(*Client)
 // WithMaxBody bounds the response bodies read (default outbound.DefaultMaxBody).
 func WithMaxBody(n int64) Option { return func(c *Client) { c.maxBody = n } }
 
-// WithSensitive receives every credential the client sends (secret values
-// and access tokens), so the caller can keep them out of what it records.
+// WithSensitive receives every credential the client sends (secret values,
+// user:password pairs whose base64 form goes in headers, access and CSRF
+// tokens), so the caller can keep them out of what it records.
 func WithSensitive(f func(string)) Option { return func(c *Client) { c.sensitive = f } }
 
 // New returns a client for profile p over hc (an outbound client; its
@@ -280,10 +281,10 @@ func (c *Client) authorization(ctx context.Context) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("secret %q: %v", c.p.Auth.Secret, err)
 		}
+		// The pair is sensitive too: the header carries its base64 form.
 		c.sensitive(pass)
-		h := "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))
-		c.sensitive(h)
-		return h, nil
+		c.sensitive(user + ":" + pass)
+		return "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass)), nil
 	case AuthOAuth2:
 		if c.token == "" {
 			if c.token, err = c.fetchToken(ctx, secret); err != nil {
@@ -331,7 +332,7 @@ func (c *Client) fetchToken(ctx context.Context, secret string) (string, error) 
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Accept", "application/json")
 	req.SetBasicAuth(url.QueryEscape(id), url.QueryEscape(key))
-	c.sensitive(req.Header.Get("Authorization"))
+	c.sensitive(url.QueryEscape(id) + ":" + url.QueryEscape(key))
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		return "", fmt.Errorf("OAuth token request to %s: %v", c.p.Auth.TokenURL, transportError(err))
