@@ -54,7 +54,7 @@ func TestSecretsStayOut(t *testing.T) {
 	)
 	planted := map[string]string{
 		"CARDFLOW_SECRET_SAP_BASIC":     "CARDFLOW:" + basicPW,
-		"CARDFLOW_SECRET_SAP_WRONG":     "CARDFLOW:" + wrongPW,
+		"CARDFLOW_SECRET_SAP_WRONG":     `{"username": "SAPUSER", "password": "` + wrongPW + `"}`,
 		"CARDFLOW_SECRET_SAP_OAUTH":     "cardflow-app:" + oauthCS,
 		"CARDFLOW_SECRET_SAP_OAUTH_BAD": "cardflow-app:" + oauthBad,
 		"CARDFLOW_SECRET_BOT_TOKEN":     bearerTok,
@@ -201,7 +201,8 @@ func TestSecretsStayOut(t *testing.T) {
 	if count < 20 {
 		t.Fatalf("got %d API responses, want every one of them recorded", count)
 	}
-	values := []string{basicPW, wrongPW, oauthCS, oauthBad, bearerTok}
+	// The pairs whose base64 form an Authorization header carries.
+	values := []string{basicPW, wrongPW, oauthCS, oauthBad, bearerTok, "SAPUSER:" + wrongPW, "cardflow-app:" + oauthCS}
 	for _, v := range planted {
 		values = append(values, v)
 	}
