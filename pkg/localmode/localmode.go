@@ -25,7 +25,9 @@ import (
 	"github.com/cardflow/cardflow/pkg/keyadmin"
 	"github.com/cardflow/cardflow/pkg/localrunner"
 	"github.com/cardflow/cardflow/pkg/localscheduler"
+	"github.com/cardflow/cardflow/pkg/outbound"
 	"github.com/cardflow/cardflow/pkg/sample"
+	"github.com/cardflow/cardflow/pkg/secrets"
 )
 
 // The demo tenant created on first start.
@@ -128,6 +130,22 @@ func openOutbox(dataDir string, store cardflow.Store) (*boltstore.Store, error) 
 	return boltstore.Open(filepath.Join(dataDir, OutboxFile))
 }
 
+// integrationOptions configures http and erp steps from the environment:
+// CARDFLOW_OUTBOUND_ALLOW lists the private addresses they may call (none by
+// default, as on AWS), and CARDFLOW_SECRETS, CARDFLOW_SECRET_<NAME> and
+// CARDFLOW_SECRETS_DIR say where secrets come from.
+func integrationOptions() ([]engine.Option, error) {
+	client, err := outbound.FromEnv()
+	if err != nil {
+		return nil, err
+	}
+	src, err := secrets.FromEnv(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	return []engine.Option{engine.WithHTTPClient(client), engine.WithSecrets(src)}, nil
+}
+
 // Stack is the service with everything that runs executions in process:
 // the engine, the runner, the scheduler and the outbox.
 type Stack struct {
@@ -155,7 +173,11 @@ func NewStack(store cardflow.Store, outbox *boltstore.Store, cfg Config) (*Stack
 	if early == 0 {
 		early = engine.DefaultEarlyResume
 	}
-	eng, err := engine.New(store, outbox, env, engine.WithLogger(cfg.Log), engine.WithEarlyResumeWindow(early))
+	calls, err := integrationOptions()
+	if err != nil {
+		return nil, err
+	}
+	eng, err := engine.New(store, outbox, env, append([]engine.Option{engine.WithLogger(cfg.Log), engine.WithEarlyResumeWindow(early)}, calls...)...)
 	if err != nil {
 		return nil, err
 	}
