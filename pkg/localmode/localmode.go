@@ -142,18 +142,11 @@ func NewStack(store cardflow.Store, outbox *boltstore.Store, cfg Config) (*Stack
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	env, err := expr.NewEnv()
+	eng, err := NewEngine(store, outbox, cfg)
 	if err != nil {
 		return nil, err
 	}
-	early := cfg.EarlyResume
-	if early == 0 {
-		early = engine.DefaultEarlyResume
-	}
-	eng, err := engine.New(store, outbox, env, engine.WithLogger(cfg.Log), engine.WithEarlyResumeWindow(early))
-	if err != nil {
-		return nil, err
-	}
+	early := cfg.earlyResume()
 	st := &Stack{Store: store, Outbox: outbox}
 	if st.Runner, err = localrunner.New(eng, localrunner.WithLogger(cfg.Log)); err != nil {
 		return nil, err
@@ -170,6 +163,26 @@ func NewStack(store cardflow.Store, outbox *boltstore.Store, cfg Config) (*Stack
 		return nil, err
 	}
 	return st, nil
+}
+
+// NewEngine returns the engine of local mode over store, with cards going
+// to deliver; other runners (Step Functions in tests) drive it too.
+func NewEngine(store cardflow.Store, deliver cardflow.Deliverer, cfg Config) (*engine.Engine, error) {
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	env, err := expr.NewEnv()
+	if err != nil {
+		return nil, err
+	}
+	return engine.New(store, deliver, env, engine.WithLogger(cfg.Log), engine.WithEarlyResumeWindow(cfg.earlyResume()))
+}
+
+func (cfg Config) earlyResume() time.Duration {
+	if cfg.EarlyResume == 0 {
+		return engine.DefaultEarlyResume
+	}
+	return cfg.EarlyResume
 }
 
 // Start picks up the executions the store has open and arms its schedules.

@@ -1,0 +1,121 @@
+package sfnrunner_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
+
+	"github.com/cardflow/cardflow/pkg/app"
+	"github.com/cardflow/cardflow/pkg/boltstore"
+	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/localmode"
+	"github.com/cardflow/cardflow/pkg/runnertest"
+	"github.com/cardflow/cardflow/pkg/sfnfake"
+	"github.com/cardflow/cardflow/pkg/sfnrunner"
+)
+
+func TestContract(t *testing.T) {
+	runnertest.Run(t, func(t *testing.T) runnertest.Harness {
+		store := runnertest.BoltStore(t, "cardflow.db")
+		return newStack(t, store, store).harness
+	})
+}
+
+func TestContractOnDynamoDB(t *testing.T) {
+	open := runnertest.DynamoDB(t)
+	runnertest.Run(t, func(t *testing.T) runnertest.Harness {
+		return newStack(t, open(t), runnertest.BoltStore(t, "outbox.db")).harness
+	})
+}
+
+// Function ARNs the definition's substitutions name.
+const (
+	advanceARN = "arn:aws:lambda:us-east-1:123456789012:function:cardflow-advance"
+	parkARN    = "arn:aws:lambda:us-east-1:123456789012:function:cardflow-park"
+)
+
+// stack is the service with its executions on the fake Step Functions,
+// which runs statemachine/runner.asl.json with the real handlers.
+type stack struct {
+	harness runnertest.Harness
+	fake    *sfnfake.Server
+	client  *sfn.Client
+}
+
+func definition(t testing.TB) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "statemachine", "runner.asl.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// lambda adapts a handler to a fake Lambda function, decoding and encoding
+// JSON as the Lambda runtime does.
+func lambda[In, Out any](h func(context.Context, In) (Out, error)) sfnfake.Func {
+	return func(ctx context.Context, payload []byte) ([]byte, error) {
+		var in In
+		if err := json.Unmarshal(payload, &in); err != nil {
+			return nil, err
+		}
+		out, err := h(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(out)
+	}
+}
+
+func newStack(t testing.TB, store cardflow.Store, outbox *boltstore.Store) *stack {
+	t.Helper()
+	eng, err := localmode.NewEngine(store, outbox, localmode.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h *sfnrunner.Handlers
+	fake, err := sfnfake.New(sfnfake.Config{
+		Definition:    definition(t),
+		Substitutions: map[string]string{"AdvanceFunctionArn": advanceARN, "ParkFunctionArn": parkARN},
+		Functions: map[string]sfnfake.Func{
+			advanceARN: lambda(func(ctx context.Context, in sfnrunner.AdvanceInput) (sfnrunner.AdvanceOutput, error) {
+				return h.Advance(ctx, in)
+			}),
+			parkARN: lambda(func(ctx context.Context, in sfnrunner.ParkInput) (any, error) {
+				return nil, h.Park(ctx, in)
+			}),
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		fake.Close()
+		if cardflow.Store(outbox) != store {
+			outbox.Close()
+		}
+		store.Close()
+	})
+	client := sfn.NewFromConfig(aws.Config{
+		Region:      "us-east-1",
+		Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""),
+	}, func(o *sfn.Options) { o.BaseEndpoint = aws.String(fake.URL) })
+	if h, err = sfnrunner.NewHandlers(eng, store, client); err != nil {
+		t.Fatal(err)
+	}
+	runner, err := sfnrunner.New(client, fake.StateMachineARN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := app.New(store, app.WithChecker(eng), app.WithRunner(runner))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &stack{harness: runnertest.Harness{Service: svc, Store: store}, fake: fake, client: client}
+}
