@@ -43,9 +43,11 @@ const (
 // stack is the service with its executions on the fake Step Functions,
 // which runs statemachine/runner.asl.json with the real handlers.
 type stack struct {
-	harness runnertest.Harness
-	fake    *sfnfake.Server
-	client  *sfn.Client
+	harness  runnertest.Harness
+	fake     *sfnfake.Server
+	client   *sfn.Client
+	handlers *sfnrunner.Handlers
+	runner   *sfnrunner.Runner
 }
 
 func definition(t testing.TB) []byte {
@@ -117,5 +119,5 @@ func newStack(t testing.TB, store cardflow.Store, outbox *boltstore.Store) *stac
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &stack{harness: runnertest.Harness{Service: svc, Store: store}, fake: fake, client: client}
+	return &stack{harness: runnertest.Harness{Service: svc, Store: store}, fake: fake, client: client, handlers: h, runner: runner}
 }
