@@ -19,7 +19,7 @@ func TestContract(t *testing.T) {
 // TestContractOnDynamoDB runs the engine and the local runner on the
 // DynamoDB store (`CARDFLOW_STORE=dynamodb make run`).
 func TestContractOnDynamoDB(t *testing.T) {
-	open := runnertest.DynamoDB(t)
+	open, _ := runnertest.DynamoDB(t)
 	runnertest.Run(t, func(t *testing.T) runnertest.Harness {
 		return harness(t, open(t), runnertest.BoltStore(t, "outbox.db"))
 	})

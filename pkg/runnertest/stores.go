@@ -25,9 +25,10 @@ func BoltStore(t *testing.T, name string) *boltstore.Store {
 }
 
 // DynamoDB creates the tables under a prefix of their own at
-// $DYNAMODB_ENDPOINT and returns what opens a store over them. Without the
-// endpoint it skips the test, or fails it under CARDFLOW_STRICT_TESTS=1.
-func DynamoDB(t *testing.T) func(t *testing.T) *dynamostore.Store {
+// $DYNAMODB_ENDPOINT and returns what opens a store over them, and the
+// prefix (for other processes). Without the endpoint it skips the test, or
+// fails it under CARDFLOW_STRICT_TESTS=1.
+func DynamoDB(t *testing.T) (open func(t *testing.T) *dynamostore.Store, prefix string) {
 	t.Helper()
 	ep := os.Getenv("DYNAMODB_ENDPOINT")
 	if ep == "" {
@@ -42,7 +43,7 @@ func DynamoDB(t *testing.T) func(t *testing.T) *dynamostore.Store {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prefix := "cardflow-runner-" + strings.ToLower(cardflow.NewID(time.Now())) + "-"
+	prefix = "cardflow-runner-" + strings.ToLower(cardflow.NewID(time.Now())) + "-"
 	if _, err := dynamostore.CreateTables(ctx, client, prefix); err != nil {
 		t.Fatal(err)
 	}
@@ -52,5 +53,5 @@ func DynamoDB(t *testing.T) func(t *testing.T) *dynamostore.Store {
 			t.Fatal(err)
 		}
 		return store
-	}
+	}, prefix
 }

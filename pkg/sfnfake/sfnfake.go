@@ -46,7 +46,6 @@ const (
 	StatusRunning   = "RUNNING"
 	StatusSucceeded = "SUCCEEDED"
 	StatusFailed    = "FAILED"
-	StatusTimedOut  = "TIMED_OUT"
 	StatusAborted   = "ABORTED"
 )
 

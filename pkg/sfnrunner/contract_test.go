@@ -28,7 +28,7 @@ func TestContract(t *testing.T) {
 }
 
 func TestContractOnDynamoDB(t *testing.T) {
-	open := runnertest.DynamoDB(t)
+	open, _ := runnertest.DynamoDB(t)
 	runnertest.Run(t, func(t *testing.T) runnertest.Harness {
 		return newStack(t, open(t), runnertest.BoltStore(t, "outbox.db")).harness
 	})
