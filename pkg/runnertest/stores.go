@@ -15,7 +15,7 @@ import (
 
 // BoltStore opens an embedded store file in the test's temporary
 // directory. Whoever the test hands it to closes it.
-func BoltStore(t *testing.T, name string) *boltstore.Store {
+func BoltStore(t testing.TB, name string) *boltstore.Store {
 	t.Helper()
 	store, err := boltstore.Open(filepath.Join(t.TempDir(), name))
 	if err != nil {
@@ -28,7 +28,7 @@ func BoltStore(t *testing.T, name string) *boltstore.Store {
 // $DYNAMODB_ENDPOINT and returns what opens a store over them, and the
 // prefix (for other processes). Without the endpoint it skips the test, or
 // fails it under CARDFLOW_STRICT_TESTS=1.
-func DynamoDB(t *testing.T) (open func(t *testing.T) *dynamostore.Store, prefix string) {
+func DynamoDB(t testing.TB) (open func(t testing.TB) *dynamostore.Store, prefix string) {
 	t.Helper()
 	ep := os.Getenv("DYNAMODB_ENDPOINT")
 	if ep == "" {
@@ -47,7 +47,7 @@ func DynamoDB(t *testing.T) (open func(t *testing.T) *dynamostore.Store, prefix 
 	if _, err := dynamostore.CreateTables(ctx, client, prefix); err != nil {
 		t.Fatal(err)
 	}
-	return func(t *testing.T) *dynamostore.Store {
+	return func(t testing.TB) *dynamostore.Store {
 		store, err := dynamostore.New(client, dynamostore.WithTablePrefix(prefix))
 		if err != nil {
 			t.Fatal(err)

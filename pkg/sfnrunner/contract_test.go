@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -15,6 +17,7 @@ import (
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/localmode"
+	"github.com/cardflow/cardflow/pkg/localscheduler"
 	"github.com/cardflow/cardflow/pkg/runnertest"
 	"github.com/cardflow/cardflow/pkg/sfnfake"
 	"github.com/cardflow/cardflow/pkg/sfnrunner"
@@ -48,6 +51,9 @@ type stack struct {
 	client   *sfn.Client
 	handlers *sfnrunner.Handlers
 	runner   *sfnrunner.Runner
+	// billed sums the Lambda handlers' durations, each rounded up to the
+	// millisecond as Lambda bills them.
+	billed atomic.Int64
 }
 
 func definition(t testing.TB) []byte {
@@ -62,7 +68,16 @@ func definition(t testing.TB) []byte {
 // lambda adapts a handler to a fake Lambda function, decoding and encoding
 // JSON as the Lambda runtime does.
 func lambda[In, Out any](h func(context.Context, In) (Out, error)) sfnfake.Func {
+	return timed(nil, h)
+}
+
+// timed is lambda, adding each invocation's billed milliseconds to billed
+// when it is not nil.
+func timed[In, Out any](billed *atomic.Int64, h func(context.Context, In) (Out, error)) sfnfake.Func {
 	return func(ctx context.Context, payload []byte) ([]byte, error) {
+		if billed != nil {
+			defer bill(billed, time.Now())
+		}
 		var in In
 		if err := json.Unmarshal(payload, &in); err != nil {
 			return nil, err
@@ -82,14 +97,15 @@ func newStack(t testing.TB, store cardflow.Store, outbox *boltstore.Store) *stac
 		t.Fatal(err)
 	}
 	var h *sfnrunner.Handlers
+	st := &stack{}
 	fake, err := sfnfake.New(sfnfake.Config{
 		Definition:    definition(t),
 		Substitutions: map[string]string{"AdvanceFunctionArn": advanceARN, "ParkFunctionArn": parkARN},
 		Functions: map[string]sfnfake.Func{
-			advanceARN: lambda(func(ctx context.Context, in sfnrunner.AdvanceInput) (sfnrunner.AdvanceOutput, error) {
+			advanceARN: timed(&st.billed, func(ctx context.Context, in sfnrunner.AdvanceInput) (sfnrunner.AdvanceOutput, error) {
 				return h.Advance(ctx, in)
 			}),
-			parkARN: lambda(func(ctx context.Context, in sfnrunner.ParkInput) (any, error) {
+			parkARN: timed(&st.billed, func(ctx context.Context, in sfnrunner.ParkInput) (any, error) {
 				return nil, h.Park(ctx, in)
 			}),
 		},
@@ -115,9 +131,24 @@ func newStack(t testing.TB, store cardflow.Store, outbox *boltstore.Store) *stac
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := app.New(store, app.WithChecker(eng), app.WithRunner(runner))
+	// Schedules are recorded, never fired: the scheduler is not started.
+	var svc *app.Service
+	sched, err := localscheduler.New(func(ctx context.Context, sc *cardflow.Schedule, at time.Time) error {
+		_, err := svc.StartScheduled(ctx, sc, at)
+		return err
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &stack{harness: runnertest.Harness{Service: svc, Store: store}, fake: fake, client: client, handlers: h, runner: runner}
+	if svc, err = app.New(store, app.WithChecker(eng), app.WithRunner(runner), app.WithScheduler(sched)); err != nil {
+		t.Fatal(err)
+	}
+	st.harness = runnertest.Harness{Service: svc, Store: store}
+	st.fake, st.client, st.handlers, st.runner = fake, client, h, runner
+	return st
+}
+
+// bill adds the milliseconds since start, rounded up, to billed.
+func bill(billed *atomic.Int64, start time.Time) {
+	billed.Add((time.Since(start).Nanoseconds() + 999_999) / 1_000_000)
 }

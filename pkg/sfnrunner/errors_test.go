@@ -48,7 +48,6 @@ func TestTranslate(t *testing.T) {
 	}
 }
 
-
 func TestExecutionARNPrefix(t *testing.T) {
 	for _, tt := range []struct {
 		in, want string

@@ -280,7 +280,9 @@ func TestDefinitionOnLocalStepFunctions(t *testing.T) {
 		t.Fatal(err)
 	}
 	type obj = map[string]any
-	step := func(id, typ string, cfg obj) cardflow.Step { return cardflow.Step{ID: id, Name: id, Type: typ, Config: cfg} }
+	step := func(id, typ string, cfg obj) cardflow.Step {
+		return cardflow.Step{ID: id, Name: id, Type: typ, Config: cfg}
+	}
 	for _, tt := range []struct {
 		name  string
 		steps []cardflow.Step
