@@ -52,3 +52,8 @@ node-deps: $(NODE_SFN)/node_modules/.package-lock.json
 $(NODE_SFN)/node_modules/.package-lock.json: $(NODE_SFN)/package-lock.json
 	@command -v node >/dev/null || { echo "make test needs Node.js (node and npm) to check the Step Functions definition"; exit 1; }
 	npm ci --prefix $(NODE_SFN) --no-audit --no-fund
+
+## bench-sfn: state transitions, Lambda requests and durations, DynamoDB request units and
+## the cost per 1,000 executions of the sample approval, on the fake Step Functions and DynamoDB Local
+bench-sfn:
+	$(DYNAMODB_LOCAL) $(GO) test -run '^$$' -bench ExecutionCost -benchtime 30x -count 3 ./pkg/sfnrunner/

@@ -319,11 +319,24 @@ func BenchmarkExecutionCost(b *testing.B) {
 			per := func(v float64) float64 { return v / float64(b.N) }
 			lambdaMs := per(float64(st.billed.Load() + apiMs))
 			requests := per(float64(invocations)) + apiLambdas
-			cost := per(float64(transitions))*usdPerTransition +
-				requests*usdPerLambdaReq +
-				lambdaMs/1000*lambdaGB*usdPerGBSecond +
-				per(write)*usdPerWRU + per(read)*usdPerRRU +
-				apiRequests*usdPerAPIRequest
+			parts := []struct {
+				name string
+				usd  float64
+			}{
+				{"Step Functions", per(float64(transitions)) * usdPerTransition},
+				{"Lambda requests", requests * usdPerLambdaReq},
+				{"Lambda GB-s", lambdaMs / 1000 * lambdaGB * usdPerGBSecond},
+				{"DynamoDB writes", per(write) * usdPerWRU},
+				{"DynamoDB reads", per(read) * usdPerRRU},
+				{"API Gateway", apiRequests * usdPerAPIRequest},
+			}
+			var cost float64
+			line := ""
+			for _, p := range parts {
+				cost += p.usd
+				line += fmt.Sprintf("  %s $%.4f", p.name, 1000*p.usd)
+			}
+			b.Logf("per 1,000 executions:%s", line)
 			b.ReportMetric(per(float64(transitions)), "transitions/exec")
 			b.ReportMetric(requests, "lambda-requests/exec")
 			b.ReportMetric(lambdaMs, "lambda-ms/exec")

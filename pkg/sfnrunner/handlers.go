@@ -19,6 +19,10 @@ import (
 // Standard execution after a year.
 const MaxWaitSeconds = 30 * 24 * 60 * 60
 
+// deadlineGrace is how many seconds a Park task outlives its wait's
+// deadline. The resume use case refuses a resume from the deadline on.
+const deadlineGrace = 1
+
 // Sleeping is the status Advance answers for an execution that sleeps in a
 // delay step until wake_at.
 const Sleeping = engine.Sleeping
@@ -41,7 +45,7 @@ type AdvanceOutput struct {
 	// WakeAt is when a SLEEPING execution wakes (RFC 3339, whole seconds).
 	WakeAt string `json:"wake_at"`
 	// TimeoutSeconds is how long Park waits for a WAITING execution: until
-	// the wait's deadline, at most MaxWaitSeconds, at least 1.
+	// a second after the wait's deadline, at most MaxWaitSeconds.
 	TimeoutSeconds int64 `json:"timeout_seconds"`
 	// Wait is the sequence number of the open wait of a WAITING execution.
 	Wait int `json:"wait"`
@@ -112,7 +116,9 @@ func (h *Handlers) Advance(ctx context.Context, in AdvanceInput) (AdvanceOutput,
 	case cardflow.ExecWaiting:
 		out.TimeoutSeconds = MaxWaitSeconds
 		if res.WakeAt > 0 {
-			left := (res.WakeAt - h.now().UnixMilli() + 999) / 1000
+			// A second past the deadline: a resume claimed just before it
+			// still finds the task open to end.
+			left := (res.WakeAt-h.now().UnixMilli()+999)/1000 + deadlineGrace
 			out.TimeoutSeconds = min(max(left, 1), MaxWaitSeconds)
 		}
 		if res.Wait != nil {

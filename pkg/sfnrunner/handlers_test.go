@@ -248,7 +248,7 @@ func TestAdvanceOutput(t *testing.T) {
 		cfg     map[string]any
 		timeout int64
 	}{
-		{"card", map[string]any{"card_id": card.CardID, "timeout": "PT1H"}, 3600},
+		{"card", map[string]any{"card_id": card.CardID, "timeout": "PT1H"}, 3601},
 		{"wait", map[string]any{"timeout": "P90D"}, sfnrunner.MaxWaitSeconds},
 		{"wait", map[string]any{}, sfnrunner.MaxWaitSeconds},
 	} {
@@ -274,5 +274,72 @@ func TestAdvanceOutput(t *testing.T) {
 	}
 	if _, err := st.handlers.Advance(context.Background(), sfnrunner.AdvanceInput{}); err == nil {
 		t.Error("Advance of no execution: got no error")
+	}
+}
+
+// TestResumeAfterDeadline resumes a card wait after its deadline, while
+// the Park task still runs: the resume is refused and changes nothing, and
+// the execution takes its timeout.
+func TestResumeAfterDeadline(t *testing.T) {
+	store := runnertest.BoltStore(t, "deadline.db")
+	st := newStack(t, store, store)
+	ctx := cardflow.NewContextWithPrincipal(context.Background(), &cardflow.Principal{
+		OrganizationID: "org-1", WorkspaceID: "ws-1", Scopes: cardflow.AllScopes, Actor: "test",
+	})
+	svc := st.harness.Service
+	card, err := svc.SaveCard(ctx, app.SaveCardInput{CardName: "c", CardPayload: map[string]any{"type": "AdaptiveCard", "version": "1.5", "body": []any{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.PublishCard(ctx, card.CardID, card.CardVersion); err != nil {
+		t.Fatal(err)
+	}
+	wf, err := svc.SaveWorkflow(ctx, app.SaveWorkflowInput{WorkflowName: "w", WorkflowSteps: []cardflow.Step{
+		{ID: "start", Name: "start", Type: "trigger", Config: map[string]any{"kind": "REQUEST"}},
+		{ID: "ask", Name: "ask", Type: "card", Config: map[string]any{"card_id": card.CardID, "timeout": "PT1S"}},
+		{ID: "done", Name: "done", Type: "end", Config: map[string]any{}},
+	}, WorkflowConnections: []cardflow.Connection{{From: "start", To: "ask"}, {From: "ask", To: "done"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.PublishWorkflow(ctx, wf.WorkflowID, wf.WorkflowVersion); err != nil {
+		t.Fatal(err)
+	}
+	out, err := svc.Trigger(ctx, app.TriggerInput{WorkflowID: wf.WorkflowID, ProcessID: "LATE-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var deadline time.Time
+	for limit := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		p, err := store.GetProcess(context.Background(), "org-1", "LATE-1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Wait != nil && p.Wait.Token != "" {
+			deadline = time.UnixMilli(p.Wait.Deadline)
+			break
+		}
+		if time.Now().After(limit) {
+			t.Fatal("Park stored no token")
+		}
+	}
+	time.Sleep(time.Until(deadline) + 10*time.Millisecond)
+	if _, err := svc.Resume(ctx, "LATE-1", []byte(`{"decision": "approve"}`)); cardflow.ErrorCode(err) != cardflow.ECONFLICT {
+		t.Fatalf("resume after the deadline: got %v, want CONFLICT", err)
+	}
+	for limit := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		ex, err := svc.GetExecution(ctx, wf.WorkflowID, out.ExecutionID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ex.Open() {
+			if ex.Status != cardflow.ExecTimedOut {
+				t.Errorf("got %s, want TIMED_OUT", ex.Status)
+			}
+			break
+		}
+		if time.Now().After(limit) {
+			t.Fatal("the execution did not end")
+		}
 	}
 }
