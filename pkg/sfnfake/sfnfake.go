@@ -418,7 +418,7 @@ func (s *Server) run(ctx context.Context, ex *execution, data any) {
 		}
 		st := s.def.States[name]
 		s.count(ex, "")
-		ctxObj["State"] = map[string]any{"Name": name, "EnteredTime": time.Now().UTC().Format(time.RFC3339Nano), "RetryCount": 0}
+		ctxObj["State"] = map[string]any{"Name": name, "EnteredTime": time.Now().UTC().Format(time.RFC3339Nano)}
 		var next string
 		var err error
 		switch st.Type {

@@ -187,6 +187,9 @@ func (r *localSFN) Start(_ context.Context, ref cardflow.ExecutionRef) error {
 	if err := cmd.Start(); err != nil {
 		return err
 	}
+	// A failed test leaves no execution running; its Park process ends when
+	// DynamoDB Local stops.
+	r.t.Cleanup(func() { cmd.Process.Kill() })
 	done := make(chan error, 1)
 	go func() {
 		err := cmd.Wait()
