@@ -79,7 +79,6 @@ type Server struct {
 	def    *definition
 	funcs  map[string]Func
 	srv    *http.Server
-	ln     net.Listener
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -133,7 +132,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		URL:             "http://" + ln.Addr().String(),
 		StateMachineARN: fmt.Sprintf("arn:aws:states:%s:%s:stateMachine:%s", region, account, name),
-		def:             def, funcs: cfg.Functions, ln: ln,
+		def:             def, funcs: cfg.Functions,
 		execs: map[string]*execution{}, tasks: map[string]*task{},
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())

@@ -141,6 +141,12 @@ func (r *Runner) Start(ctx context.Context, ref cardflow.ExecutionRef) error {
 // wait w, with success for a resume and with WaitEnded otherwise. A wait
 // without a token has no Park task that stored it yet; that Park finds the
 // wait claimed and ends its task itself.
+//
+// A task that has ended already (TaskTimedOut, TaskDoesNotExist) is not an
+// error here: the claim is stored, and every end of a Park task leads to
+// Advance, or to a new Park, which see it. Refusing the resume then would
+// say it failed when it took effect; a resume that comes too late is
+// refused before it is stored, from the wait's deadline on.
 func (r *Runner) Wake(ctx context.Context, _ cardflow.ExecutionRef, w *cardflow.Wait) error {
 	if w == nil || w.Token == "" {
 		return nil
@@ -158,6 +164,10 @@ func (r *Runner) Wake(ctx context.Context, _ cardflow.ExecutionRef, w *cardflow.
 		})
 	default:
 		return fmt.Errorf("sfnrunner: wake of the wait of step %s, which nothing claimed", w.StepID)
+	}
+	if code := apiErrorCode(err); code == "TaskTimedOut" || code == "TaskDoesNotExist" {
+		r.log.Info("the park task had ended; the claim is left to the next Advance", slog.String("step", w.StepID), slog.String("code", code))
+		return nil
 	}
 	return r.translate(op, err)
 }
