@@ -12,11 +12,11 @@
 //
 // Park is a lambda:invoke.waitForTaskToken task: it stores the task token
 // on the process record's open wait, and the resume use case calls Wake,
-// which sends the token back with SendTaskSuccess. The task's timeout is
-// the wait's deadline (timeout_seconds, at most MaxWaitSeconds), so no task
-// waits unbounded: a timed-out Park goes back to Advance, which sees the
-// deadline passed and takes the step's timeout exit, or parks again when
-// the wait has no deadline or a later one.
+// which sends the token back with SendTaskSuccess. The task times out a
+// second after the wait's deadline (timeout_seconds, at most
+// MaxWaitSeconds), so no task waits unbounded: a timed-out Park goes back
+// to Advance, which sees the deadline passed and takes the step's timeout
+// exit, or parks again when the wait has no deadline or a later one.
 //
 // The JSON shapes, as the definition passes them:
 //
