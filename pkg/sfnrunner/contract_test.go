@@ -54,6 +54,9 @@ type stack struct {
 	// billed sums the Lambda handlers' durations, each rounded up to the
 	// millisecond as Lambda bills them.
 	billed atomic.Int64
+	// failAdvance makes that many Advance invocations fail, as they would
+	// with the store out of reach.
+	failAdvance atomic.Int32
 }
 
 func definition(t testing.TB) []byte {
@@ -103,6 +106,9 @@ func newStack(t testing.TB, store cardflow.Store, outbox *boltstore.Store) *stac
 		Substitutions: map[string]string{"AdvanceFunctionArn": advanceARN, "ParkFunctionArn": parkARN},
 		Functions: map[string]sfnfake.Func{
 			advanceARN: timed(&st.billed, func(ctx context.Context, in sfnrunner.AdvanceInput) (sfnrunner.AdvanceOutput, error) {
+				if st.failAdvance.Add(-1) >= 0 {
+					return sfnrunner.AdvanceOutput{}, cardflow.Errorf(cardflow.EUNAVAILABLE, "the store cannot be reached")
+				}
 				return h.Advance(ctx, in)
 			}),
 			parkARN: timed(&st.billed, func(ctx context.Context, in sfnrunner.ParkInput) (any, error) {

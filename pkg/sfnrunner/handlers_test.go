@@ -348,3 +348,46 @@ func TestResumeAfterDeadline(t *testing.T) {
 		}
 	}
 }
+
+// TestAdvanceRetried fails the first Advance of an execution: the
+// definition retries it, and the retry is one more transition.
+func TestAdvanceRetried(t *testing.T) {
+	store := runnertest.BoltStore(t, "retry.db")
+	st := newStack(t, store, store)
+	ctx := cardflow.NewContextWithPrincipal(context.Background(), &cardflow.Principal{
+		OrganizationID: "org-1", WorkspaceID: "ws-1", Scopes: cardflow.AllScopes, Actor: "test",
+	})
+	svc := st.harness.Service
+	wf, err := svc.SaveWorkflow(ctx, app.SaveWorkflowInput{WorkflowName: "w", WorkflowSteps: []cardflow.Step{
+		{ID: "start", Name: "start", Type: "trigger", Config: map[string]any{"kind": "REQUEST"}},
+		{ID: "done", Name: "done", Type: "end", Config: map[string]any{}},
+	}, WorkflowConnections: []cardflow.Connection{{From: "start", To: "done"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.PublishWorkflow(ctx, wf.WorkflowID, wf.WorkflowVersion); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		failures    int32
+		transitions int
+	}{
+		{0, 3}, // Advance, Route, Succeeded
+		{1, 4}, // and one retry
+	} {
+		st.failAdvance.Store(tt.failures)
+		out, err := svc.Trigger(ctx, app.TriggerInput{WorkflowID: wf.WorkflowID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := awaitMachine(t, st.fake, out.ExecutionID)
+		if c.Transitions != tt.transitions || c.Invocations[advanceARN] != int(tt.failures)+1 {
+			t.Errorf("%d failures: got %d transitions and %d Advance invocations, want %d and %d",
+				tt.failures, c.Transitions, c.Invocations[advanceARN], tt.transitions, tt.failures+1)
+		}
+		ex, err := svc.GetExecution(ctx, wf.WorkflowID, out.ExecutionID)
+		if err != nil || ex.Status != cardflow.ExecSucceeded {
+			t.Errorf("%d failures: got %v, %v, want SUCCEEDED", tt.failures, ex, err)
+		}
+	}
+}
