@@ -165,22 +165,11 @@ func NewStack(store cardflow.Store, outbox *boltstore.Store, cfg Config) (*Stack
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	env, err := expr.NewEnv()
+	eng, err := NewEngine(store, outbox, cfg)
 	if err != nil {
 		return nil, err
 	}
-	early := cfg.EarlyResume
-	if early == 0 {
-		early = engine.DefaultEarlyResume
-	}
-	calls, err := integrationOptions()
-	if err != nil {
-		return nil, err
-	}
-	eng, err := engine.New(store, outbox, env, append([]engine.Option{engine.WithLogger(cfg.Log), engine.WithEarlyResumeWindow(early)}, calls...)...)
-	if err != nil {
-		return nil, err
-	}
+	early := cfg.earlyResume()
 	st := &Stack{Store: store, Outbox: outbox}
 	if st.Runner, err = localrunner.New(eng, localrunner.WithLogger(cfg.Log)); err != nil {
 		return nil, err
@@ -198,6 +187,30 @@ func NewStack(store cardflow.Store, outbox *boltstore.Store, cfg Config) (*Stack
 	}
 	st.housekeeper = newHousekeeper(st.Service, cfg.Housekeeping, cfg.Log)
 	return st, nil
+}
+
+// NewEngine returns the engine of local mode over store, with cards going
+// to deliver; other runners (Step Functions in tests) drive it too.
+func NewEngine(store cardflow.Store, deliver cardflow.Deliverer, cfg Config) (*engine.Engine, error) {
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	env, err := expr.NewEnv()
+	if err != nil {
+		return nil, err
+	}
+	calls, err := integrationOptions()
+	if err != nil {
+		return nil, err
+	}
+	return engine.New(store, deliver, env, append([]engine.Option{engine.WithLogger(cfg.Log), engine.WithEarlyResumeWindow(cfg.earlyResume())}, calls...)...)
+}
+
+func (cfg Config) earlyResume() time.Duration {
+	if cfg.EarlyResume == 0 {
+		return engine.DefaultEarlyResume
+	}
+	return cfg.EarlyResume
 }
 
 // Start picks up the executions the store has open, arms its schedules and
