@@ -1,5 +1,6 @@
 // Command housekeeping is the function a scheduled EventBridge rule invokes
-// every few minutes: it times out overdue waits and deletes expired records.
+// every few minutes: it times out overdue waits (waking their Step
+// Functions tasks) and deletes expired records.
 package main
 
 import (
@@ -9,6 +10,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/cardflow/cardflow/pkg/lambdamode"
+	"github.com/cardflow/cardflow/pkg/lambdamode/runner"
 )
 
 func main() {
@@ -16,7 +18,12 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	h, err := env.NewHousekeepingFunction(env.Logger(os.Stdout))
+	logger := env.Logger(os.Stdout)
+	run, err := runner.Option(env, logger)
+	if err != nil {
+		log.Fatal(err)
+	}
+	h, err := env.NewHousekeepingFunction(logger, run)
 	if err != nil {
 		log.Fatal(err)
 	}

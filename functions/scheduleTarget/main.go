@@ -1,5 +1,5 @@
 // Command scheduleTarget is the function EventBridge Scheduler invokes: it
-// starts the scheduled run a delivery names.
+// starts the scheduled run a delivery names on the Step Functions runner.
 package main
 
 import (
@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/cardflow/cardflow/pkg/lambdamode"
+	"github.com/cardflow/cardflow/pkg/lambdamode/runner"
 	"github.com/cardflow/cardflow/pkg/lambdamode/schedules"
 )
 
@@ -17,7 +18,12 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	h, err := schedules.NewTargetFunction(env, env.Logger(os.Stdout))
+	logger := env.Logger(os.Stdout)
+	run, err := runner.Option(env, logger)
+	if err != nil {
+		log.Fatal(err)
+	}
+	h, err := schedules.NewTargetFunction(env, logger, run)
 	if err != nil {
 		log.Fatal(err)
 	}

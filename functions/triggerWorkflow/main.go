@@ -1,4 +1,5 @@
-// Command triggerWorkflow is the Lambda function of the triggerWorkflow endpoint.
+// Command triggerWorkflow is the Lambda function of the triggerWorkflow endpoint; it drives
+// executions on the Step Functions runner.
 package main
 
 import (
@@ -8,6 +9,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/cardflow/cardflow/pkg/lambdamode"
+	"github.com/cardflow/cardflow/pkg/lambdamode/runner"
 )
 
 func main() {
@@ -15,7 +17,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	h, err := env.NewEndpointFunction(env.Logger(os.Stdout), "triggerWorkflow")
+	h, err := runner.NewEndpointFunction(env, env.Logger(os.Stdout), "triggerWorkflow")
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -35,6 +35,10 @@ const (
 	EnvScheduleTargetARN      = "CARDFLOW_SCHEDULE_TARGET_ARN"
 	EnvSchedulerRoleARN       = "CARDFLOW_SCHEDULER_ROLE_ARN"
 	EnvSchedulerDeadLetterARN = "CARDFLOW_SCHEDULER_DEAD_LETTER_ARN"
+
+	// EnvStateMachineARN names the runner's state machine, for the
+	// functions that start, wake and stop executions.
+	EnvStateMachineARN = "CARDFLOW_STATE_MACHINE_ARN"
 )
 
 // Env is the configuration of one function, read from its environment.
@@ -48,6 +52,7 @@ type Env struct {
 	AccessKeyID, SecretAccessKey, SessionToken string
 
 	ScheduleGroup, ScheduleTargetARN, SchedulerRoleARN, SchedulerDeadLetterARN string
+	StateMachineARN                                                            string
 }
 
 // LoadEnv reads the configuration through getenv (os.Getenv in main).
@@ -64,6 +69,7 @@ func LoadEnv(getenv func(string) string) (Env, error) {
 		ScheduleTargetARN:      getenv(EnvScheduleTargetARN),
 		SchedulerRoleARN:       getenv(EnvSchedulerRoleARN),
 		SchedulerDeadLetterARN: getenv(EnvSchedulerDeadLetterARN),
+		StateMachineARN:        getenv(EnvStateMachineARN),
 	}
 	if e.TablePrefix == "" {
 		e.TablePrefix = dynamostore.DefaultPrefix

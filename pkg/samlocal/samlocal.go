@@ -22,6 +22,7 @@ import (
 	"github.com/cardflow/cardflow/pkg/lambdamode"
 	"github.com/cardflow/cardflow/pkg/localscheduler"
 	"github.com/cardflow/cardflow/pkg/sample"
+	"github.com/cardflow/cardflow/pkg/sfnrunner"
 )
 
 // The tenant of the sample records.
@@ -109,6 +110,8 @@ const (
 	Authorizer     = "authorizer"
 	ScheduleTarget = "scheduleTarget"
 	Housekeeping   = "housekeeping"
+	Advance        = "advance"
+	Park           = "park"
 )
 
 // Events renders the sample event of every function, by function name.
@@ -218,6 +221,14 @@ func Events(f *Fixture) (map[string]any, error) {
 		AccountID: "123456789012", Time: at, Region: "us-east-1",
 		Resources: []string{"arn:aws:events:us-east-1:123456789012:rule/cardflow-dev-HousekeepingFunctionEvery5Minutes"},
 		Detail:    json.RawMessage(`{}`),
+	}
+	// What the runner's state machine passes its tasks for the waiting
+	// execution.
+	waiting := cardflow.ExecutionRef{OrganizationID: Organization, WorkflowID: wf, ExecutionID: f.WaitingExecutionID}
+	out[Advance] = sfnrunner.AdvanceInput{Execution: waiting}
+	out[Park] = sfnrunner.ParkInput{
+		Execution: waiting, Wait: 1, ProcessID: f.ProcessID, TimeoutSeconds: 172801,
+		TaskToken: "AQCEAAAAKgAAAAMAAAAAAAAAAcardflowsamplelocaltasktoken",
 	}
 	return out, nil
 }

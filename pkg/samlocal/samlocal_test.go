@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/cardflow"
@@ -26,8 +27,12 @@ import (
 	"github.com/cardflow/cardflow/pkg/engine"
 	"github.com/cardflow/cardflow/pkg/expr"
 	"github.com/cardflow/cardflow/pkg/lambdamode"
+	"github.com/cardflow/cardflow/pkg/lambdamode/advance"
+	"github.com/cardflow/cardflow/pkg/lambdamode/runner"
 	"github.com/cardflow/cardflow/pkg/lambdamode/schedules"
 	"github.com/cardflow/cardflow/pkg/samlocal"
+	"github.com/cardflow/cardflow/pkg/sfnfake"
+	"github.com/cardflow/cardflow/pkg/sfnrunner"
 )
 
 // endpoint returns DYNAMODB_ENDPOINT. Without it the test is skipped, or
@@ -69,8 +74,15 @@ func newTables(t *testing.T, ep string) (*dynamodb.Client, string) {
 
 // newEndpoint builds an endpoint function's handler as its main.go does,
 // with EventBridge Scheduler at the stand-in's URL.
-func newEndpoint(t *testing.T, env lambdamode.Env, log *slog.Logger, name, schedulerURL string) *lambdamode.Endpoint {
+func newEndpoint(t *testing.T, env lambdamode.Env, log *slog.Logger, name, schedulerURL string, atSFN func(*sfn.Options)) *lambdamode.Endpoint {
 	t.Helper()
+	if name == "triggerWorkflow" || name == "resumeWorkflow" || name == "cancelExecution" {
+		h, err := runner.NewEndpointFunction(env, log, name, atSFN)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return h
+	}
 	if name == "publishWorkflow" || name == "toggleScheduledWorkflow" {
 		h, err := schedules.NewEndpointFunction(env, log, name, func(o *scheduler.Options) { o.BaseEndpoint = aws.String(schedulerURL) })
 		if err != nil {
@@ -95,6 +107,22 @@ func newEndpoint(t *testing.T, env lambdamode.Env, log *slog.Logger, name, sched
 		t.Fatalf("%s: %v", name, err)
 	}
 	return h
+}
+
+// lambdaFunc adapts a handler to a function of the Step Functions
+// stand-in, decoding and encoding JSON as the Lambda runtime does.
+func lambdaFunc[In, Out any](h func(context.Context, In) (Out, error)) sfnfake.Func {
+	return func(ctx context.Context, payload []byte) ([]byte, error) {
+		var in In
+		if err := json.Unmarshal(payload, &in); err != nil {
+			return nil, err
+		}
+		out, err := h(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(out)
+	}
 }
 
 // decode reads an event the way the Lambda runtime does: JSON into the
@@ -139,6 +167,39 @@ func TestEvents(t *testing.T) {
 	ctx := context.Background()
 	standin := ebschedulertest.New()
 	defer standin.Close()
+	// Step Functions runs the runner's definition with Advance and Park
+	// bound to the handlers the advance and park functions build.
+	const advanceARN = "arn:aws:lambda:us-east-1:123456789012:function:cardflow-test-advance"
+	const parkARN = "arn:aws:lambda:us-east-1:123456789012:function:cardflow-test-park"
+	def, err := os.ReadFile(filepath.Join("..", "..", "statemachine", "runner.asl.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var handlers *sfnrunner.Handlers
+	sfnStandin, err := sfnfake.New(sfnfake.Config{
+		Definition:    def,
+		Substitutions: map[string]string{"AdvanceFunctionArn": advanceARN, "ParkFunctionArn": parkARN},
+		Functions: map[string]sfnfake.Func{
+			advanceARN: lambdaFunc(func(ctx context.Context, in sfnrunner.AdvanceInput) (sfnrunner.AdvanceOutput, error) {
+				return handlers.Advance(ctx, in)
+			}),
+			parkARN: lambdaFunc(func(ctx context.Context, in sfnrunner.ParkInput) (any, error) { return nil, handlers.Park(ctx, in) }),
+		},
+		Name: "cardflow-test-runner",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sfnStandin.Close()
+	env.StateMachineARN = sfnStandin.StateMachineARN
+	atSFN := func(o *sfn.Options) { o.BaseEndpoint = aws.String(sfnStandin.URL) }
+	if handlers, err = advance.NewHandlers(env, log, atSFN); err != nil {
+		t.Fatal(err)
+	}
+	runOpt, err := runner.Option(env, log, atSFN)
+	if err != nil {
+		t.Fatal(err)
+	}
 	store, err := env.OpenStore(log)
 	if err != nil {
 		t.Fatal(err)
@@ -179,13 +240,13 @@ func TestEvents(t *testing.T) {
 	})
 
 	t.Run("scheduleTarget", func(t *testing.T) {
-		h, err := schedules.NewTargetFunction(env, log)
+		h, err := schedules.NewTargetFunction(env, log, runOpt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = h.Handle(ctx, decode[ebscheduler.TargetInput](t, samlocal.ScheduleTarget, evs[samlocal.ScheduleTarget]))
-		if cardflow.ErrorCode(err) != cardflow.EUNAVAILABLE {
-			t.Errorf("err = %v, want UNAVAILABLE: this deployment runs no executions", err)
+		got, err := h.Handle(ctx, decode[ebscheduler.TargetInput](t, samlocal.ScheduleTarget, evs[samlocal.ScheduleTarget]))
+		if err != nil || !got.Started || got.ExecutionID == "" {
+			t.Errorf("got %+v, %v; want a started execution", got, err)
 		}
 	})
 
@@ -199,7 +260,7 @@ func TestEvents(t *testing.T) {
 	}{
 		{"getWorkflowExecutionById", 200, `"workflow_execution_id":"` + f.ExecutionID + `"`},
 		{"getWorkflowExecutionHistory", 200, `"workflow_execution_id":"` + f.ExecutionID + `"`},
-		{"getOrganizationExecutions", 200, `"count":2`},
+		{"getOrganizationExecutions", 200, `"count":3`},
 		{"getWorkflowById", 200, `"workflow_status_version":"ACTIVE_2"`},
 		{"getOrganizationWorkflows", 200, `"count":5`},
 		{"getWorkflowSchemaById", 200, `"workflow_mock_payload"`},
@@ -210,13 +271,13 @@ func TestEvents(t *testing.T) {
 		{"getOrganizationCards", 200, `"count":5`},
 		{"saveCard", 200, `"card_name":"Leave request"`},
 		{"publishCard", 200, `"status_version":"ACTIVE-2"`},
-		{"triggerWorkflow", 503, `"code":"UNAVAILABLE"`},
+		{"triggerWorkflow", 200, `"service_execution_id"`},
 		{"toggleScheduledWorkflow", 200, `"status":"PAUSED"`},
-		{"resumeWorkflow", 503, `"code":"UNAVAILABLE"`},
+		{"resumeWorkflow", 200, `"resumed":true`},
 		{"cancelExecution", 200, `"status":"CANCELLED"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			h := newEndpoint(t, env, log, c.name, standin.URL)
+			h := newEndpoint(t, env, log, c.name, standin.URL, atSFN)
 			got, err := h.Handle(ctx, decode[events.APIGatewayProxyRequest](t, c.name, evs[c.name]))
 			if err != nil {
 				t.Fatalf("Handle: %v", err)
@@ -230,13 +291,42 @@ func TestEvents(t *testing.T) {
 		})
 	}
 
+	// The runner's tasks for the waiting execution, which the loop above
+	// resumed and then cancelled: Advance sees it cancelled, and Park ends
+	// its own task, which the stand-in does not know.
+	t.Run("advance", func(t *testing.T) {
+		got, err := handlers.Advance(ctx, decode[sfnrunner.AdvanceInput](t, samlocal.Advance, evs[samlocal.Advance]))
+		if err != nil || got.Status != cardflow.ExecCancelled {
+			t.Errorf("got %+v, %v; want status CANCELLED", got, err)
+		}
+	})
+	t.Run("park", func(t *testing.T) {
+		if err := handlers.Park(ctx, decode[sfnrunner.ParkInput](t, samlocal.Park, evs[samlocal.Park])); err != nil {
+			t.Errorf("Park: %v", err)
+		}
+	})
+
+	// The triggered execution ran on the state machine to its card and
+	// waits there for the process id the event gave.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		p, err := store.GetProcess(ctx, samlocal.Organization, "PO-sample-trigger")
+		if err == nil && p.Wait != nil && p.Wait.Token != "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the triggered execution did not park at its card within 10 s: %+v, %v", p, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
 	// The schedule's state went to EventBridge Scheduler.
 	if sc, ok := standin.Schedule("default", ebscheduler.Name(samlocal.Organization, f.ScheduleWorkflowID)); !ok || sc.State != "DISABLED" {
 		t.Errorf("after PAUSE the stand-in holds %+v (found %v), want a DISABLED schedule", sc, ok)
 	}
 
 	t.Run("housekeeping", func(t *testing.T) {
-		h, err := env.NewHousekeepingFunction(log)
+		h, err := env.NewHousekeepingFunction(log, runOpt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -285,6 +375,16 @@ func TestCommittedEvents(t *testing.T) {
 		case samlocal.ScheduleTarget:
 			if got := decode[ebscheduler.TargetInput](t, name, raw); got.OrganizationID != samlocal.Organization || got.WorkflowVersion != 1 {
 				t.Errorf("events/%s.json: %+v, want the sample's scheduled workflow", name, got)
+			}
+			continue
+		case samlocal.Advance:
+			if got := decode[sfnrunner.AdvanceInput](t, name, raw); got.Execution.OrganizationID != samlocal.Organization {
+				t.Errorf("events/%s.json: %+v, want an execution of %s", name, got, samlocal.Organization)
+			}
+			continue
+		case samlocal.Park:
+			if got := decode[sfnrunner.ParkInput](t, name, raw); got.TaskToken == "" || got.Wait != 1 {
+				t.Errorf("events/%s.json: %+v, want a task token for wait 1", name, got)
 			}
 			continue
 		case samlocal.Housekeeping:
