@@ -84,6 +84,7 @@ func coldStart(b *testing.B, exe string) time.Duration {
 		"CARDFLOW_SCHEDULE_TARGET_ARN=arn:aws:lambda:us-east-1:123456789012:function:cardflow-bench-target",
 		"CARDFLOW_SCHEDULER_ROLE_ARN=arn:aws:iam::123456789012:role/cardflow-bench-scheduler",
 		"CARDFLOW_SCHEDULER_DEAD_LETTER_ARN=arn:aws:sqs:us-east-1:123456789012:cardflow-bench-dlq",
+		"CARDFLOW_STATE_MACHINE_ARN=arn:aws:states:us-east-1:123456789012:stateMachine:cardflow-bench-runner",
 	}
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	start := time.Now()
