@@ -1,9 +1,12 @@
-// Package cards validates Microsoft Adaptive Cards, version 1.5 and older.
+// Package cards validates Microsoft Adaptive Cards, version 1.5 and older,
+// and expands card templates (the Adaptive Cards Template Language).
 //
 // The rules follow the Adaptive Cards 1.5 schema, and in matters the schema
 // leaves open (case of enumeration values, column widths, fallback) they
 // follow Microsoft's own parser, the adaptivecards npm package, which the
-// tests run as a reference: see TestAgreesWithMicrosoftParser.
+// tests run as a reference: see TestAgreesWithMicrosoftParser. Templates
+// expand as Microsoft's adaptivecards-templating package expands them: see
+// TestExpandAgreesWithMicrosoftTemplating.
 package cards
 
 import (
