@@ -43,7 +43,8 @@ type Template struct {
 // binding, an object or an array.
 type node struct {
 	kind   nodeKind
-	value  any              // literal
+	path   string           // where the node lies in the template, for errors
+	value  any              // literal, or a binding's source text
 	expr   *expr            // binding
 	keys   []string         // object: keys in order
 	fields map[string]*node // object
@@ -123,6 +124,33 @@ func (t *Template) ExpandHost(data, host any) (any, error) {
 	return jsonOut(out), nil
 }
 
+// ExpandCard expands a card template, a card_payload, with data into the
+// card to send. It fails with a *cardflow.Error (EINVALID) when a binding
+// fails, when the template expands to no card or to several (a $when or a
+// $data on the card itself), or when the card it gives is not a valid
+// Adaptive Card.
+func ExpandCard(payload map[string]any, data any) (map[string]any, error) {
+	out, err := Expand(payload, data)
+	if err != nil {
+		if cardflow.ErrorCode(err) == cardflow.EINVALID {
+			return nil, err
+		}
+		return nil, cardflow.Errorf(cardflow.EINVALID, "the card template does not expand: %v", err)
+	}
+	switch x := out.(type) {
+	case map[string]any:
+		if err := Validate(x); err != nil {
+			return nil, cardflow.Errorf(cardflow.EINVALID, "the expanded card is not valid: %s", cardflow.ErrorMessage(err))
+		}
+		return x, nil
+	case nil:
+		return nil, cardflow.Errorf(cardflow.EINVALID, "the card template expands to no card: its $when is not true")
+	case []any:
+		return nil, cardflow.Errorf(cardflow.EINVALID, "the card template expands to %d cards: its $data is a list, and a card step sends one card", len(x))
+	}
+	return nil, cardflow.Errorf(cardflow.EINVALID, "the card template expands to %s, not a card", describe(out))
+}
+
 // jsonValue turns raw JSON or any value encoding/json can write into the
 // generic JSON values expressions work on.
 func jsonValue(v any) (any, error) {
@@ -182,7 +210,7 @@ func prepare(path string, v any, depth int) (*node, error) {
 		if e == nil {
 			return &node{kind: nodeLiteral, value: x}, nil
 		}
-		return &node{kind: nodeBinding, expr: e}, nil
+		return &node{kind: nodeBinding, path: path, value: x, expr: e}, nil
 	case []any:
 		n := &node{kind: nodeArray}
 		for i, item := range x {
@@ -312,7 +340,7 @@ func (x *expansion) expand(n *node) (any, error) {
 	case nodeBinding:
 		v, err := x.evaluate(n.expr, true)
 		if err != nil {
-			return nil, fmt.Errorf("${%s}: %w", n.expr, err)
+			return nil, fmt.Errorf("%s: %s: %w", n.path, n.value, err)
 		}
 		return v, nil
 	case nodeArray:
@@ -344,7 +372,7 @@ func (x *expansion) expandObject(n *node) (any, error) {
 		case nodeBinding:
 			var err error
 			if v, err = x.evaluate(d.expr, true); err != nil {
-				return nil, fmt.Errorf("$data ${%s}: %w", d.expr, err)
+				return nil, fmt.Errorf("%s: %s: %w", d.path, d.value, err)
 			}
 		case nodeLiteral:
 			v = d.value
@@ -373,7 +401,7 @@ func (x *expansion) expandObject(n *node) (any, error) {
 			case nodeBinding:
 				v, err := x.evaluate(w.expr, false)
 				if err != nil && !swallowed(err) {
-					return nil, fmt.Errorf("$when ${%s}: %w", w.expr, err)
+					return nil, fmt.Errorf("%s: %s: %w", w.path, w.value, err)
 				}
 				keep = err == nil && v == true
 			case nodeLiteral:
@@ -425,12 +453,12 @@ func jsTruthy(v any) bool {
 	return true
 }
 
-// literal rebuilds the value of a node whose strings hold no binding; a
-// string with bindings reads as its source text.
+// literal rebuilds the value of a node as written: a string with bindings
+// reads as its source text.
 func literal(n *node) any {
 	switch n.kind {
 	case nodeBinding:
-		return "${" + n.expr.String() + "}"
+		return n.value
 	case nodeArray:
 		out := make([]any, len(n.items))
 		for i, item := range n.items {
