@@ -143,7 +143,11 @@ type ParseError struct {
 }
 
 func (e *ParseError) Error() string {
-	return fmt.Sprintf("%s in %q", e.Message, e.Expression)
+	text := e.Expression
+	if r := []rune(text); len(r) > 80 {
+		text = string(r[:80]) + "…"
+	}
+	return fmt.Sprintf("%s in %q", e.Message, text)
 }
 
 // Token kinds of the lexer.

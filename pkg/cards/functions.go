@@ -22,13 +22,39 @@ type state struct {
 	// subst replaces a missing property by the text of its path, "${path}",
 	// as the templating package does everywhere but in $when.
 	subst bool
+	cost  *cost
 }
 
 func (s *state) noSubst() *state {
 	if !s.subst {
 		return s
 	}
-	return &state{mem: s.mem}
+	return &state{mem: s.mem, cost: s.cost}
+}
+
+// Limits of the work one expansion may do: lambdas nest loops, and each
+// call may build a string or a list out of others.
+const (
+	maxCalls = 100000
+	maxBuilt = 64 << 20 // bytes of strings and list elements built
+)
+
+// cost counts the work of one expansion.
+type cost struct {
+	calls, built int
+}
+
+var errTooCostly = thrownError(fmt.Sprintf("the template needs more than %d function calls or builds more than %d MB of values", maxCalls, maxBuilt>>20))
+
+func (c *cost) exceeded() bool { return c.calls > maxCalls || c.built > maxBuilt }
+
+func (c *cost) charge(v any) {
+	switch x := v.(type) {
+	case string:
+		c.built += len(x)
+	case []any:
+		c.built += 8 * len(x)
+	}
 }
 
 type evalError string
@@ -65,7 +91,15 @@ func (e *expr) eval(s *state) (any, error) {
 	if e.op == opConstant {
 		return e.val, nil
 	}
-	return e.fn.eval(e, s)
+	s.cost.calls++
+	if s.cost.exceeded() {
+		return nil, errTooCostly
+	}
+	v, err := e.fn.eval(e, s)
+	if err == nil {
+		s.cost.charge(v)
+	}
+	return v, err
 }
 
 // call builds a call of the named function and checks it as the parser of
@@ -109,7 +143,7 @@ func typeNames(t returnType) string {
 func checkType(e, child *expr, want returnType) error {
 	ct := child.returnType()
 	if want&rtObject == 0 && ct&rtObject == 0 && want&ct == 0 {
-		return fmt.Errorf("%s is not of type %s in %s", child, typeNames(want), e)
+		return fmt.Errorf("%s is not of type %s", child, typeNames(want))
 	}
 	return nil
 }
@@ -972,34 +1006,41 @@ type memory interface {
 // objectMemory is adaptive expressions' SimpleObjectMemory.
 type objectMemory struct{ root any }
 
-var pathSeparators = regexp.MustCompile(`[.\[\]]+`)
-
 func (m objectMemory) getValue(path string) any {
 	if isUndefined(m.root) || path == "" {
 		return undefined
 	}
-	cur := m.root
-	var value any = undefined
-	for _, part := range pathSeparators.Split(path, -1) {
-		if part == "" {
-			continue
-		}
+	return walkPath(m.root, splitPath(path))
+}
+
+// splitPath splits a path such as a.b[0]['c'] at dots and brackets, and
+// takes the quotes off quoted parts.
+func splitPath(path string) []string {
+	parts := strings.FieldsFunc(path, func(r rune) bool { return r == '.' || r == '[' || r == ']' })
+	for i, part := range parts {
 		if len(part) >= 2 && (part[0] == '"' && part[len(part)-1] == '"' || part[0] == '\'' && part[len(part)-1] == '\'') {
-			part = part[1 : len(part)-1]
+			parts[i] = part[1 : len(part)-1]
 		}
-		var err error
+	}
+	return parts
+}
+
+// walkPath follows parts from cur: an index into a list where the part
+// reads as a number, else a property.
+func walkPath(cur any, parts []string) any {
+	var value any = undefined
+	for _, part := range parts {
 		if i, ok := jsParseInt(part); ok {
 			if _, isList := cur.([]any); isList {
-				value, err = accessIndex(cur, i)
-			} else {
-				value = accessProperty(cur, part)
+				var err error
+				if value, err = accessIndex(cur, i); err != nil {
+					return undefined
+				}
+				cur = value
+				continue
 			}
-		} else {
-			value = accessProperty(cur, part)
 		}
-		if err != nil {
-			return undefined
-		}
+		value = accessProperty(cur, part)
 		cur = value
 	}
 	return value
@@ -1155,13 +1196,20 @@ func validateLambda(e *expr) error {
 
 // stackedMemory puts a lambda's variable in front of the memory around it.
 type stackedMemory struct {
-	local  map[string]any
+	name   string
+	value  any
 	parent memory
 }
 
 func (m stackedMemory) getValue(path string) any {
-	if v := (objectMemory{m.local}).getValue(path); !isUndefined(v) {
-		return v
+	if parts := splitPath(path); len(parts) > 0 && strings.EqualFold(parts[0], m.name) {
+		v := m.value
+		if len(parts) > 1 {
+			v = walkPath(v, parts[1:])
+		}
+		if !isUndefined(v) {
+			return v
+		}
 	}
 	return m.parent.getValue(path)
 }
@@ -1186,7 +1234,7 @@ func lambdaList(v any) ([]any, bool) {
 func lambda(e *expr, s *state, list []any, f func(item, v any, err error) (bool, error)) error {
 	name := e.args[1].args[0].val.(string)
 	for _, item := range list {
-		inner := &state{mem: stackedMemory{map[string]any{name: item}, s.mem}, subst: s.subst}
+		inner := &state{mem: stackedMemory{name, item, s.mem}, subst: s.subst, cost: s.cost}
 		v, err := e.args[2].eval(inner)
 		if err != nil && !swallowed(err) {
 			return err

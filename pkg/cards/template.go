@@ -116,7 +116,7 @@ func (t *Template) ExpandHost(data, host any) (any, error) {
 			return nil, fmt.Errorf("host data: %w", err)
 		}
 	}
-	x := &expansion{root: d, host: h, data: undefined, index: undefined}
+	x := &expansion{root: d, host: h, data: undefined, index: undefined, cost: &cost{}}
 	out, err := x.expand(&t.root)
 	if err != nil {
 		return nil, err
@@ -132,9 +132,6 @@ func (t *Template) ExpandHost(data, host any) (any, error) {
 func ExpandCard(payload map[string]any, data any) (map[string]any, error) {
 	out, err := Expand(payload, data)
 	if err != nil {
-		if cardflow.ErrorCode(err) == cardflow.EINVALID {
-			return nil, err
-		}
 		return nil, cardflow.Errorf(cardflow.EINVALID, "the card template does not expand: %v", err)
 	}
 	switch x := out.(type) {
@@ -208,11 +205,11 @@ func prepare(path string, v any, depth int) (*node, error) {
 			return nil, &TemplateError{path, err}
 		}
 		if e == nil {
-			return &node{kind: nodeLiteral, value: x}, nil
+			return &node{kind: nodeLiteral, path: path, value: x}, nil
 		}
 		return &node{kind: nodeBinding, path: path, value: x, expr: e}, nil
 	case []any:
-		n := &node{kind: nodeArray}
+		n := &node{kind: nodeArray, path: path}
 		for i, item := range x {
 			c, err := prepare(path+"["+strconv.Itoa(i)+"]", item, depth+1)
 			if err != nil {
@@ -222,7 +219,7 @@ func prepare(path string, v any, depth int) (*node, error) {
 		}
 		return n, nil
 	case map[string]any:
-		n := &node{kind: nodeObject, fields: make(map[string]*node, len(x))}
+		n := &node{kind: nodeObject, path: path, fields: make(map[string]*node, len(x))}
 		n.keys = slices.Sorted(mapsKeys(x))
 		for _, k := range n.keys {
 			c, err := prepare(path+"."+k, x[k], depth+1)
@@ -233,7 +230,7 @@ func prepare(path string, v any, depth int) (*node, error) {
 		}
 		return n, nil
 	}
-	return &node{kind: nodeLiteral, value: v}, nil
+	return &node{kind: nodeLiteral, path: path, value: v}, nil
 }
 
 // parseString parses a string of the template: nil if it holds no ${, the
@@ -267,6 +264,7 @@ type expansion struct {
 	data, index any // undefined until $data or an array binds them
 	values      int
 	bytes       int
+	cost        *cost
 }
 
 var templateVersion = map[string]any{"major": 2.0, "minor": 3.0, "patch": 1.0, "suffix": ""}
@@ -276,17 +274,42 @@ var templateVersion = map[string]any{"major": 2.0, "minor": 3.0, "patch": 1.0, "
 type templateMemory struct{ x *expansion }
 
 func (m templateMemory) getValue(path string) any {
+	parts := splitPath(path)
+	if len(parts) == 0 {
+		return undefined
+	}
+	var start any
 	if !strings.HasPrefix(path, "$") {
-		path = "$data." + path
+		start = m.data()
+	} else {
+		switch first := parts[0]; {
+		case strings.EqualFold(first, "$data"):
+			start = m.data()
+		case strings.EqualFold(first, "$root"):
+			start = m.x.root
+		case strings.EqualFold(first, "$index"):
+			start = m.x.index
+		case strings.EqualFold(first, "$host"):
+			start = m.x.host
+		case strings.EqualFold(first, "$_acTemplateVersion"):
+			start = templateVersion
+		default:
+			return undefined
+		}
+		parts = parts[1:]
 	}
-	data := m.x.data
-	if isUndefined(data) {
-		data = m.x.root
+	if len(parts) == 0 {
+		return start
 	}
-	return objectMemory{map[string]any{
-		"$root": m.x.root, "$data": data, "$index": m.x.index, "$host": m.x.host,
-		"$_acTemplateVersion": templateVersion,
-	}}.getValue(path)
+	return walkPath(start, parts)
+}
+
+// data is $data: the data bound last, else $root.
+func (m templateMemory) data() any {
+	if isUndefined(m.x.data) {
+		return m.x.root
+	}
+	return m.x.data
 }
 
 func (x *expansion) count(v any) error {
@@ -295,10 +318,10 @@ func (x *expansion) count(v any) error {
 		x.bytes += len(s)
 	}
 	if x.values > maxOutputValues {
-		return cardflow.Errorf(cardflow.EINVALID, "the template expands to more than %d values", maxOutputValues)
+		return errorf("the template expands to more than %d values", maxOutputValues)
 	}
 	if x.bytes > maxOutputBytes {
-		return cardflow.Errorf(cardflow.EINVALID, "the template expands to more than %d bytes of text", maxOutputBytes)
+		return errorf("the template expands to more than %d bytes of text", maxOutputBytes)
 	}
 	return nil
 }
@@ -306,9 +329,12 @@ func (x *expansion) count(v any) error {
 // evaluate evaluates a binding; subst replaces missing values by their
 // binding text, and the parts of an interpolation that fail by theirs.
 func (x *expansion) evaluate(e *expr, subst bool) (any, error) {
-	s := &state{mem: templateMemory{x}, subst: subst}
+	s := &state{mem: templateMemory{x}, subst: subst, cost: x.cost}
 	if e.op != "concat" || !subst {
 		v, err := e.eval(s)
+		if x.cost.exceeded() {
+			return nil, errTooCostly
+		}
 		if err == nil {
 			err = x.count(v)
 		}
@@ -317,6 +343,9 @@ func (x *expansion) evaluate(e *expr, subst bool) (any, error) {
 	var b strings.Builder
 	for _, part := range e.args {
 		v, err := part.eval(s)
+		if x.cost.exceeded() {
+			return nil, errTooCostly
+		}
 		if err != nil {
 			v = "${" + part.String() + "}"
 		}
@@ -325,7 +354,7 @@ func (x *expansion) evaluate(e *expr, subst bool) (any, error) {
 		}
 		b.WriteString(toJSString(v))
 		if b.Len() > maxOutputBytes {
-			return nil, cardflow.Errorf(cardflow.EINVALID, "the template expands to more than %d bytes of text", maxOutputBytes)
+			return nil, errorf("the template expands to more than %d bytes of text", maxOutputBytes)
 		}
 	}
 	return b.String(), x.count(b.String())
@@ -336,7 +365,10 @@ func (x *expansion) expand(n *node) (any, error) {
 	defer func() { x.data, x.index = data, index }()
 	switch n.kind {
 	case nodeLiteral:
-		return n.value, x.count(n.value)
+		if err := x.count(n.value); err != nil {
+			return nil, fmt.Errorf("%s: %w", n.path, err)
+		}
+		return n.value, nil
 	case nodeBinding:
 		v, err := x.evaluate(n.expr, true)
 		if err != nil {
