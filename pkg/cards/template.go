@@ -3,6 +3,7 @@ package cards
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -149,7 +150,8 @@ func ExpandCard(payload map[string]any, data any) (map[string]any, error) {
 }
 
 // jsonValue turns raw JSON or any value encoding/json can write into the
-// generic JSON values expressions work on.
+// generic JSON values expressions work on. Those it is given already are
+// used as they are: expansion never changes them.
 func jsonValue(v any) (any, error) {
 	var data []byte
 	switch x := v.(type) {
@@ -157,9 +159,10 @@ func jsonValue(v any) (any, error) {
 		data = x
 	case []byte:
 		data = x
-	case nil, string, bool, float64:
-		return x, nil
 	default:
+		if isJSONValue(v, 0) {
+			return v, nil
+		}
 		var err error
 		if data, err = json.Marshal(v); err != nil {
 			return nil, err
@@ -172,8 +175,39 @@ func jsonValue(v any) (any, error) {
 	return out, nil
 }
 
+// isJSONValue reports whether v is made of the values encoding/json
+// decodes into an any, and nests no deeper than JSON decoding allows.
+func isJSONValue(v any, depth int) bool {
+	if depth > 10000 {
+		return false
+	}
+	switch x := v.(type) {
+	case nil, string, bool:
+		return true
+	case float64:
+		return !math.IsNaN(x) && !math.IsInf(x, 0)
+	case map[string]any:
+		for _, item := range x {
+			if !isJSONValue(item, depth+1) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		for _, item := range x {
+			if !isJSONValue(item, depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
 // jsonOut turns undefined, which JSON cannot hold, into what
-// JSON.stringify writes: no property in an object, null elsewhere.
+// JSON.stringify writes: no property in an object, null elsewhere. Only
+// values that functions built can hold undefined, so the data given to
+// Expand is never written to.
 func jsonOut(v any) any {
 	switch x := v.(type) {
 	case undefinedValue:
@@ -182,16 +216,38 @@ func jsonOut(v any) any {
 		for k, item := range x {
 			if isUndefined(item) {
 				delete(x, k)
-			} else {
+			} else if hasUndefined(item) {
 				x[k] = jsonOut(item)
 			}
 		}
 	case []any:
 		for i, item := range x {
-			x[i] = jsonOut(item)
+			if hasUndefined(item) {
+				x[i] = jsonOut(item)
+			}
 		}
 	}
 	return v
+}
+
+func hasUndefined(v any) bool {
+	switch x := v.(type) {
+	case undefinedValue:
+		return true
+	case map[string]any:
+		for _, item := range x {
+			if hasUndefined(item) {
+				return true
+			}
+		}
+	case []any:
+		for _, item := range x {
+			if hasUndefined(item) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func prepare(path string, v any, depth int) (*node, error) {
