@@ -120,15 +120,22 @@ func addDays(t time.Time, n float64) time.Time {
 }
 
 func addHours(t time.Time, n float64) time.Time {
-	return t.Add(time.Duration(int(math.Trunc(float64(t.Hour())+n))-t.Hour()) * time.Hour)
+	return addUnits(t, t.Hour(), n, 3600)
 }
 
 func addMinutes(t time.Time, n float64) time.Time {
-	return t.Add(time.Duration(int(math.Trunc(float64(t.Minute())+n))-t.Minute()) * time.Minute)
+	return addUnits(t, t.Minute(), n, 60)
 }
 
 func addSeconds(t time.Time, n float64) time.Time {
-	return t.Add(time.Duration(int(math.Trunc(float64(t.Second())+n))-t.Second()) * time.Second)
+	return addUnits(t, t.Second(), n, 1)
+}
+
+// addUnits moves t by whole units of the given seconds, counting in
+// seconds rather than time.Duration, which would overflow past 292 years.
+func addUnits(t time.Time, field int, n float64, seconds int64) time.Time {
+	delta := int64(math.Trunc(float64(field)+n)) - int64(field)
+	return time.Unix(t.Unix()+delta*seconds, int64(t.Nanosecond())).UTC()
 }
 
 func timeTransform(name string, f func(time.Time, float64) time.Time) *function {

@@ -692,8 +692,7 @@ func init() {
 			}
 			var parts []string
 			if sep == "" {
-				u := []rune(s)
-				for _, r := range u {
+				for _, r := range s {
 					parts = append(parts, string(r))
 				}
 			} else {
@@ -1186,10 +1185,10 @@ func evalElement(e *expr, s *state) (any, error) {
 
 func validateLambda(e *expr) error {
 	if len(e.args) != 3 {
-		return fmt.Errorf("Lambda expression expect 3 parameters, found %d", len(e.args))
+		return fmt.Errorf("%s takes 3 arguments: a list, a variable name and an expression", e.fn.name)
 	}
 	if a := e.args[1]; a.op != opAccessor || len(a.args) != 1 {
-		return fmt.Errorf("Second parameter is not an identifier : %s", a)
+		return fmt.Errorf("the second argument of %s must be a variable name, not %s", e.fn.name, a)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package cards
 import (
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
@@ -150,4 +151,31 @@ func TestExpandLimits(t *testing.T) {
 			t.Errorf("%s: got %v, want an error ending in %q", tt.name, err, tt.want)
 		}
 	}
+}
+
+// TestExpandConcurrently: a compiled template serves many expansions at
+// once, and leaves the data it is given as it was (run with -race).
+func TestExpandConcurrently(t *testing.T) {
+	tmpl, err := Compile(json.RawMessage(`{"body": [{"$data": "${items}", "text": "${name}", "all": "${$root}", "made": "${createArray(o['none'], name)}"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := map[string]any{"o": map[string]any{}, "items": []any{map[string]any{"name": "a"}, map[string]any{"name": "b"}}}
+	const want = `{"body":[{"all":{"items":[{"name":"a"},{"name":"b"}],"o":{}},"made":[null,"a"],"text":"a"},{"all":{"items":[{"name":"a"},{"name":"b"}],"o":{}},"made":[null,"b"],"text":"b"}]}`
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out, err := tmpl.Expand(data)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if b, _ := json.Marshal(out); string(b) != want {
+				t.Errorf("got %s, want %s", b, want)
+			}
+		}()
+	}
+	wg.Wait()
 }
