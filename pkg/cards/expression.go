@@ -244,7 +244,7 @@ var binaryLevels = [][]string{
 // operatorFunctions maps operators to the functions they call.
 var operatorFunctions = map[string]string{
 	"??": "coalesce", "||": "or", "&&": "and", "<": "less", "<=": "lessOrEquals", ">": "greater",
-	">=": "greaterOrEquals", "&": "concat", "==": "equals", "!=": "notEquals",
+	">=": "greaterOrEquals", "&": "concat", "==": "equals", "!=": "!=",
 	"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "mod", "^": "exp", "!": "not",
 	// The lexer knows <> but no function carries the name: it parses, and
 	// fails when evaluated, in the npm package as here.

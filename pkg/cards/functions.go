@@ -336,7 +336,9 @@ func comparison(f func(args []any) (bool, error), verify verifier) func(*expr, *
 		}
 		ok, err := f(args)
 		if err != nil {
-			return nil, err
+			// The npm package keeps false beside the error, which or()
+			// passes on.
+			return false, err
 		}
 		return ok, nil
 	}
@@ -536,17 +538,25 @@ func init() {
 		}
 		return true, nil
 	}}
+	// or gives true, or else the value of its last argument as it came: a
+	// null, or undefined where that argument failed.
 	or := &function{name: "||", ret: rtBoolean, validate: arity(1, many, rtObject), eval: func(e *expr, s *state) (any, error) {
+		var result any = false
 		for _, a := range e.args {
 			v, err := a.eval(s.noSubst())
-			if err != nil && !swallowed(err) {
-				return nil, err
-			}
-			if err == nil && isLogicTrue(v) {
+			if err != nil {
+				if !swallowed(err) {
+					return nil, err
+				}
+				if v == nil {
+					v = undefined
+				}
+			} else if isLogicTrue(v) {
 				return true, nil
 			}
+			result = v
 		}
-		return false, nil
+		return result, nil
 	}}
 	not := &function{name: "!", ret: rtBoolean, validate: arity(1, 1, rtObject), eval: func(e *expr, s *state) (any, error) {
 		v, err := e.args[0].eval(s.noSubst())
@@ -734,6 +744,9 @@ func init() {
 		{name: "contains", ret: rtBoolean, validate: arity(2, 2, rtObject), eval: func(e *expr, s *state) (any, error) {
 			args, err := evalArgs(e, s, nil)
 			if err != nil {
+				if swallowed(err) {
+					return false, nil
+				}
 				return nil, err
 			}
 			switch a := args[0].(type) {
@@ -876,7 +889,7 @@ func init() {
 	}
 	for alias, name := range map[string]string{
 		"add": "+", "sub": "-", "mul": "*", "div": "/", "exp": "^", "mod": "%",
-		"equals": "==", "notEquals": "!=", "less": "<", "lessOrEquals": "<=", "greater": ">", "greaterOrEquals": ">=",
+		"equals": "==", "less": "<", "lessOrEquals": "<=", "greater": ">", "greaterOrEquals": ">=",
 		"and": "&&", "or": "||", "not": "!", "&": "concat", "??": "coalesce",
 	} {
 		functions[alias] = functions[name]

@@ -51,11 +51,12 @@ func readTemplatingCases(t *testing.T) []templatingCase {
 }
 
 // TestExpandAgreesWithMicrosoftTemplating expands every case of
-// testdata/templating with Microsoft's adaptivecards-templating package,
-// through tools/adaptivecards/expand.js, and with Expand, and fails where
-// the two differ: in the output, compared as JSON values, or in whether
-// the expansion fails. node runs in UTC with the en-US locale, the only
-// ones Expand knows.
+// testdata/templating, and 1,500 generated bindings (generatedCases), with
+// Microsoft's adaptivecards-templating package, through
+// tools/adaptivecards/expand.js, and with Expand, and fails where the two
+// differ: in the output, compared as JSON values, or in whether the
+// expansion fails. node runs in UTC with the en-US locale, the only ones
+// Expand knows.
 func TestExpandAgreesWithMicrosoftTemplating(t *testing.T) {
 	dir := filepath.Join(repoRoot(t), "tools", "adaptivecards")
 	node, err := exec.LookPath("node")
@@ -65,7 +66,7 @@ func TestExpandAgreesWithMicrosoftTemplating(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "adaptivecards-templating")); err != nil {
 		unavailable(t, "tools/adaptivecards/node_modules/adaptivecards-templating is missing")
 	}
-	cases := readTemplatingCases(t)
+	cases := append(readTemplatingCases(t), generatedCases(1500)...)
 	stdin, err := json.Marshal(cases)
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,90 @@
+package cards
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+)
+
+// Generated bindings for the differential test: random expressions over
+// the functions and operators of this package, always the same ones, each
+// expanded as a whole value, inside text and as a $when.
+
+var generatedData = json.RawMessage(`{
+	"n": 7, "f": 2.5, "neg": -3, "zero": 0, "s": "Hello", "e": "", "num": "42", "t": true, "no": false, "z": null,
+	"list": [3, 1, 2], "words": ["b", "a", "c"], "o": {"k": "v", "n": 1}, "ts": "2026-03-05T14:07:09.500Z",
+	"people": [{"name": "Ann", "age": 30}, {"name": "Ben", "age": 12}]
+}`)
+
+var (
+	genAtoms = []string{
+		"n", "f", "neg", "zero", "s", "e", "num", "t", "no", "z", "list", "words", "o", "ts", "people", "missing",
+		"o.k", "o.missing", "list[0]", "people[1].name", "$root.s", "1", "2.5", "0", "-1", "'a'", "''", "'Hello'",
+		"true", "false", "null", "[1, 2]", "'2026-01-31T00:00:00.000Z'", "'yyyy-MM-dd'",
+	}
+	genFunctions = map[string]int{ // name: number of arguments
+		"add": 2, "sub": 2, "mul": 2, "div": 2, "mod": 2, "exp": 2, "min": 2, "max": 2, "round": 1, "floor": 1,
+		"ceiling": 1, "abs": 1, "sqrt": 1, "sum": 1, "average": 1, "equals": 2, "greater": 2,
+		"greaterOrEquals": 2, "less": 2, "lessOrEquals": 2, "and": 2, "or": 2, "not": 1, "if": 3, "coalesce": 2,
+		"exists": 1, "empty": 1, "bool": 1, "concat": 2, "length": 1, "toUpper": 1, "toLower": 1, "trim": 1,
+		"substring": 3, "replace": 3, "split": 2, "join": 2, "startsWith": 2, "endsWith": 2, "indexOf": 2,
+		"lastIndexOf": 2, "contains": 2, "count": 1, "first": 1, "last": 1, "createArray": 2, "string": 1,
+		"int": 1, "float": 1, "formatNumber": 2, "formatDateTime": 2, "addDays": 2, "addHours": 2, "dayOfWeek": 1,
+		"month": 1, "year": 1,
+	}
+	genOperators = []string{"+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "&&", "||", "&", "??"}
+)
+
+// generatedCases returns n cases of random bindings from a fixed seed.
+func generatedCases(n int) []templatingCase {
+	rng := rand.New(rand.NewPCG(7, 11))
+	names := make([]string, 0, len(genFunctions))
+	for name := range genFunctions {
+		names = append(names, name)
+	}
+	// Map order is random: sort for the same cases every run.
+	sortStrings(names)
+	var gen func(depth int) string
+	gen = func(depth int) string {
+		if depth > 2 {
+			return genAtoms[rng.IntN(len(genAtoms))]
+		}
+		switch rng.IntN(5) {
+		case 0:
+			return genAtoms[rng.IntN(len(genAtoms))]
+		case 1:
+			op := genOperators[rng.IntN(len(genOperators))]
+			return gen(depth+1) + " " + op + " " + gen(depth+1)
+		case 2:
+			return "!" + gen(depth+1)
+		default:
+			name := names[rng.IntN(len(names))]
+			args := make([]string, genFunctions[name])
+			for i := range args {
+				args[i] = gen(depth + 1)
+			}
+			return name + "(" + strings.Join(args, ", ") + ")"
+		}
+	}
+	out := make([]templatingCase, n)
+	for i := range out {
+		e := gen(0)
+		tmpl := map[string]any{
+			"whole": "${" + e + "}",
+			"text":  "<${" + e + "}>",
+			"when":  map[string]any{"$when": "${" + e + "}", "kept": true},
+		}
+		b, _ := json.Marshal(tmpl)
+		out[i] = templatingCase{Name: fmt.Sprintf("generated %d: %s", i, e), Template: b, Data: generatedData}
+	}
+	return out
+}
+
+func sortStrings(s []string) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
