@@ -14,14 +14,19 @@ import (
 var generatedData = json.RawMessage(`{
 	"n": 7, "f": 2.5, "neg": -3, "zero": 0, "s": "Hello", "e": "", "num": "42", "t": true, "no": false, "z": null,
 	"list": [3, 1, 2], "words": ["b", "a", "c"], "o": {"k": "v", "n": 1}, "ts": "2026-03-05T14:07:09.500Z",
-	"people": [{"name": "Ann", "age": 30}, {"name": "Ben", "age": 12}]
+	"people": [{"age": 30, "name": "Ann"}, {"age": 12, "name": "Ben"}]
 }`)
+
+// The keys of generatedData's objects are in sorted order, the order in
+// which Expand writes objects into strings (docs/DECISIONS.md).
 
 var (
 	genAtoms = []string{
 		"n", "f", "neg", "zero", "s", "e", "num", "t", "no", "z", "list", "words", "o", "ts", "people", "missing",
 		"o.k", "o.missing", "list[0]", "people[1].name", "$root.s", "1", "2.5", "0", "-1", "'a'", "''", "'Hello'",
 		"true", "false", "null", "[1, 2]", "'2026-01-31T00:00:00.000Z'", "'yyyy-MM-dd'",
+		// Inside the repetition of people (every fourth case).
+		"name", "age", "$index", "$data", "$data.name", "$root.people[0].age",
 	}
 	genFunctions = map[string]int{ // name: number of arguments
 		"add": 2, "sub": 2, "mul": 2, "div": 2, "mod": 2, "exp": 2, "min": 2, "max": 2, "round": 1, "floor": 1,
@@ -74,6 +79,11 @@ func generatedCases(n int) []templatingCase {
 			"whole": "${" + e + "}",
 			"text":  "<${" + e + "}>",
 			"when":  map[string]any{"$when": "${" + e + "}", "kept": true},
+		}
+		if i%4 == 3 {
+			tmpl = map[string]any{"rows": []any{
+				map[string]any{"$data": "${people}", "$when": "${" + gen(1) + "}", "whole": "${" + e + "}", "text": "<${" + e + "}>"},
+			}}
 		}
 		b, _ := json.Marshal(tmpl)
 		out[i] = templatingCase{Name: fmt.Sprintf("generated %d: %s", i, e), Template: b, Data: generatedData}

@@ -51,7 +51,7 @@ func readTemplatingCases(t *testing.T) []templatingCase {
 }
 
 // TestExpandAgreesWithMicrosoftTemplating expands every case of
-// testdata/templating, and 1,500 generated bindings (generatedCases), with
+// testdata/templating, and 2,000 generated bindings (generatedCases), with
 // Microsoft's adaptivecards-templating package, through
 // tools/adaptivecards/expand.js, and with Expand, and fails where the two
 // differ: in the output, compared as JSON values, or in whether the
@@ -66,7 +66,7 @@ func TestExpandAgreesWithMicrosoftTemplating(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "adaptivecards-templating")); err != nil {
 		unavailable(t, "tools/adaptivecards/node_modules/adaptivecards-templating is missing")
 	}
-	cases := append(readTemplatingCases(t), generatedCases(1500)...)
+	cases := append(readTemplatingCases(t), generatedCases(2000)...)
 	stdin, err := json.Marshal(cases)
 	if err != nil {
 		t.Fatal(err)

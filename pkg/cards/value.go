@@ -299,7 +299,12 @@ func utf16Index(s, sub string) int {
 	return utf16Len(s[:i])
 }
 
+// utf16LastIndex is s.lastIndexOf(sub, s.length - 1), as the npm package
+// calls it: an empty sub is found at the last character.
 func utf16LastIndex(s, sub string) int {
+	if sub == "" {
+		return max(utf16Len(s)-1, 0)
+	}
 	i := strings.LastIndex(s, sub)
 	if i < 0 {
 		return -1
