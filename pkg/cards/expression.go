@@ -578,18 +578,12 @@ func lex(src string) ([]token, error) {
 			i = j
 			continue
 		case c == '\'' || c == '"':
-			j := i + 1
-			for j < len(src) && src[j] != c {
-				if src[j] == '\\' && j+1 < len(src) && (src[j+1] == c || src[j+1] == '\\') {
-					j++
-				}
-				j++
-			}
-			if j >= len(src) {
+			j, ok := scanStringLiteral(src, i)
+			if !ok {
 				return nil, &ParseError{src, fmt.Sprintf("syntax error at character %d: the string is not closed", i+1)}
 			}
-			toks = append(toks, token{tString, src[i : j+1], i})
-			i = j + 1
+			toks = append(toks, token{tString, src[i:j], i})
+			i = j
 			continue
 		case c == '`':
 			j, ok := scanInterpolation(src, i)
@@ -665,77 +659,141 @@ func scanInterpolation(src string, start int) (int, bool) {
 	return 0, false
 }
 
-// scanTemplate matches the lexer's TEMPLATE token at s[start:], "${" up to
-// the first "}" outside string literals and object literals, and returns
-// the index after it.
-func scanTemplate(s string, start int) (int, bool) {
-	i := start + 2
-	n := 0
-	for i < len(s) {
-		switch c := s[i]; c {
-		case '}':
-			return i + 1, n > 0
-		case '\'', '"':
-			end, ok := scanStringLiteral(s, i)
-			if !ok {
-				return 0, false
-			}
-			i = end
-		case '{':
-			end, ok := scanObjectLiteral(s, i)
-			if !ok {
-				return 0, false
-			}
-			i = end
-		case '\r', '\n', '`':
-			return 0, false
-		default:
-			i++
-		}
-		n++
+// The lexer of adaptive expressions is ANTLR's: of the ways a token rule
+// can match, it takes the longest. A string literal, a TEMPLATE token
+// ("${" ... "}") and the object literals inside one can each end in
+// several places (a backslash before a quote may or may not escape it), so
+// the functions below collect every place and pick the last.
+
+// maxScan bounds how far a "${" looks for its "}", so that text full of
+// "${" takes linear time to read.
+const maxScan = 10000
+
+// scanStringLiteral returns the end of the longest string literal opening
+// at s[start]: quotes escaped as \' (or \"), backslashes as \\.
+func scanStringLiteral(s string, start int) (int, bool) {
+	ends := stringEnds(s, start)
+	if len(ends) == 0 {
+		return 0, false
 	}
-	return 0, false
+	return ends[len(ends)-1], true
 }
 
-func scanStringLiteral(s string, start int) (int, bool) {
+// stringEnds returns, in ascending order, every position after a closing
+// quote that a string literal opening at s[start] can reach.
+func stringEnds(s string, start int) []int {
 	q := s[start]
-	for j := start + 1; j < len(s); j++ {
-		if s[j] == '\\' && j+1 < len(s) && (s[j+1] == q || s[j+1] == '\\') {
-			j++
+	limit := min(len(s), start+maxScan)
+	reach := make([]bool, limit+2)
+	reach[start+1] = true
+	var ends []int
+	for i := start + 1; i < limit; i++ {
+		if !reach[i] {
 			continue
 		}
-		if s[j] == q {
-			return j + 1, true
+		if s[i] == q {
+			ends = append(ends, i+1)
+			continue
+		}
+		reach[i+1] = true
+		if s[i] == '\\' && i+1 < limit && (s[i+1] == q || s[i+1] == '\\') {
+			reach[i+2] = true
 		}
 	}
-	return 0, false
+	return ends
 }
 
-func scanObjectLiteral(s string, start int) (int, bool) {
-	i := start + 1
-	for i < len(s) {
-		switch c := s[i]; c {
-		case '}':
-			return i + 1, true
-		case '\'', '"':
-			end, ok := scanStringLiteral(s, i)
-			if !ok {
-				return 0, false
+// templateChar tells whether c may stand in a TEMPLATE token by itself.
+func templateChar(c byte) bool { return !strings.ContainsRune("\r\n{}'\"`", rune(c)) }
+
+// scanTemplate matches the lexer's TEMPLATE token at s[start:], "${", one
+// or more string literals, object literals or other characters but
+// newlines, braces, quotes and backticks, then "}". It returns the index
+// after the longest match.
+func scanTemplate(s string, start int) (int, bool) {
+	limit := min(len(s), start+maxScan)
+	reach := make([]bool, limit+1)
+	reach[start+2] = true
+	best := -1
+	objects := map[int][]int{}
+	for i := start + 2; i < limit; i++ {
+		if !reach[i] {
+			continue
+		}
+		switch c := s[i]; {
+		case c == '}':
+			if i > start+2 {
+				best = i + 1
 			}
-			i = end
-		case '{':
-			end, ok := scanObjectLiteral(s, i)
-			if !ok {
-				return 0, false
+		case c == '\'' || c == '"':
+			for _, e := range stringEnds(s[:limit], i) {
+				reach[e] = true
 			}
-			i = end
-		case '\r', '\n', '`':
-			return 0, false
-		default:
-			i++
+		case c == '{':
+			for _, e := range objectEnds(s[:limit], i, objects, 0) {
+				reach[e] = true
+			}
+		case templateChar(c):
+			reach[i+1] = true
 		}
 	}
-	return 0, false
+	return best, best > 0
+}
+
+// objectEnds returns every position after the closing brace of an object
+// literal opening at s[start] as TEMPLATE reads one: '{', then pairs of a
+// name or string literal, ':' and one or more string literals, object
+// literals or other characters but braces, quotes, backticks and
+// newlines, then '}'. Names cannot be followed by spaces: in a string
+// interpolation the lexer does not skip them.
+func objectEnds(s string, start int, memo map[int][]int, depth int) []int {
+	if ends, ok := memo[start]; ok {
+		return ends
+	}
+	if depth > maxDepth {
+		return nil
+	}
+	memo[start] = nil               // an object cannot contain itself
+	pair := make([]bool, len(s)+1)  // where a pair may start, or the object close
+	value := make([]bool, len(s)+1) // where a value element may start
+	pair[start+1] = true
+	var ends []int
+	for i := start + 1; i < len(s); i++ {
+		if pair[i] {
+			switch c := s[i]; {
+			case c == '}':
+				ends = append(ends, i+1)
+			case c == '\'' || c == '"':
+				for _, e := range stringEnds(s, i) {
+					if e < len(s) && s[e] == ':' {
+						value[e+1] = true
+					}
+				}
+			default:
+				if n := identLength(s[i:]); n > 0 && i+n < len(s) && s[i+n] == ':' {
+					value[i+n+1] = true
+				}
+			}
+		}
+		if value[i] {
+			// After a value element the pair may go on, end, or a new
+			// pair start.
+			switch c := s[i]; {
+			case c == '\'' || c == '"':
+				for _, e := range stringEnds(s, i) {
+					value[e], pair[e] = true, true
+				}
+			case c == '{':
+				for _, e := range objectEnds(s, i, memo, depth+1) {
+					value[e], pair[e] = true, true
+				}
+			case templateChar(c):
+				value[i+1], pair[i+1] = true, true
+			}
+		}
+	}
+	memo[start] = ends
+	return ends
 }
 
 // parseInterpolation parses the inside of a `...` string: text, \` and \$

@@ -41,6 +41,28 @@ var (
 	genOperators = []string{"+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "&&", "||", "&", "??"}
 )
 
+// genPieces make up the strings of generatedTexts: bits of bindings,
+// quotes, escapes and backticks, to test where a binding starts and ends.
+var genPieces = []string{
+	"${", "}", "{", "$", "s", "n", " ", "'", "\"", "`", "\\", "\\$", "\\`", "'a}'", "\"}\"", "(", ")", "+", "1", ".",
+	"{a: 1}", "${s}", "${n}", "\n", "\u00e9", "x",
+}
+
+// generatedTexts returns n cases of random template strings.
+func generatedTexts(n int) []templatingCase {
+	rng := rand.New(rand.NewPCG(5, 3))
+	out := make([]templatingCase, n)
+	for i := range out {
+		var b strings.Builder
+		for range 1 + rng.IntN(8) {
+			b.WriteString(genPieces[rng.IntN(len(genPieces))])
+		}
+		tmpl, _ := json.Marshal(map[string]any{"v": b.String()})
+		out[i] = templatingCase{Name: fmt.Sprintf("generated text %d: %q", i, b.String()), Template: tmpl, Data: generatedData}
+	}
+	return out
+}
+
 // generatedCases returns n cases of random bindings from a fixed seed.
 func generatedCases(n int) []templatingCase {
 	rng := rand.New(rand.NewPCG(7, 11))

@@ -51,7 +51,8 @@ func readTemplatingCases(t *testing.T) []templatingCase {
 }
 
 // TestExpandAgreesWithMicrosoftTemplating expands every case of
-// testdata/templating, and 2,000 generated bindings (generatedCases), with
+// testdata/templating, 2,000 generated bindings (generatedCases) and 2,000
+// generated strings full of binding fragments (generatedTexts), with
 // Microsoft's adaptivecards-templating package, through
 // tools/adaptivecards/expand.js, and with Expand, and fails where the two
 // differ: in the output, compared as JSON values, or in whether the
@@ -67,6 +68,7 @@ func TestExpandAgreesWithMicrosoftTemplating(t *testing.T) {
 		unavailable(t, "tools/adaptivecards/node_modules/adaptivecards-templating is missing")
 	}
 	cases := append(readTemplatingCases(t), generatedCases(2000)...)
+	cases = append(cases, generatedTexts(2000)...)
 	stdin, err := json.Marshal(cases)
 	if err != nil {
 		t.Fatal(err)
