@@ -297,8 +297,12 @@ func convertDotNet(f string) (string, bool) {
 
 var dayjsTokens = regexp.MustCompile(`\[([^\]]+)]|YYYY|YY|M{1,4}|D{1,2}|d{1,4}|H{1,2}|h{1,2}|a|A|m{1,2}|s{1,2}|Z{1,2}|SSS`)
 
-// dayjsFormat formats t in UTC with day.js's tokens and English names.
+// dayjsFormat formats t in UTC with day.js's tokens and English names. An
+// empty format is day.js's default for UTC times.
 func dayjsFormat(t time.Time, format string) string {
+	if format == "" {
+		format = "YYYY-MM-DDTHH:mm:ss[Z]"
+	}
 	t = t.UTC()
 	return dayjsTokens.ReplaceAllStringFunc(format, func(m string) string {
 		if strings.HasPrefix(m, "[") {

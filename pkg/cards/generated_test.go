@@ -63,6 +63,38 @@ func generatedTexts(n int) []templatingCase {
 	return out
 }
 
+// genFormatPieces make up the date formats of generatedFormats: .NET
+// specifiers, quoting and escapes, and letters that day.js reads itself.
+var genFormatPieces = []string{
+	"d", "dd", "ddd", "dddd", "M", "MM", "MMM", "MMMM", "y", "yy", "yyyy", "H", "HH", "h", "hh", "m", "mm", "s", "ss",
+	"f", "fff", "FFF", "t", "tt", "K", "z", "zzz", "g", "%", "'at'", "`x`", "\\d", ":", "/", "-", " ", ".", "T",
+	"Y", "D", "A", "a", "S", "Z", "[", "]", "o", "'", "R", "u",
+}
+
+// generatedFormats returns n cases of formatDateTime with random formats,
+// and of formatNumber and string with random numbers.
+func generatedFormats(n int) []templatingCase {
+	rng := rand.New(rand.NewPCG(4, 2))
+	stamps := []string{"2026-03-05T14:07:09.500Z", "2026-12-31T00:00:00Z", "1999-01-01T23:59:59.999+02:00", "2026-07-04"}
+	numbers := []string{"0", "1", "-1", "0.5", "1.005", "2.5", "-2.5", "1234567.891", "0.000001", "1e21", "123456789012345680000", "-0.0001", "999.999", "0.1 + 0.2"}
+	out := make([]templatingCase, n)
+	for i := range out {
+		var f strings.Builder
+		for range 1 + rng.IntN(6) {
+			f.WriteString(genFormatPieces[rng.IntN(len(genFormatPieces))])
+		}
+		format, _ := json.Marshal(f.String())
+		num := numbers[rng.IntN(len(numbers))]
+		tmpl, _ := json.Marshal(map[string]any{
+			"date":   "${formatDateTime('" + stamps[rng.IntN(len(stamps))] + "', " + strings.ReplaceAll(string(format), "'", "\\'") + ")}",
+			"number": fmt.Sprintf("${formatNumber(%s, %d)}", num, rng.IntN(6)),
+			"string": "${string(" + num + ")}",
+		})
+		out[i] = templatingCase{Name: fmt.Sprintf("generated format %d: %s", i, tmpl), Template: tmpl, Data: generatedData}
+	}
+	return out
+}
+
 // generatedCases returns n cases of random bindings from a fixed seed.
 func generatedCases(n int) []templatingCase {
 	rng := rand.New(rand.NewPCG(7, 11))

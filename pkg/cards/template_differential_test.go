@@ -51,8 +51,9 @@ func readTemplatingCases(t *testing.T) []templatingCase {
 }
 
 // TestExpandAgreesWithMicrosoftTemplating expands every case of
-// testdata/templating, 2,000 generated bindings (generatedCases) and 2,000
-// generated strings full of binding fragments (generatedTexts), with
+// testdata/templating, 2,000 generated bindings (generatedCases), 2,000
+// generated strings full of binding fragments (generatedTexts) and 1,000
+// generated date formats and numbers (generatedFormats), with
 // Microsoft's adaptivecards-templating package, through
 // tools/adaptivecards/expand.js, and with Expand, and fails where the two
 // differ: in the output, compared as JSON values, or in whether the
@@ -69,6 +70,7 @@ func TestExpandAgreesWithMicrosoftTemplating(t *testing.T) {
 	}
 	cases := append(readTemplatingCases(t), generatedCases(2000)...)
 	cases = append(cases, generatedTexts(2000)...)
+	cases = append(cases, generatedFormats(1000)...)
 	stdin, err := json.Marshal(cases)
 	if err != nil {
 		t.Fatal(err)
