@@ -9,6 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/language"
 )
 
 // This file holds the functions of adaptive expressions that cards use,
@@ -679,8 +682,11 @@ func init() {
 			}
 			return isLogicTrue(args[0]), nil
 		}, nil)},
-		stringTransform("toUpper", 2, strings.ToUpper),
-		stringTransform("toLower", 2, strings.ToLower),
+		// JavaScript's toLocaleUpperCase and toLocaleLowerCase in en-US
+		// apply Unicode's full case mappings: ß becomes SS. A Caser keeps
+		// state, so each call takes its own.
+		stringTransform("toUpper", 2, func(s string) string { return cases.Upper(language.AmericanEnglish).String(s) }),
+		stringTransform("toLower", 2, func(s string) string { return cases.Lower(language.AmericanEnglish).String(s) }),
 		stringTransform("trim", 1, func(s string) string {
 			return strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || r == '\ufeff' })
 		}),
@@ -702,9 +708,7 @@ func init() {
 			}
 			var parts []string
 			if sep == "" {
-				for _, r := range s {
-					parts = append(parts, string(r))
-				}
+				parts = utf16Units(s)
 			} else {
 				parts = strings.Split(s, sep)
 			}
@@ -901,14 +905,14 @@ var falsePattern = regexp.MustCompile(`(?i)false`)
 func firstOrLast(v any, last bool) any {
 	switch x := v.(type) {
 	case string:
-		u := []rune(x)
+		u := utf16Units(x)
 		if len(u) == 0 {
 			return undefined
 		}
 		if last {
-			return string(u[len(u)-1])
+			return u[len(u)-1]
 		}
-		return string(u[0])
+		return u[0]
 	case []any:
 		if len(x) == 0 {
 			return undefined

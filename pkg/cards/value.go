@@ -291,6 +291,18 @@ func utf16Slice(s string, from, to int) string {
 	return string(utf16.Decode(u[from:to]))
 }
 
+// utf16Units splits s into its UTF-16 code units, as JavaScript indexes a
+// string; half of a surrogate pair reads as U+FFFD, as it does once
+// JSON-encoded and decoded.
+func utf16Units(s string) []string {
+	u := utf16.Encode([]rune(s))
+	out := make([]string, len(u))
+	for i := range u {
+		out[i] = string(utf16.Decode(u[i : i+1]))
+	}
+	return out
+}
+
 func utf16Index(s, sub string) int {
 	i := strings.Index(s, sub)
 	if i < 0 {
