@@ -381,7 +381,7 @@ func compare(name string, ok func(c int) bool) *function {
 			}
 		case string:
 			if b, isStr := args[1].(string); isStr {
-				return ok(strings.Compare(a, b)), nil
+				return ok(compareUTF16(a, b)), nil
 			}
 		}
 		return false, errorf("%s and %s must be comparable.", toJSString(args[0]), toJSString(args[1]))
@@ -688,7 +688,8 @@ func init() {
 		stringTransform("toUpper", 2, func(s string) string { return cases.Upper(language.AmericanEnglish).String(s) }),
 		stringTransform("toLower", 2, func(s string) string { return cases.Lower(language.AmericanEnglish).String(s) }),
 		stringTransform("trim", 1, func(s string) string {
-			return strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || r == '\ufeff' })
+			// JavaScript's white space: Go's but for U+0085, and U+FEFF.
+			return strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) && r != '\u0085' || r == '\ufeff' })
 		}),
 		{name: "length", ret: rtNumber, validate: arity(1, 1, rtString), eval: apply(func(args []any) (any, error) {
 			return float64(utf16Len(stringOrEmpty(args[0]))), nil

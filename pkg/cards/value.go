@@ -291,6 +291,18 @@ func utf16Slice(s string, from, to int) string {
 	return string(utf16.Decode(u[from:to]))
 }
 
+// compareUTF16 orders strings as JavaScript does, by UTF-16 code units,
+// which differs from byte order only past U+FFFF.
+func compareUTF16(a, b string) int {
+	ua, ub := utf16.Encode([]rune(a)), utf16.Encode([]rune(b))
+	for i := 0; i < len(ua) && i < len(ub); i++ {
+		if ua[i] != ub[i] {
+			return cmpFloat(float64(ua[i]), float64(ub[i]))
+		}
+	}
+	return cmpFloat(float64(len(ua)), float64(len(ub)))
+}
+
 // utf16Units splits s into its UTF-16 code units, as JavaScript indexes a
 // string; half of a surrogate pair reads as U+FFFD, as it does once
 // JSON-encoded and decoded.
