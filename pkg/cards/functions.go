@@ -3,6 +3,7 @@ package cards
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -1105,7 +1106,7 @@ func accessProperty(v any, name string) any {
 		if val, ok := x[name]; ok {
 			return val
 		}
-		for _, k := range slices.Sorted(mapsKeys(x)) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			if strings.EqualFold(k, name) {
 				return x[k]
 			}
@@ -1239,7 +1240,7 @@ func lambdaList(v any) ([]any, bool) {
 		return x, true
 	case map[string]any:
 		out := make([]any, 0, len(x))
-		for _, k := range slices.Sorted(mapsKeys(x)) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			out = append(out, map[string]any{"key": k, "value": x[k]})
 		}
 		return out, true

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 )
 
@@ -103,7 +104,7 @@ func generatedCases(n int) []templatingCase {
 		names = append(names, name)
 	}
 	// Map order is random: sort for the same cases every run.
-	sortStrings(names)
+	slices.Sort(names)
 	var gen func(depth int) string
 	gen = func(depth int) string {
 		if depth > 2 {
@@ -143,12 +144,4 @@ func generatedCases(n int) []templatingCase {
 		out[i] = templatingCase{Name: fmt.Sprintf("generated %d: %s", i, e), Template: b, Data: generatedData}
 	}
 	return out
-}
-
-func sortStrings(s []string) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
 }

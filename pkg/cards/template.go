@@ -3,6 +3,7 @@ package cards
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -276,7 +277,7 @@ func prepare(path string, v any, depth int) (*node, error) {
 		return n, nil
 	case map[string]any:
 		n := &node{kind: nodeObject, path: path, fields: make(map[string]*node, len(x))}
-		n.keys = slices.Sorted(mapsKeys(x))
+		n.keys = slices.Sorted(maps.Keys(x))
 		for _, k := range n.keys {
 			c, err := prepare(path+"."+k, x[k], depth+1)
 			if err != nil {

@@ -2,6 +2,7 @@ package cards
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
 	"reflect"
 	"slices"
@@ -119,7 +120,7 @@ func writeJSON(b *strings.Builder, v any) {
 	case map[string]any:
 		b.WriteByte('{')
 		first := true
-		for _, k := range slices.Sorted(mapsKeys(x)) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			if isUndefined(x[k]) {
 				continue
 			}
@@ -168,16 +169,6 @@ func writeJSONString(b *strings.Builder, s string) {
 		}
 	}
 	b.WriteByte('"')
-}
-
-func mapsKeys(m map[string]any) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // commonStringify is how concat and string() write a value: objects and
