@@ -13,14 +13,15 @@ import (
 )
 
 // This file implements the Adaptive Cards Template Language as Microsoft's
-// adaptivecards-templating npm package (2.3) does; the tests compare the
-// two on every case of testdata/templating.
+// adaptivecards-templating npm package (2.3.1) does; the tests compare the
+// two on every case of testdata/templating and on generated ones.
 //
 //   - A string holding ${...} is parsed as a string interpolation. When it
 //     is a single binding, "${expression}", the value keeps its type (an
 //     object, a number); otherwise the parts are written into a string.
 //   - A property that is missing becomes the text of its binding, "${name}",
-//     and a binding that fails inside a longer string stays in it as written.
+//     and a binding that fails inside a longer string stays in it as a
+//     binding.
 //     A single binding that fails makes the expansion fail.
 //   - "$data" binds an object to other data; bound to an array it repeats
 //     the object once per item, with $index the item's position. "$when"
@@ -36,7 +37,8 @@ const (
 	maxOutputBytes   = 4 << 20
 )
 
-// Template is a card template parsed once for many expansions.
+// Template is a card template parsed once for many expansions, which may
+// run concurrently.
 type Template struct {
 	root node
 }
