@@ -24,11 +24,12 @@ fmt-check:
 vet:
 	$(GO) vet ./...
 
-## node-deps: Microsoft's adaptivecards parser, used by the card validator's differential test
+## node-deps: Microsoft's adaptivecards parser and adaptivecards-templating, used by the
+## differential tests of the card validator and of card templates
 node-deps: $(NODE_ACS)/node_modules/.package-lock.json
 
 $(NODE_ACS)/node_modules/.package-lock.json: $(NODE_ACS)/package-lock.json
-	@command -v node >/dev/null || { echo "make test needs Node.js (node and npm) for the card validator's differential test"; exit 1; }
+	@command -v node >/dev/null || { echo "make test needs Node.js (node and npm) for the differential tests of pkg/cards"; exit 1; }
 	npm ci --prefix $(NODE_ACS) --no-audit --no-fund
 
 ## bench: the read endpoints through the HTTP stack, and durable executions, on the embedded store;
