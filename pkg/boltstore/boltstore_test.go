@@ -113,3 +113,89 @@ func BenchmarkGetWorkflow(b *testing.B) {
 		}
 	}
 }
+
+// benchExecution is a finished run of a six-step approval workflow, the
+// shape and size of the executions make run records: step configs with
+// templates, four steps' condensed logs and ten events.
+func benchExecution(org, workflowID string) *cardflow.Execution {
+	type obj = map[string]any
+	now := time.Now().UnixMilli()
+	input := obj{"requester": "ann@example.com", "item": "Workstation", "amount": 4800.0}
+	decision := obj{"source": "TEAMS", "decision": "approve", "comment": "Within budget"}
+	e := &cardflow.Execution{
+		WorkflowExecutionID: cardflow.NewID(time.Now()), WorkflowID: workflowID, WorkflowVersion: 2,
+		OrganizationID: org, WorkspaceID: "ws-1", WorkflowCurrentState: "done", WorkflowTriggerType: cardflow.TriggerRequest,
+		Status: cardflow.ExecSucceeded, WorkflowInputPayload: input, WorkflowOutputPayload: decision,
+		CondensedLogs: map[string]cardflow.StepLog{
+			"start":   {Input: input, Output: input, Status: cardflow.ExecSucceeded, StartedOn: now, FinishedOn: now},
+			"check":   {Input: input, Output: obj{"next": "approve"}, Status: cardflow.ExecSucceeded, StartedOn: now, FinishedOn: now},
+			"approve": {Input: obj{"requester": "ann@example.com", "item": "Workstation", "amount": 4800.0}, Output: decision, Status: cardflow.ExecSucceeded, StartedOn: now, FinishedOn: now},
+			"done":    {Input: decision, Output: decision, Status: cardflow.ExecSucceeded, StartedOn: now, FinishedOn: now},
+		},
+		WorkflowDetails: cardflow.WorkflowDetails{
+			WorkflowName: "Purchase request approval",
+			WorkflowSteps: []cardflow.Step{
+				{ID: "start", Name: "Request received", Type: "trigger", Config: obj{"kind": "REQUEST"}},
+				{ID: "check", Name: "Amount check", Type: "condition", Config: obj{}},
+				{ID: "approve", Name: "Manager approval", Type: "card", Config: obj{"card_id": cardflow.NewID(time.Now()), "timeout": "PT72H",
+					"data": obj{"requester": "{{ input.requester }}", "item": "{{ input.item }}", "amount": "{{ input.amount }}"}}},
+				{ID: "done", Name: "Approved", Type: "end", Config: obj{"status": "SUCCEEDED", "output": "{{ steps.approve.output }}"}},
+				{ID: "auto", Name: "Auto-approved", Type: "end", Config: obj{"status": "SUCCEEDED"}},
+				{ID: "expired", Name: "No answer", Type: "end", Config: obj{"status": "FAILED"}},
+			},
+			WorkflowConnections: []cardflow.Connection{
+				{From: "start", To: "check"}, {From: "check", To: "approve", When: "input.amount > 1000"}, {From: "check", To: "auto"},
+				{From: "approve", To: "done"}, {From: "approve", To: "expired", On: "timeout"},
+			},
+		},
+		CreatedOn: now, ModifiedOn: now,
+	}
+	for i, ev := range []string{"ExecutionStarted", "StepStarted", "StepSucceeded", "StepStarted", "StepSucceeded", "StepStarted", "CardSent", "StepResumed", "StepSucceeded", "ExecutionSucceeded"} {
+		e.WorkflowEventLog.Events = append(e.WorkflowEventLog.Events, cardflow.Event{At: now + int64(i), Type: ev, StepID: "approve", Step: "Manager approval"})
+	}
+	e.WorkflowEventLog.Total = len(e.WorkflowEventLog.Events)
+	return e
+}
+
+// BenchmarkExecutions measures the store's share of getWorkflowExecutionById
+// and of a page of getOrganizationExecutions and getWorkflowExecutionHistory
+// (20 of 40 executions).
+func BenchmarkExecutions(b *testing.B) {
+	s, err := boltstore.Open(filepath.Join(b.TempDir(), "cardflow.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	w := &cardflow.Workflow{OrganizationID: "org-1", WorkflowName: "purchase approval"}
+	if err := s.SaveWorkflowVersion(b.Context(), w); err != nil {
+		b.Fatal(err)
+	}
+	var last *cardflow.Execution
+	for range 40 {
+		last = benchExecution("org-1", w.WorkflowID)
+		if err := s.CreateExecution(b.Context(), last); err != nil {
+			b.Fatal(err)
+		}
+	}
+	page := cardflow.ListOptions[cardflow.ExecutionKey]{Limit: 20}
+	for _, bc := range []struct {
+		name string
+		op   func() error
+	}{
+		{"GetExecution", func() error {
+			_, err := s.GetExecution(b.Context(), "org-1", w.WorkflowID, last.WorkflowExecutionID)
+			return err
+		}},
+		{"ListExecutions", func() error { _, err := s.ListExecutions(b.Context(), "org-1", page); return err }},
+		{"ListWorkflowExecutions", func() error { _, err := s.ListWorkflowExecutions(b.Context(), "org-1", w.WorkflowID, page); return err }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := bc.op(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
