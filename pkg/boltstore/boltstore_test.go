@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	bolt "go.etcd.io/bbolt"
+
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/storetest"
@@ -197,5 +199,60 @@ func BenchmarkExecutions(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestSummariesAddedToOlderFile opens a store file written before the
+// execution lists had summaries of their own: Open adds them, so the lists
+// show the executions recorded before.
+func TestSummariesAddedToOlderFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cardflow.db")
+	s, err := boltstore.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &cardflow.Workflow{OrganizationID: "org-1", WorkflowName: "purchase approval"}
+	if err := s.SaveWorkflowVersion(t.Context(), w); err != nil {
+		t.Fatal(err)
+	}
+	e := benchExecution("org-1", w.WorkflowID)
+	if err := s.CreateExecution(t.Context(), e); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error { return tx.DeleteBucket([]byte("execution_summaries")) }); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	s, err = boltstore.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for name, list := range map[string]func() (cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey], error){
+		"ListExecutions": func() (cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey], error) {
+			return s.ListExecutions(t.Context(), "org-1", cardflow.ListOptions[cardflow.ExecutionKey]{})
+		},
+		"ListWorkflowExecutions": func() (cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey], error) {
+			return s.ListWorkflowExecutions(t.Context(), "org-1", w.WorkflowID, cardflow.ListOptions[cardflow.ExecutionKey]{})
+		},
+	} {
+		page, err := list()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(page.Items) != 1 {
+			t.Fatalf("%s: got %d items, want 1", name, len(page.Items))
+		}
+		got := page.Items[0]
+		if got.WorkflowExecutionID != e.WorkflowExecutionID || got.Status != e.Status || got.WorkflowDetails.WorkflowName != e.WorkflowDetails.WorkflowName || got.WorkflowEventLog.Total != e.WorkflowEventLog.Total {
+			t.Errorf("%s: got %s %s %q with %d events, want %s %s %q with %d", name, got.WorkflowExecutionID, got.Status, got.WorkflowDetails.WorkflowName, got.WorkflowEventLog.Total,
+				e.WorkflowExecutionID, e.Status, e.WorkflowDetails.WorkflowName, e.WorkflowEventLog.Total)
+		}
 	}
 }

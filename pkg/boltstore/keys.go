@@ -26,13 +26,14 @@ var (
 
 	bOpenExecutions     = []byte("open_executions")     // org 0 workflow_id 0 execution_id -> "", RUNNING or WAITING only
 	bExecutionRevisions = []byte("execution_revisions") // org 0 workflow_id 0 execution_id -> 8-byte revision
+	bExecutionSummaries = []byte("execution_summaries") // org 0 workflow_id 0 execution_id -> executionSummary
 	bProcesses          = []byte("processes")           // org 0 process_id -> Process
 	bIdempotency        = []byte("idempotency")         // org 0 key -> Idempotency
 	bSchedules          = []byte("schedules")           // org 0 workflow_id 0 version -> Schedule
 	bDeliveries         = []byte("deliveries")          // org 0 delivery_id -> Delivery (the local outbox)
 
 	allBuckets = [][]byte{bWorkflows, bCards, bActiveCards, bExecutions, bOrgExecutions, bSchemas, bAPIKeys, bAPIKeyIDs, bOrgAPIKeys,
-		bOpenExecutions, bExecutionRevisions, bProcesses, bIdempotency, bSchedules, bDeliveries}
+		bOpenExecutions, bExecutionRevisions, bProcesses, bIdempotency, bSchedules, bDeliveries, bExecutionSummaries}
 )
 
 // validParts reports whether every part can be a key part: not empty and

@@ -60,10 +60,16 @@ func Open(path string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("boltstore: open %s: %w", path, err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
+		// A file from before summaries were kept has executions but no
+		// summaries bucket.
+		fill := tx.Bucket(bExecutions) != nil && tx.Bucket(bExecutionSummaries) == nil
 		for _, name := range allBuckets {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return err
 			}
+		}
+		if fill {
+			return addSummaries(tx)
 		}
 		return nil
 	})
@@ -228,7 +234,7 @@ func (s *Store) CreateExecution(_ context.Context, e *cardflow.Execution) error 
 	if !validParts(e.OrganizationID, e.WorkflowID, e.WorkflowExecutionID) {
 		return cardflow.Errorf(cardflow.EINVALID, "an execution needs an organization, a workflow id and an execution id")
 	}
-	v, err := executionRecord(e, 1)
+	v, err := encodeExecution(e, 1)
 	if err != nil {
 		return err
 	}
@@ -239,18 +245,10 @@ func (s *Store) CreateExecution(_ context.Context, e *cardflow.Execution) error 
 	return nil
 }
 
-// executionRecord encodes e as stored with the given revision. Writers
-// encode before their transaction: bbolt runs one at a time.
-func executionRecord(e *cardflow.Execution, revision int64) ([]byte, error) {
-	rec := *e
-	rec.Revision = revision
-	return rec.MarshalRecord()
-}
-
 // createExecution stores a new execution, encoded as v with revision 1, and
 // indexes it. Like every function given to Batch it leaves its arguments
 // alone, since Batch may run it more than once.
-func createExecution(tx *bolt.Tx, e *cardflow.Execution, v []byte) error {
+func createExecution(tx *bolt.Tx, e *cardflow.Execution, v encodedExecution) error {
 	idx := tx.Bucket(bOrgExecutions)
 	ik := under(prefix(e.OrganizationID), e.WorkflowExecutionID)
 	if idx.Get(ik) != nil {
@@ -262,9 +260,9 @@ func createExecution(tx *bolt.Tx, e *cardflow.Execution, v []byte) error {
 	return putExecution(tx, e, v, 1)
 }
 
-// putExecution writes an execution's record v and revision, and keeps the
-// index of open executions.
-func putExecution(tx *bolt.Tx, e *cardflow.Execution, v []byte, revision int64) error {
+// putExecution writes an execution's record, summary and revision, and
+// keeps the index of open executions.
+func putExecution(tx *bolt.Tx, e *cardflow.Execution, v encodedExecution, revision int64) error {
 	k := under(prefix(e.OrganizationID, e.WorkflowID), e.WorkflowExecutionID)
 	var err error
 	if e.Open() {
@@ -278,7 +276,10 @@ func putExecution(tx *bolt.Tx, e *cardflow.Execution, v []byte, revision int64) 
 	if err := tx.Bucket(bExecutionRevisions).Put(k, binary.BigEndian.AppendUint64(nil, uint64(revision))); err != nil {
 		return err
 	}
-	return tx.Bucket(bExecutions).Put(k, v)
+	if err := tx.Bucket(bExecutionSummaries).Put(k, v.summary); err != nil {
+		return err
+	}
+	return tx.Bucket(bExecutions).Put(k, v.record)
 }
 
 func decodeExecution(v []byte) (*cardflow.Execution, error) {
@@ -296,7 +297,7 @@ func (s *Store) PutExecution(_ context.Context, e *cardflow.Execution) error {
 	if !validParts(e.OrganizationID, e.WorkflowID, e.WorkflowExecutionID) {
 		return executionNotFound(e.WorkflowExecutionID)
 	}
-	v, err := executionRecord(e, e.Revision+1)
+	v, err := encodeExecution(e, e.Revision+1)
 	if err != nil {
 		return err
 	}
@@ -345,7 +346,7 @@ func executionKey(e *cardflow.Execution) cardflow.ExecutionKey {
 	return cardflow.ExecutionKey{WorkflowID: e.WorkflowID, WorkflowExecutionID: e.WorkflowExecutionID}
 }
 
-// ListWorkflowExecutions walks the workflow's range of the executions bucket;
+// ListWorkflowExecutions walks the workflow's range of the summaries bucket;
 // the page key's workflow_id is ignored, the range already fixes it.
 func (s *Store) ListWorkflowExecutions(_ context.Context, org, workflowID string, opt cardflow.ListOptions[cardflow.ExecutionKey]) (cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey], error) {
 	var page cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey]
@@ -359,14 +360,14 @@ func (s *Store) ListWorkflowExecutions(_ context.Context, org, workflowID string
 			from = under(p, opt.After.WorkflowExecutionID)
 		}
 		var err error
-		page, err = readPage(tx, bExecutions, p, from, opt.Limit, func(_, v []byte) (*cardflow.Execution, error) { return decodeExecution(v) }, executionKey)
+		page, err = readPage(tx, bExecutionSummaries, p, from, opt.Limit, func(_, v []byte) (*cardflow.Execution, error) { return decodeSummary(v) }, executionKey)
 		return err
 	})
 	return page, err
 }
 
 // ListExecutions walks the organization's index by execution id; each entry
-// names the workflow, which completes the execution's key.
+// names the workflow, which completes the key of the execution's summary.
 func (s *Store) ListExecutions(_ context.Context, org string, opt cardflow.ListOptions[cardflow.ExecutionKey]) (cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey], error) {
 	page := cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey]{Items: []*cardflow.Execution{}}
 	if !validParts(org) {
@@ -378,9 +379,9 @@ func (s *Store) ListExecutions(_ context.Context, org string, opt cardflow.ListO
 		if opt.After != nil {
 			from = under(p, opt.After.WorkflowExecutionID)
 		}
-		executions := tx.Bucket(bExecutions)
+		summaries := tx.Bucket(bExecutionSummaries)
 		load := func(k, workflowID []byte) (*cardflow.Execution, error) {
-			return decodeExecution(executions.Get(under(prefix(org, string(workflowID)), string(k[len(p):]))))
+			return decodeSummary(summaries.Get(under(prefix(org, string(workflowID)), string(k[len(p):]))))
 		}
 		var err error
 		page, err = readPage(tx, bOrgExecutions, p, from, opt.Limit, load, executionKey)

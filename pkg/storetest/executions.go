@@ -137,6 +137,44 @@ func testExecutions(t *testing.T, e env) {
 		}
 	})
 
+	t.Run("ListFields", func(t *testing.T) {
+		s := e.store(t)
+		org := newOrg()
+		wf := workflows.create(t, s, org, 1)
+		ex := execution(org, wf)
+		mustOK(t, "create", s.CreateExecution(t.Context(), ex))
+		by := "bob"
+		ex.Status, ex.WorkflowCurrentState, ex.ModifiedBy, ex.ModifiedOn = cardflow.ExecSucceeded, "end", &by, 1700000005000
+		ex.WorkflowEventLog.Events = append(ex.WorkflowEventLog.Events, cardflow.Event{At: 1700000005000, Type: "ExecutionSucceeded"})
+		ex.WorkflowEventLog.Total = 2
+		mustOK(t, "put", s.PutExecution(t.Context(), ex))
+		// What the list endpoints show of an execution, as of the last put.
+		listed := func(e *cardflow.Execution) map[string]any {
+			return map[string]any{
+				"id": e.WorkflowExecutionID, "workflow": e.WorkflowID, "version": e.WorkflowVersion, "org": e.OrganizationID,
+				"workspace": e.WorkspaceID, "name": e.WorkflowDetails.WorkflowName, "state": e.WorkflowCurrentState,
+				"trigger": e.WorkflowTriggerType, "status": e.Status, "log": e.WorkflowEventLog, "modified_by": e.ModifiedBy,
+				"created_on": e.CreatedOn, "modified_on": e.ModifiedOn,
+			}
+		}
+		for name, list := range map[string]func() (cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey], error){
+			"organization list": func() (cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey], error) {
+				return s.ListExecutions(t.Context(), org, cardflow.ListOptions[cardflow.ExecutionKey]{})
+			},
+			"workflow list": func() (cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey], error) {
+				return s.ListWorkflowExecutions(t.Context(), org, wf, cardflow.ListOptions[cardflow.ExecutionKey]{})
+			},
+		} {
+			page, err := list()
+			mustOK(t, name, err)
+			if len(page.Items) != 1 {
+				t.Errorf("%s: got %d items, want 1", name, len(page.Items))
+				continue
+			}
+			sameJSON(t, name, listed(page.Items[0]), listed(ex))
+		}
+	})
+
 	t.Run("ListForeignAfter", func(t *testing.T) {
 		s := e.store(t)
 		org, foreign := newOrg(), newOrg()
