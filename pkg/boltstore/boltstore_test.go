@@ -160,8 +160,9 @@ func benchExecution(org, workflowID string) *cardflow.Execution {
 }
 
 // BenchmarkExecutions measures the store's share of getWorkflowExecutionById
-// and of a page of getOrganizationExecutions and getWorkflowExecutionHistory
-// (20 of 40 executions).
+// (GetExecutionJSON; GetExecution is the engine's read) and of a page of
+// getOrganizationExecutions and getWorkflowExecutionHistory (20 of 40
+// executions).
 func BenchmarkExecutions(b *testing.B) {
 	s, err := boltstore.Open(filepath.Join(b.TempDir(), "cardflow.db"))
 	if err != nil {
@@ -188,6 +189,10 @@ func BenchmarkExecutions(b *testing.B) {
 			_, err := s.GetExecution(b.Context(), "org-1", w.WorkflowID, last.WorkflowExecutionID)
 			return err
 		}},
+		{"GetExecutionJSON", func() error {
+			_, err := s.GetExecutionJSON(b.Context(), "org-1", w.WorkflowID, last.WorkflowExecutionID)
+			return err
+		}},
 		{"ListExecutions", func() error { _, err := s.ListExecutions(b.Context(), "org-1", page); return err }},
 		{"ListWorkflowExecutions", func() error { _, err := s.ListWorkflowExecutions(b.Context(), "org-1", w.WorkflowID, page); return err }},
 	} {
@@ -202,10 +207,11 @@ func BenchmarkExecutions(b *testing.B) {
 	}
 }
 
-// TestSummariesAddedToOlderFile opens a store file written before the
-// execution lists had summaries of their own: Open adds them, so the lists
-// show the executions recorded before.
-func TestSummariesAddedToOlderFile(t *testing.T) {
+// TestOlderFileUpgraded opens a store file written when the executions
+// bucket held whole records (state and revision inside) and there were no
+// summaries: Open splits and fills them in, so gets and lists show the
+// executions recorded before.
+func TestOlderFileUpgraded(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cardflow.db")
 	s, err := boltstore.Open(path)
 	if err != nil {
@@ -216,15 +222,34 @@ func TestSummariesAddedToOlderFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := benchExecution("org-1", w.WorkflowID)
+	e.State = cardflow.ExecutionState{StepID: "approve", Phase: cardflow.PhaseWaiting, ProcessID: "po-1", Outputs: map[string]any{"check": true}}
 	if err := s.CreateExecution(t.Context(), e); err != nil {
 		t.Fatal(err)
 	}
+	if err := s.PutExecution(t.Context(), e); err != nil {
+		t.Fatal(err)
+	}
 	s.Close()
+	// Back to the older layout: the record whole, no states, no summaries.
 	db, err := bolt.Open(path, 0o600, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Update(func(tx *bolt.Tx) error { return tx.DeleteBucket([]byte("execution_summaries")) }); err != nil {
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, b := range []string{"execution_states", "execution_summaries"} {
+			if err := tx.DeleteBucket([]byte(b)); err != nil {
+				return err
+			}
+		}
+		record, err := e.MarshalRecord()
+		if err != nil {
+			return err
+		}
+		executions := tx.Bucket([]byte("executions"))
+		k, _ := executions.Cursor().First()
+		return executions.Put(k, record)
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
@@ -234,6 +259,22 @@ func TestSummariesAddedToOlderFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	got, err := s.GetExecution(t.Context(), "org-1", w.WorkflowID, e.WorkflowExecutionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotJSON, _ := got.MarshalRecord()
+	wantJSON, _ := e.MarshalRecord()
+	if string(gotJSON) != string(wantJSON) {
+		t.Errorf("GetExecution after the upgrade:\ngot  %s\nwant %s", gotJSON, wantJSON)
+	}
+	view, err := s.GetExecutionJSON(t.Context(), "org-1", w.WorkflowID, e.WorkflowExecutionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(view), `"revision"`) || strings.Contains(string(view), `"process_id":"po-1"`) {
+		t.Errorf("GetExecutionJSON after the upgrade shows state or revision: %s", view)
+	}
 	for name, list := range map[string]func() (cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey], error){
 		"ListExecutions": func() (cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey], error) {
 			return s.ListExecutions(t.Context(), "org-1", cardflow.ListOptions[cardflow.ExecutionKey]{})

@@ -60,11 +60,17 @@ func Open(path string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("boltstore: open %s: %w", path, err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		// A file from before summaries were kept has executions but no
-		// summaries bucket.
-		fill := tx.Bucket(bExecutions) != nil && tx.Bucket(bExecutionSummaries) == nil
+		// A file from before executions were kept in parts has executions
+		// but not the bucket of the part added.
+		old := tx.Bucket(bExecutions) != nil
+		split, fill := old && tx.Bucket(bExecutionStates) == nil, old && tx.Bucket(bExecutionSummaries) == nil
 		for _, name := range allBuckets {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return err
+			}
+		}
+		if split {
+			if err := splitStates(tx); err != nil {
 				return err
 			}
 		}
@@ -234,7 +240,7 @@ func (s *Store) CreateExecution(_ context.Context, e *cardflow.Execution) error 
 	if !validParts(e.OrganizationID, e.WorkflowID, e.WorkflowExecutionID) {
 		return cardflow.Errorf(cardflow.EINVALID, "an execution needs an organization, a workflow id and an execution id")
 	}
-	v, err := encodeExecution(e, 1)
+	v, err := encodeExecution(e)
 	if err != nil {
 		return err
 	}
@@ -260,8 +266,8 @@ func createExecution(tx *bolt.Tx, e *cardflow.Execution, v encodedExecution) err
 	return putExecution(tx, e, v, 1)
 }
 
-// putExecution writes an execution's record, summary and revision, and
-// keeps the index of open executions.
+// putExecution writes an execution's parts and revision, and keeps the
+// index of open executions.
 func putExecution(tx *bolt.Tx, e *cardflow.Execution, v encodedExecution, revision int64) error {
 	k := under(prefix(e.OrganizationID, e.WorkflowID), e.WorkflowExecutionID)
 	var err error
@@ -279,15 +285,10 @@ func putExecution(tx *bolt.Tx, e *cardflow.Execution, v encodedExecution, revisi
 	if err := tx.Bucket(bExecutionSummaries).Put(k, v.summary); err != nil {
 		return err
 	}
-	return tx.Bucket(bExecutions).Put(k, v.record)
-}
-
-func decodeExecution(v []byte) (*cardflow.Execution, error) {
-	e := new(cardflow.Execution)
-	if err := e.UnmarshalRecord(v); err != nil {
-		return nil, fmt.Errorf("boltstore: decode execution: %w", err)
+	if err := tx.Bucket(bExecutionStates).Put(k, v.state); err != nil {
+		return err
 	}
-	return e, nil
+	return tx.Bucket(bExecutions).Put(k, v.view)
 }
 
 // PutExecution runs in a Batch: executions advance one step per write, and
@@ -297,7 +298,7 @@ func (s *Store) PutExecution(_ context.Context, e *cardflow.Execution) error {
 	if !validParts(e.OrganizationID, e.WorkflowID, e.WorkflowExecutionID) {
 		return executionNotFound(e.WorkflowExecutionID)
 	}
-	v, err := encodeExecution(e, e.Revision+1)
+	v, err := encodeExecution(e)
 	if err != nil {
 		return err
 	}
@@ -336,10 +337,28 @@ func (s *Store) GetExecution(_ context.Context, org, workflowID, executionID str
 			return executionNotFound(executionID)
 		}
 		var err error
-		e, err = decodeExecution(v)
+		e, err = decodeExecution(v, tx.Bucket(bExecutionStates).Get(k), tx.Bucket(bExecutionRevisions).Get(k))
 		return err
 	})
 	return e, err
+}
+
+// GetExecutionJSON gives the stored view as it is: the API's read of an
+// execution decodes and encodes nothing.
+func (s *Store) GetExecutionJSON(_ context.Context, org, workflowID, executionID string) ([]byte, error) {
+	var out []byte
+	err := s.db.View(func(tx *bolt.Tx) error {
+		var v []byte
+		if validParts(org, workflowID, executionID) {
+			v = tx.Bucket(bExecutions).Get(under(prefix(org, workflowID), executionID))
+		}
+		if v == nil {
+			return executionNotFound(executionID)
+		}
+		out = append([]byte(nil), v...)
+		return nil
+	})
+	return out, err
 }
 
 func executionKey(e *cardflow.Execution) cardflow.ExecutionKey {

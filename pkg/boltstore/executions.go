@@ -1,6 +1,7 @@
 package boltstore
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 
@@ -53,23 +54,76 @@ func decodeSummary(v []byte) (*cardflow.Execution, error) {
 	}, nil
 }
 
-// encodedExecution is an execution encoded for the store: its record and
-// its summary.
+// encodedExecution is an execution encoded for the store in three parts:
+// the view, which is the execution as the API shows it (read as it is by
+// GetExecutionJSON), the engine's state, and the list summary. The
+// revision has a bucket of its own.
 type encodedExecution struct {
-	record, summary []byte
+	view, state, summary []byte
 }
 
-// encodeExecution encodes e as stored with the given revision. Writers
-// encode before their transaction: bbolt runs one at a time.
-func encodeExecution(e *cardflow.Execution, revision int64) (encodedExecution, error) {
-	rec := *e
-	rec.Revision = revision
-	record, err := rec.MarshalRecord()
+// encodeExecution encodes e for the store. Writers encode before their
+// transaction: bbolt runs one at a time.
+func encodeExecution(e *cardflow.Execution) (encodedExecution, error) {
+	view, err := json.Marshal(e)
+	if err != nil {
+		return encodedExecution{}, err
+	}
+	state, err := json.Marshal(e.State)
 	if err != nil {
 		return encodedExecution{}, err
 	}
 	summary, err := encodeSummary(e)
-	return encodedExecution{record, summary}, err
+	return encodedExecution{view, state, summary}, err
+}
+
+// decodeExecution joins the parts of a stored execution.
+func decodeExecution(view, state, revision []byte) (*cardflow.Execution, error) {
+	e := new(cardflow.Execution)
+	if err := json.Unmarshal(view, e); err != nil {
+		return nil, fmt.Errorf("boltstore: decode execution: %w", err)
+	}
+	if err := json.Unmarshal(state, &e.State); err != nil {
+		return nil, fmt.Errorf("boltstore: decode execution state: %w", err)
+	}
+	if len(revision) != 8 {
+		return nil, fmt.Errorf("boltstore: execution %s has no revision", e.WorkflowExecutionID)
+	}
+	e.Revision = int64(binary.BigEndian.Uint64(revision))
+	return e, nil
+}
+
+// splitStates rewrites the executions of a store file made when the
+// executions bucket held whole records (state and revision included) as a
+// view and a state; Open calls it when it creates the states bucket.
+func splitStates(tx *bolt.Tx) error {
+	executions, states := tx.Bucket(bExecutions), tx.Bucket(bExecutionStates)
+	// Collected first: a bucket must not change while ForEach walks it.
+	var keys, records [][]byte
+	err := executions.ForEach(func(k, v []byte) error {
+		keys, records = append(keys, k), append(records, v)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for i, k := range keys {
+		e := new(cardflow.Execution)
+		if err := e.UnmarshalRecord(records[i]); err != nil {
+			return fmt.Errorf("boltstore: decode execution: %w", err)
+		}
+		enc, err := encodeExecution(e)
+		if err != nil {
+			return err
+		}
+		if err := states.Put(k, enc.state); err != nil {
+			return err
+		}
+		if err := executions.Put(k, enc.view); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // addSummaries writes the summary of every execution into a store file
@@ -78,11 +132,11 @@ func encodeExecution(e *cardflow.Execution, revision int64) (encodedExecution, e
 func addSummaries(tx *bolt.Tx) error {
 	summaries := tx.Bucket(bExecutionSummaries)
 	return tx.Bucket(bExecutions).ForEach(func(k, v []byte) error {
-		e, err := decodeExecution(v)
-		if err != nil {
-			return err
+		var e cardflow.Execution
+		if err := json.Unmarshal(v, &e); err != nil {
+			return fmt.Errorf("boltstore: decode execution: %w", err)
 		}
-		s, err := encodeSummary(e)
+		s, err := encodeSummary(&e)
 		if err != nil {
 			return err
 		}
