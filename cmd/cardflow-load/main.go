@@ -55,6 +55,8 @@ type config struct {
 	pprofURL, profiles string
 	markdown           string
 	scenarios          map[string]bool
+	// stderr receives warnings that do not stop the run.
+	stderr io.Writer
 }
 
 var allScenarios = []string{"triggers", "reads", "approvals"}
@@ -70,7 +72,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if dataDir == "" {
 		dataDir = ".cardflow"
 	}
-	c := &config{}
+	c := &config{stderr: stderr}
 	fs.StringVar(&c.url, "url", "http://localhost:"+port, "base URL of the service")
 	fs.StringVar(&c.dataDir, "data-dir", dataDir, "the service's data directory, for demo.env (key and sample ids)")
 	fs.StringVar(&c.key, "key", os.Getenv("CARDFLOW_API_KEY"), "API key with the read, execute and admin scopes (default: the demo key)")
@@ -218,7 +220,7 @@ func (cfg *config) profile(ctx context.Context, name string, d time.Duration, f 
 	}()
 	f()
 	if err := <-done; err != nil {
-		fmt.Fprintln(os.Stderr, "cardflow-load: CPU profile of", name+":", err)
+		fmt.Fprintln(cfg.stderr, "cardflow-load: CPU profile of", name+":", err)
 	}
 }
 
@@ -255,7 +257,7 @@ func (cfg *config) rss() int64 {
 	}
 	n, err := peakRSS(cfg.pid)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "cardflow-load:", err)
+		fmt.Fprintln(cfg.stderr, "cardflow-load:", err)
 	}
 	return n
 }
