@@ -165,6 +165,14 @@ func TestEvents(t *testing.T) {
 	}
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	ctx := context.Background()
+	// Each function reaches DynamoDB through a proxy that notes the
+	// permissions its requests need, checked against template.yaml at the end.
+	perms := newPermissions(t, ep, prefix)
+	envFor := func(fn string) lambdamode.Env {
+		e := env
+		e.DynamoDBEndpoint = perms.endpoint(t, fn)
+		return e
+	}
 	standin := ebschedulertest.New()
 	defer standin.Close()
 	// Step Functions runs the runner's definition with Advance and Park
@@ -175,7 +183,7 @@ func TestEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var handlers *sfnrunner.Handlers
+	var handlers, parkHandlers *sfnrunner.Handlers
 	sfnStandin, err := sfnfake.New(sfnfake.Config{
 		Definition:    def,
 		Substitutions: map[string]string{"AdvanceFunctionArn": advanceARN, "ParkFunctionArn": parkARN},
@@ -183,7 +191,7 @@ func TestEvents(t *testing.T) {
 			advanceARN: lambdaFunc(func(ctx context.Context, in sfnrunner.AdvanceInput) (sfnrunner.AdvanceOutput, error) {
 				return handlers.Advance(ctx, in)
 			}),
-			parkARN: lambdaFunc(func(ctx context.Context, in sfnrunner.ParkInput) (any, error) { return nil, handlers.Park(ctx, in) }),
+			parkARN: lambdaFunc(func(ctx context.Context, in sfnrunner.ParkInput) (any, error) { return nil, parkHandlers.Park(ctx, in) }),
 		},
 		Name: "cardflow-test-runner",
 	})
@@ -193,7 +201,10 @@ func TestEvents(t *testing.T) {
 	defer sfnStandin.Close()
 	env.StateMachineARN = sfnStandin.StateMachineARN
 	atSFN := func(o *sfn.Options) { o.BaseEndpoint = aws.String(sfnStandin.URL) }
-	if handlers, err = advance.NewHandlers(env, log, atSFN); err != nil {
+	if handlers, err = advance.NewHandlers(envFor("advance"), log, atSFN); err != nil {
+		t.Fatal(err)
+	}
+	if parkHandlers, err = advance.NewHandlers(envFor("park"), log, atSFN); err != nil {
 		t.Fatal(err)
 	}
 	runOpt, err := runner.Option(env, log, atSFN)
@@ -214,7 +225,7 @@ func TestEvents(t *testing.T) {
 	}
 
 	t.Run("authorizer", func(t *testing.T) {
-		h, err := env.NewAuthorizerFunction(log)
+		h, err := envFor("authorizer").NewAuthorizerFunction(log)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -240,7 +251,7 @@ func TestEvents(t *testing.T) {
 	})
 
 	t.Run("scheduleTarget", func(t *testing.T) {
-		h, err := schedules.NewTargetFunction(env, log, runOpt)
+		h, err := schedules.NewTargetFunction(envFor("scheduleTarget"), log, runOpt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -277,7 +288,7 @@ func TestEvents(t *testing.T) {
 		{"cancelExecution", 200, `"status":"CANCELLED"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			h := newEndpoint(t, env, log, c.name, standin.URL, atSFN)
+			h := newEndpoint(t, envFor(c.name), log, c.name, standin.URL, atSFN)
 			got, err := h.Handle(ctx, decode[events.APIGatewayProxyRequest](t, c.name, evs[c.name]))
 			if err != nil {
 				t.Fatalf("Handle: %v", err)
@@ -301,7 +312,7 @@ func TestEvents(t *testing.T) {
 		}
 	})
 	t.Run("park", func(t *testing.T) {
-		if err := handlers.Park(ctx, decode[sfnrunner.ParkInput](t, samlocal.Park, evs[samlocal.Park])); err != nil {
+		if err := parkHandlers.Park(ctx, decode[sfnrunner.ParkInput](t, samlocal.Park, evs[samlocal.Park])); err != nil {
 			t.Errorf("Park: %v", err)
 		}
 	})
@@ -326,7 +337,7 @@ func TestEvents(t *testing.T) {
 	}
 
 	t.Run("housekeeping", func(t *testing.T) {
-		h, err := env.NewHousekeepingFunction(log, runOpt)
+		h, err := envFor("housekeeping").NewHousekeepingFunction(log, runOpt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -335,6 +346,8 @@ func TestEvents(t *testing.T) {
 			t.Errorf("got %+v, %v; want nothing to do", got, err)
 		}
 	})
+
+	perms.checkTemplate(t)
 }
 
 // TestCommittedEvents checks events/: one file per function, each an event
