@@ -43,3 +43,14 @@ dynamodb-local:
 ## bench-dynamodb: a get and a list page of the DynamoDB store against DynamoDB Local
 bench-dynamodb:
 	$(DYNAMODB_LOCAL) $(GO) test -run '^$$' -bench . -benchmem -benchtime 3s -count 3 ./pkg/dynamostore/
+
+## fuzz: every Go fuzz target of the module (any func Fuzz... in a test file), $FUZZTIME (30s) each
+FUZZTIME ?= 30s
+.PHONY: fuzz schemathesis
+fuzz:
+	FUZZTIME=$(FUZZTIME) tools/fuzz/run.sh
+
+## schemathesis: Schemathesis (pinned, installed into .cache/) against a fresh `cardflow serve`
+## and openapi.yaml: every endpoint, stateful links, fixed seed (tools/schemathesis/schemathesis.toml)
+schemathesis:
+	tools/schemathesis/run.sh
