@@ -362,10 +362,10 @@ func TestInjectedFaults(t *testing.T) {
 }
 
 // checkInvariants reads the organization's records back: every workflow
-// has exactly one latest version; every execution has its process record,
-// an open process record belongs to an open execution, and no execution is
-// left RUNNING without a runner (every workflow here reaches a wait at
-// once); every Idempotency-Key names a stored execution.
+// and card has exactly one latest version; every execution has its process
+// record, an open process record belongs to an open execution, and no
+// execution is left RUNNING without a runner (every workflow here reaches a
+// wait at once); every Idempotency-Key names a stored execution.
 func (e *faultEnv) checkInvariants(t *testing.T, what string) {
 	t.Helper()
 	ctx := context.Background()
@@ -379,17 +379,26 @@ func (e *faultEnv) checkInvariants(t *testing.T, what string) {
 			break
 		}
 	}
-	latest := map[string]int{}
+	latest := map[string]int{} // "workflow <id>" or "card <id>" -> versions marked latest
 	for after := (*cardflow.WorkflowKey)(nil); ; {
 		page, err := e.store.ListWorkflows(ctx, e.org, cardflow.ListOptions[cardflow.WorkflowKey]{Limit: cardflow.MaxLimit, After: after})
 		if err != nil {
 			t.Fatalf("%s: list workflows: %v", what, err)
 		}
 		for _, w := range page.Items {
-			latest[w.WorkflowID] += 0
-			if w.Latest {
-				latest[w.WorkflowID]++
-			}
+			latest["workflow "+w.WorkflowID] += count(bool(w.Latest))
+		}
+		if after = page.LastKey; after == nil {
+			break
+		}
+	}
+	for after := (*cardflow.CardKey)(nil); ; {
+		page, err := e.store.ListCards(ctx, e.org, cardflow.ListOptions[cardflow.CardKey]{Limit: cardflow.MaxLimit, After: after})
+		if err != nil {
+			t.Fatalf("%s: list cards: %v", what, err)
+		}
+		for _, c := range page.Items {
+			latest["card "+c.CardID] += count(bool(c.Latest))
 		}
 		if after = page.LastKey; after == nil {
 			break
@@ -397,7 +406,7 @@ func (e *faultEnv) checkInvariants(t *testing.T, what string) {
 	}
 	for id, n := range latest {
 		if n != 1 {
-			t.Errorf("%s: workflow %s has %d latest versions, want 1", what, id, n)
+			t.Errorf("%s: %s has %d latest versions, want 1", what, id, n)
 		}
 	}
 	for after := (*cardflow.ExecutionKey)(nil); ; {
@@ -422,6 +431,7 @@ func (e *faultEnv) checkInvariants(t *testing.T, what string) {
 			break
 		}
 	}
+	// The trigger operation uses key-<n>, n counting its attempts.
 	for n := range 100 {
 		idem, err := e.store.GetIdempotency(ctx, e.org, fmt.Sprintf("key-%d", n), time.Now().UnixMilli())
 		if cardflow.ErrorCode(err) == cardflow.ENOTFOUND {
@@ -453,4 +463,11 @@ func (e *faultEnv) running(t *testing.T) string {
 			return ""
 		}
 	}
+}
+
+func count(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
