@@ -112,3 +112,13 @@ $(AWS_TOOLS_STAMP):
 	python3 -m venv $(AWS_TOOLS)
 	$(AWS_TOOLS)/bin/pip install -q --disable-pip-version-check aws-sam-cli==$(SAM_CLI_VERSION) cfn-lint==$(CFN_LINT_VERSION)
 	touch $@
+## fuzz: every Go fuzz target of the module (any func Fuzz... in a test file), $FUZZTIME (30s) each
+FUZZTIME ?= 30s
+.PHONY: fuzz schemathesis
+fuzz:
+	FUZZTIME=$(FUZZTIME) tools/fuzz/run.sh
+
+## schemathesis: Schemathesis (pinned, installed into .cache/) against a fresh `cardflow serve`
+## and openapi.yaml: every endpoint, stateful links, fixed seed (tools/schemathesis/schemathesis.toml)
+schemathesis:
+	tools/schemathesis/run.sh

@@ -114,6 +114,16 @@ func (s *Service) replay(ctx context.Context, idem *cardflow.Idempotency) (*Trig
 	case prev.RequestHash != idem.RequestHash:
 		return nil, cardflow.Errorf(cardflow.ECONFLICT, "Idempotency-Key %s was used within the last 24 hours for a different request (workflow, version, process_id or body)", idem.Key)
 	}
+	// The first request may have lost its answer after the execution was
+	// stored and before the runner had it, which is why the caller retries.
+	// Handing it over again is harmless: a runner wakes an execution it
+	// already runs, and one that has finished ends at once.
+	if s.runner != nil {
+		ref := cardflow.ExecutionRef{OrganizationID: idem.OrganizationID, WorkflowID: prev.WorkflowID, ExecutionID: prev.ExecutionID}
+		if err := s.runner.Start(ctx, ref); err != nil {
+			return nil, err
+		}
+	}
 	return &TriggerOutput{ExecutionID: prev.ExecutionID, Replayed: true}, nil
 }
 
@@ -194,16 +204,29 @@ func (s *Service) start(ctx context.Context, st start) (string, error) {
 		st.idem.WorkflowID, st.idem.ExecutionID = wf.WorkflowID, id
 		st.idem.CreatedOn, st.idem.ExpiresAt = ms, now.Add(IdempotencyWindow).Unix()
 	}
-	if err := s.store.StartExecution(ctx, ex, proc, st.idem); err != nil {
-		return "", err
-	}
-	if err := s.recordSample(ctx, wf, st.input, st.actor, ms); err != nil {
+	if err := s.store.StartExecution(ctx, ex, proc, st.idem); err != nil && !s.storedAnyway(ctx, ex, err) {
 		return "", err
 	}
 	if err := s.runner.Start(ctx, ex.Ref()); err != nil {
 		return "", err
 	}
+	// The execution runs from here on, so the caller gets its id: failing
+	// now would leave a retry without Idempotency-Key to start a second one.
+	// The sample is refreshed by the next trigger; the store logs why this
+	// one was lost.
+	_ = s.recordSample(ctx, wf, st.input, st.actor, ms)
 	return id, nil
+}
+
+// storedAnyway reports whether a start that failed because the store did
+// not answer was written all the same (its answer lost on the way back), so
+// that a stored execution is not left without a runner.
+func (s *Service) storedAnyway(ctx context.Context, ex *cardflow.Execution, err error) bool {
+	if cardflow.ErrorCode(err) != cardflow.EUNAVAILABLE {
+		return false
+	}
+	_, gerr := s.store.GetExecution(ctx, ex.OrganizationID, ex.WorkflowID, ex.WorkflowExecutionID)
+	return gerr == nil
 }
 
 // recordSample keeps the latest input of a version and its inferred schema,
@@ -252,6 +275,13 @@ func (s *Service) Resume(ctx context.Context, processID string, body []byte) (*R
 		if err != nil {
 			return nil, err
 		}
+		// Read before the claim is written: once it is, the resume has
+		// happened, and a failed read must not answer an error that makes
+		// the caller's retry a conflict.
+		ex, err := s.store.GetExecution(ctx, proc.OrganizationID, proc.WorkflowID, proc.ExecutionID)
+		if err != nil {
+			return nil, err
+		}
 		resumed, err := s.claim(proc, res)
 		if err != nil {
 			return nil, err
@@ -271,10 +301,6 @@ func (s *Service) Resume(ctx context.Context, processID string, body []byte) (*R
 			if err := s.runner.Wake(ctx, ref, proc.Wait); err != nil {
 				return nil, err
 			}
-		}
-		ex, err := s.store.GetExecution(ctx, ref.OrganizationID, ref.WorkflowID, ref.ExecutionID)
-		if err != nil {
-			return nil, err
 		}
 		out := &ResumeOutput{
 			Message: "success", ServiceExecutionID: ex.WorkflowExecutionID, WorkflowID: ex.WorkflowID,

@@ -34,6 +34,8 @@ func Run(t *testing.T, newHarness func(t *testing.T) Harness) {
 		{"Delay", testDelay},
 		{"Cancel", testCancel},
 		{"ManyAtOnce", testMany},
+		{"ConcurrentResumes", testConcurrentResumes},
+		{"ConcurrentIdempotentTriggers", testConcurrentIdempotentTriggers},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

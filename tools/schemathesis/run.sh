@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Schemathesis against a local server: builds cardflow, starts `cardflow serve`
+# on a free port with a fresh data directory, and runs Schemathesis (pinned in
+# requirements.txt, installed into .cache/schemathesis) with the demo key
+# against openapi.yaml. Extra arguments go to `st run`.
+#
+#   tools/schemathesis/run.sh                      the CI run (settings in schemathesis.toml)
+#   tools/schemathesis/run.sh --max-examples 20    a quicker one
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+fail() { echo "schemathesis: $*" >&2; exit 1; }
+
+command -v python3 >/dev/null 2>&1 || fail "Python 3.10 or newer is needed (Debian/Ubuntu: apt-get install python3 python3-venv)"
+
+# The virtual environment is keyed by the requirements, so a new pin installs afresh.
+venv="$root/.cache/schemathesis/$(sha256sum "$here/requirements.txt" | cut -c1-12)"
+if [ ! -x "$venv/bin/st" ]; then
+	echo "schemathesis: installing into ${venv#"$root"/}" >&2
+	rm -rf "$venv"
+	python3 -m venv "$venv" || fail "python3 -m venv failed (Debian/Ubuntu: apt-get install python3-venv)"
+	"$venv/bin/pip" install -q --disable-pip-version-check -r "$here/requirements.txt" ||
+		{ rm -rf "$venv"; fail "pip could not install $(cat "$here/requirements.txt")"; }
+fi
+
+work=$(mktemp -d)
+pid=
+stop() {
+	if [ -n "$pid" ]; then
+		kill "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	fi
+	rm -rf "$work"
+}
+trap stop EXIT
+
+(cd "$root" && go build -o "$work/cardflow" ./cmd/cardflow)
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$work/cardflow" serve --addr "127.0.0.1:$port" --data-dir "$work/data" >"$work/server.out" 2>"$work/server.log" &
+pid=$!
+for _ in $(seq 1 200); do
+	[ -s "$work/data/demo-key" ] && (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+	kill -0 "$pid" 2>/dev/null || { cat "$work/server.log" >&2; fail "cardflow serve exited"; }
+	sleep 0.1
+done
+[ -s "$work/data/demo-key" ] || fail "cardflow serve did not start within 20 seconds"
+
+# Schemathesis and Hypothesis keep caches in the working directory: the
+# scratch one, so every run starts from the seed alone.
+cd "$work"
+status=0
+"$venv/bin/st" --config-file "$here/schemathesis.toml" run "$root/openapi.yaml" --url "http://127.0.0.1:$port" \
+	-H "x-api-key: $(cat "$work/data/demo-key")" "$@" || status=$?
+if grep -q 'level=ERROR' "$work/server.log"; then
+	echo "schemathesis: the server logged errors:" >&2
+	grep 'level=ERROR' "$work/server.log" | head -20 >&2
+	status=1
+fi
+exit $status
