@@ -114,6 +114,10 @@ func (w *Workflow) ValidateDefinition() error {
 		}
 	}
 
+	if err := w.validateTeams(); err != nil {
+		return err
+	}
+
 	out := make(map[string][]Connection, len(steps))
 	for i, c := range w.WorkflowConnections {
 		where := fmt.Sprintf("workflow_connections[%d] (%s -> %s)", i, c.From, c.To)

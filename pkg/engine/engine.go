@@ -110,7 +110,7 @@ func New(store cardflow.Store, deliver cardflow.Deliverer, env *expr.Env, opts .
 	}
 	e := &Engine{
 		store: store, deliver: deliver, env: env,
-		client: &http.Client{}, secrets: envSecrets{}, now: time.Now, log: slog.Default(),
+		client: &http.Client{}, secrets: EnvSecrets{}, now: time.Now, log: slog.Default(),
 		maxSteps: DefaultMaxSteps, early: DefaultEarlyResume,
 	}
 	for _, o := range opts {

@@ -267,10 +267,11 @@ func text(v any) string {
 	return string(b)
 }
 
-// envSecrets resolves a secret named "sap-prod" from CARDFLOW_SECRET_SAP_PROD.
-type envSecrets struct{}
+// EnvSecrets resolves a secret named "sap-prod" from CARDFLOW_SECRET_SAP_PROD.
+type EnvSecrets struct{}
 
-func (envSecrets) Secret(_ context.Context, name string) (string, error) {
+// Secret implements Secrets.
+func (EnvSecrets) Secret(_ context.Context, name string) (string, error) {
 	key := "CARDFLOW_SECRET_" + strings.Map(func(r rune) rune {
 		switch {
 		case r >= 'a' && r <= 'z':

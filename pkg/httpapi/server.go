@@ -16,6 +16,7 @@ import (
 
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/teams"
 )
 
 // MaxBodyBytes is the largest request body accepted (256 KB).
@@ -45,6 +46,7 @@ type Server struct {
 	patterns []string
 	keep     func(*Server)
 	outbox   Outbox
+	teams    *teams.Integration
 }
 
 type handlerFunc func(w http.ResponseWriter, r *http.Request) error
@@ -98,6 +100,7 @@ func New(svc *app.Service, auth Authenticator, opts ...Option) (*Server, error) 
 	if s.outbox != nil {
 		s.add([]route{{"GET", "/v1/adaptive-cards/outbox", cardflow.ScopeRead, s.getOutbox}})
 	}
+	s.add(s.teamsRoutes())
 	if s.keep != nil {
 		s.keep(s)
 	}
@@ -167,6 +170,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	methods, params := s.match(r.URL.Path)
 	if methods == nil {
 		s.writeError(w, r, cardflow.Errorf(cardflow.ENOTFOUND, "no endpoint %s; see openapi.yaml for the API", r.URL.Path))
+		return
+	}
+	if rt, ok := methods[r.Method]; ok && rt.scope == "" {
+		// The route authenticates the request itself (a Bot Framework
+		// JWT, a signed link) instead of by x-api-key.
+		if err := rt.handle(w, r); err != nil {
+			s.writeError(w, r, err)
+		}
 		return
 	}
 	p, err := s.auth.Authenticate(r)

@@ -26,6 +26,7 @@ import (
 	"github.com/cardflow/cardflow/pkg/localrunner"
 	"github.com/cardflow/cardflow/pkg/localscheduler"
 	"github.com/cardflow/cardflow/pkg/sample"
+	"github.com/cardflow/cardflow/pkg/teams"
 )
 
 // The demo tenant created on first start.
@@ -56,6 +57,14 @@ type Config struct {
 	// EarlyResume is how long a resume waits for its wait to open
 	// (default 10 minutes).
 	EarlyResume time.Duration
+
+	// Teams configures Microsoft Teams delivery; the zero value keeps every
+	// card in the outbox unless a workflow names a webhook.
+	Teams        teams.Config
+	TeamsOptions []teams.Option
+	// Secrets resolves secret references (default: the environment,
+	// CARDFLOW_SECRET_<NAME>).
+	Secrets engine.Secrets
 }
 
 // OpenService opens the store, creating the data directory, and returns the
@@ -133,6 +142,8 @@ type Stack struct {
 	Service   *app.Service
 	Runner    *localrunner.Runner
 	Scheduler *localscheduler.Scheduler
+	// Teams delivers cards (to the outbox by default) and checks answers.
+	Teams *teams.Integration
 }
 
 // NewStack builds the stack over an open store and outbox (which may be the
@@ -150,11 +161,19 @@ func NewStack(store cardflow.Store, outbox *boltstore.Store, cfg Config) (*Stack
 	if early == 0 {
 		early = engine.DefaultEarlyResume
 	}
-	eng, err := engine.New(store, outbox, env, engine.WithLogger(cfg.Log), engine.WithEarlyResumeWindow(early))
+	secrets := cfg.Secrets
+	if secrets == nil {
+		secrets = engine.EnvSecrets{}
+	}
+	tm, err := teams.New(cfg.Teams, outbox, secrets, cfg.TeamsOptions...)
 	if err != nil {
 		return nil, err
 	}
-	st := &Stack{Store: store, Outbox: outbox}
+	eng, err := engine.New(store, tm, env, engine.WithLogger(cfg.Log), engine.WithEarlyResumeWindow(early), engine.WithSecrets(secrets))
+	if err != nil {
+		return nil, err
+	}
+	st := &Stack{Store: store, Outbox: outbox, Teams: tm}
 	if st.Runner, err = localrunner.New(eng, localrunner.WithLogger(cfg.Log)); err != nil {
 		return nil, err
 	}
@@ -228,7 +247,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	api, err := httpapi.New(svc, httpapi.KeyAuthenticator{Service: svc}, httpapi.WithLogger(cfg.Log), httpapi.WithOutbox(st.Outbox))
+	api, err := httpapi.New(svc, httpapi.KeyAuthenticator{Service: svc}, httpapi.WithLogger(cfg.Log), httpapi.WithOutbox(st.Outbox), httpapi.WithTeams(st.Teams))
 	if err != nil {
 		return err
 	}
