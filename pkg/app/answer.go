@@ -53,12 +53,16 @@ func (s *Service) AnswerCard(ctx context.Context, in AnswerInput) (*AnswerOutput
 		}
 		w := proc.Wait
 		switch {
+		case proc.Waits == in.Wait-1 && !proc.Closed:
+			// The card went out a moment before its wait opened: keep the
+			// answer for the wait, as Resume keeps an early resume.
+			return s.answerEarly(ctx, proc, in.Wait, res)
 		case proc.Waits < in.Wait:
 			return nil, cardflow.Errorf(cardflow.ECONFLICT, "the card's request is not open for answers yet; try again in a moment")
 		case w == nil || w.Seq != in.Wait:
 			return nil, cardflow.Errorf(cardflow.ECONFLICT, "this card's request was settled and the workflow has moved on")
 		case w.Claimed():
-			return s.answerOutput(ctx, proc, false)
+			return s.answerOutput(ctx, proc, w, false)
 		case proc.Closed:
 			return nil, cardflow.Errorf(cardflow.ECONFLICT, "the execution %s of this card has ended; there is nothing to answer", proc.ExecutionID)
 		}
@@ -77,19 +81,39 @@ func (s *Service) AnswerCard(ctx context.Context, in AnswerInput) (*AnswerOutput
 		if err := s.runner.Wake(ctx, ref, w); err != nil {
 			return nil, err
 		}
-		return s.answerOutput(ctx, proc, true)
+		return s.answerOutput(ctx, proc, w, true)
 	}
 }
 
+// answerEarly keeps an answer for the wait about to open, unless one is
+// kept already.
+func (s *Service) answerEarly(ctx context.Context, proc *cardflow.Process, wait int, res *cardflow.Resume) (*AnswerOutput, error) {
+	w := &cardflow.Wait{Seq: wait}
+	if e := proc.Early; e != nil && res.ReceivedOn-e.ReceivedOn <= s.earlyResume.Milliseconds() {
+		w.Resume = e
+		return s.answerOutput(ctx, proc, w, false)
+	}
+	proc.Early = res
+	if err := s.store.PutProcess(ctx, proc); err != nil {
+		return nil, err // a conflict: the wait opened meanwhile; the caller may answer again
+	}
+	w.Resume = res
+	return s.answerOutput(ctx, proc, w, true)
+}
+
 // answerOutput adds the card step's name to a claimed wait.
-func (s *Service) answerOutput(ctx context.Context, proc *cardflow.Process, resumed bool) (*AnswerOutput, error) {
-	out := &AnswerOutput{Resumed: resumed, Wait: proc.Wait, StepName: proc.Wait.StepID}
+func (s *Service) answerOutput(ctx context.Context, proc *cardflow.Process, w *cardflow.Wait, resumed bool) (*AnswerOutput, error) {
 	ex, err := s.store.GetExecution(ctx, proc.OrganizationID, proc.WorkflowID, proc.ExecutionID)
 	if err != nil {
 		return nil, err
 	}
+	step := w.StepID
+	if step == "" {
+		step = ex.State.StepID
+	}
+	out := &AnswerOutput{Resumed: resumed, Wait: w, StepName: step}
 	for _, st := range ex.WorkflowDetails.WorkflowSteps {
-		if st.ID == proc.Wait.StepID {
+		if st.ID == step {
 			out.StepName = st.Name
 		}
 	}

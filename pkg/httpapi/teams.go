@@ -49,9 +49,15 @@ func (s *Server) teamsMessage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var a teams.Activity
-	if err := decodeBody(w, r, &a); err != nil {
+	// Activities carry many fields this endpoint does not read, so unknown
+	// fields are fine here.
+	body, err := readBody(w, r)
+	if err != nil {
 		return err
+	}
+	var a teams.Activity
+	if err := json.Unmarshal(body, &a); err != nil {
+		return cardflow.Errorf(cardflow.EINVALID, "the body is not a Bot Framework activity: %v", err)
 	}
 	// The token names the Bot Connector it came through; the activity must
 	// not claim another, or a reply could go elsewhere.
@@ -148,7 +154,11 @@ func (s *Server) teamsRespond(w http.ResponseWriter, r *http.Request) error {
 	case wait.TimedOut:
 		return page(http.StatusConflict, out.StepName, "This request timed out before it was answered; your answer was not recorded.", nil)
 	}
-	return page(http.StatusConflict, out.StepName, "This request was already answered by "+teams.Responder(wait.Resume)+"; this link works once.", factsOf(wait.Resume))
+	by := ""
+	if who, _ := wait.Resume.Payload.(map[string]any)["responder"].(map[string]any); who["name"] != nil {
+		by = " by " + teams.Responder(wait.Resume)
+	}
+	return page(http.StatusConflict, out.StepName, "This request was already answered"+by+"; a response link works once.", factsOf(wait.Resume))
 }
 
 // factsOf lists an answer's fields for the result page.
