@@ -72,6 +72,10 @@ func (s *Server) teamsMessage(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if ans == nil {
+		// Installing the bot or writing to it lands here: the log names
+		// the conversation, for a workflow's teams profile.
+		s.log.InfoContext(ctx, "Teams conversation", "type", a.Type, "service_url", a.ServiceURL,
+			"conversation_id", a.Conversation.ID, "tenant_id", a.Conversation.TenantID)
 		return ok(w, map[string]string{"message": "success"})
 	}
 	key, err := s.teams.SigningKey(ctx)

@@ -65,9 +65,10 @@ func rewriteActions(card map[string]any, f func(action map[string]any) (map[stri
 
 // WithActionData returns card with token added to the data of every
 // Action.Submit and Action.Execute, under DataKey. Data that is not an
-// object moves to "data".
+// object moves to "data". The refresh goes: Teams runs it by itself when
+// the card is shown, and an answer must come from a person.
 func WithActionData(card map[string]any, token string) (map[string]any, error) {
-	return rewriteActions(card, func(a map[string]any) (map[string]any, error) {
+	out, err := rewriteActions(card, func(a map[string]any) (map[string]any, error) {
 		data, ok := a["data"].(map[string]any)
 		if !ok {
 			data = map[string]any{}
@@ -79,6 +80,10 @@ func WithActionData(card map[string]any, token string) (map[string]any, error) {
 		a["data"] = data
 		return a, nil
 	})
+	if out != nil {
+		delete(out, "refresh")
+	}
+	return out, err
 }
 
 // WithResponseLinks returns card with every Action.Submit and
