@@ -59,10 +59,12 @@ type fixture struct {
 	clock  *clock
 }
 
-func newFixture(t *testing.T) *fixture {
+func fixtureTime() time.Time { return time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC) }
+
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	fake := teamstest.New(t)
-	f := &fixture{fake: fake, outbox: &outbox{}, clock: &clock{t: time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)}}
+	f := &fixture{fake: fake, outbox: &outbox{}, clock: &clock{t: fixtureTime()}}
 	sec := secrets{"signing": signingKey, "bot-secret": teamstest.AppSecret, "approvals-hook": fake.WebhookURL()}
 	in, err := teams.New(teams.Config{
 		PublicURL: "https://cardflow.example.com/", SigningSecret: "signing",
