@@ -56,7 +56,11 @@ func (s *Service) AnswerCard(ctx context.Context, in AnswerInput) (*AnswerOutput
 		case proc.Waits == in.Wait-1 && !proc.Closed:
 			// The card went out a moment before its wait opened: keep the
 			// answer for the wait, as Resume keeps an early resume.
-			return s.answerEarly(ctx, proc, in.Wait, res)
+			out, err := s.answerEarly(ctx, proc, in.Wait, res)
+			if cardflow.ErrorCode(err) == cardflow.ECONFLICT {
+				continue // the wait opened meanwhile: claim it
+			}
+			return out, err
 		case proc.Waits < in.Wait:
 			return nil, cardflow.Errorf(cardflow.ECONFLICT, "the card's request is not open for answers yet; try again in a moment")
 		case w == nil || w.Seq != in.Wait:
@@ -95,7 +99,7 @@ func (s *Service) answerEarly(ctx context.Context, proc *cardflow.Process, wait 
 	}
 	proc.Early = res
 	if err := s.store.PutProcess(ctx, proc); err != nil {
-		return nil, err // a conflict: the wait opened meanwhile; the caller may answer again
+		return nil, err
 	}
 	w.Resume = res
 	return s.answerOutput(ctx, proc, w, true)

@@ -96,10 +96,18 @@ func (s *Server) teamsMessage(w http.ResponseWriter, r *http.Request) error {
 	out, err := s.svc.AnswerCard(answerContext(ctx, ref.OrganizationID, "teams:"+actor), app.AnswerInput{
 		ProcessID: ref.ProcessID, ExecutionID: ref.ExecutionID, Wait: ref.Wait, Payload: payload,
 	})
-	if err != nil {
+	var card map[string]any
+	switch {
+	case cardflow.ErrorCode(err) == cardflow.ECONFLICT:
+		// The card's request ended without this answer (cancelled, moved
+		// on): the approver sees why instead of an error.
+		card = teams.DecisionCard(teams.Outcome{Note: "Your answer was not recorded: " + cardflow.ErrorMessage(err) + "."})
+		out = &app.AnswerOutput{}
+	case err != nil:
 		return err
+	default:
+		card = teams.DecisionCard(teams.Outcome{Title: out.StepName, Decision: out.Wait.Resume, TimedOut: out.Wait.TimedOut})
 	}
-	card := teams.DecisionCard(teams.Outcome{Title: out.StepName, Decision: out.Wait.Resume, TimedOut: out.Wait.TimedOut})
 	if ans.Execute {
 		return ok(w, teams.InvokeResponse(card))
 	}

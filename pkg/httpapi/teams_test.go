@@ -424,3 +424,26 @@ func TestTeamsEndpointsNeedConfiguration(t *testing.T) {
 		}
 	}
 }
+
+func TestTeamsBotAnswerAfterCancel(t *testing.T) {
+	e, fake := newTeamsEnv(t)
+	admin := e.key("org-a", "read", "admin")
+	run := e.key("org-a", "read", "execute")
+	wf := e.teamsApproval(admin, map[string]any{"type": "bot", "service_url": fake.ServiceURL(), "conversation_id": "19:approvers@thread.tacv2"})
+	id := str(e.trigger(run, "/v1/workflows/triggerworkflow/"+wf+"?process_id=PO-5", map[string]any{"amount": 3000}).body["service_execution_id"])
+	posted := awaitRequests(t, fake, "/connector/", 1)[0]
+	data := cardActions(t, posted.Body)["Approve"]["data"].(map[string]any)
+	e.awaitWaitOpen("org-a", "PO-5")
+	if r := e.do("POST", "/v1/workflows/cancelExecution", run, map[string]any{"workflow_id": wf, "workflow_execution_id": id}); r.status != 200 {
+		t.Fatalf("cancel: got %d %s", r.status, r.raw)
+	}
+
+	// The approver clicks the card that is still in the chat.
+	r := e.botPost(fake.Token(t, time.Now(), fake.ServiceURL()), invoke(fake, "ann", map[string]any{"decision": "approve", teams.DataKey: data[teams.DataKey]}))
+	if r.status != 200 || !strings.Contains(jsonOf(r.body["value"]), "Your answer was not recorded: the execution "+id+" of this card has ended") {
+		t.Fatalf("click after cancel: got %d %s, want a card saying the request ended", r.status, r.raw)
+	}
+	if ex := e.awaitStatus(run, wf, id, "CANCELLED"); resumedEvents(ex) != 0 {
+		t.Errorf("a click after the cancel resumed the execution")
+	}
+}

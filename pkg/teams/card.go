@@ -129,6 +129,8 @@ type Outcome struct {
 	// or closed unanswered.
 	Decision *cardflow.Resume
 	TimedOut bool
+	// Note says why a card without a decision is closed.
+	Note string
 }
 
 // hidden are payload keys the decision card does not list.
@@ -163,6 +165,8 @@ func DecisionCard(o Outcome) map[string]any {
 		}
 	case o.TimedOut:
 		body = append(body, textBlock("This request timed out; no answer was recorded.", nil))
+	case o.Note != "":
+		body = append(body, textBlock(o.Note, nil))
 	default:
 		body = append(body, textBlock("This request is closed; no answer was recorded.", nil))
 	}
