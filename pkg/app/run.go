@@ -148,6 +148,8 @@ type start struct {
 	input            any
 	processID        string
 	idem             *cardflow.Idempotency
+	// id is the execution id; empty gives a new one.
+	id string
 }
 
 // start creates the execution with its process record (and idempotency
@@ -159,7 +161,10 @@ func (s *Service) start(ctx context.Context, st start) (string, error) {
 	}
 	now := s.now()
 	wf := st.workflow
-	id := cardflow.NewID(now)
+	id := st.id
+	if id == "" {
+		id = cardflow.NewID(now)
+	}
 	pid := st.processID
 	if pid == "" {
 		pid = id

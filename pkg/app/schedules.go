@@ -2,7 +2,10 @@ package app
 
 import (
 	"context"
+	"crypto/sha256"
 	"time"
+
+	"github.com/oklog/ulid/v2"
 
 	"github.com/cardflow/cardflow/pkg/awscron"
 	"github.com/cardflow/cardflow/pkg/cardflow"
@@ -147,7 +150,8 @@ func NextRuns(sc *cardflow.Schedule, now time.Time, n int) []string {
 }
 
 // StartScheduled starts the execution a schedule fires at at. The fire time
-// is the idempotency key, so a repeated delivery starts nothing twice.
+// is the idempotency key, and the execution id derives from it (see
+// ScheduledExecutionID), so a repeated delivery starts nothing twice.
 func (s *Service) StartScheduled(ctx context.Context, sc *cardflow.Schedule, at time.Time) (string, error) {
 	w, err := s.store.GetWorkflow(ctx, sc.OrganizationID, sc.WorkflowID, sc.WorkflowVersion)
 	if err != nil {
@@ -161,9 +165,32 @@ func (s *Service) StartScheduled(ctx context.Context, sc *cardflow.Schedule, at 
 		}
 		return "", err
 	}
+	id := ScheduledExecutionID(sc.OrganizationID, sc.WorkflowID, at)
 	input := map[string]any{"scheduled_time": at.UTC().Format(time.RFC3339), "expression": sc.Expression, "timezone": sc.Timezone}
-	return s.start(ctx, start{
+	started, err := s.start(ctx, start{
 		workspace: sc.WorkspaceID, actor: "scheduler", workflow: w, trigger: cardflow.TriggerSchedule,
-		input: input, idem: idem,
+		input: input, idem: idem, id: id,
 	})
+	if cardflow.ErrorCode(err) == cardflow.ECONFLICT {
+		// A concurrent or earlier delivery of the same run won; the
+		// execution it started is the answer.
+		if _, gerr := s.store.GetExecution(ctx, sc.OrganizationID, sc.WorkflowID, id); gerr == nil {
+			return id, nil
+		}
+	}
+	return started, err
+}
+
+// ScheduledExecutionID returns the id of the execution a workflow's
+// schedule starts at at: a ULID whose time is at and whose random part is
+// taken from a SHA-256 of organization, workflow and time. Every delivery
+// of one run names the same execution (and the Step Functions execution
+// named after it), so a repeated delivery cannot start a second one.
+func ScheduledExecutionID(org, workflowID string, at time.Time) string {
+	sum := sha256.Sum256([]byte(org + "\n" + workflowID + "\n" + at.UTC().Format(time.RFC3339Nano)))
+	var id ulid.ULID
+	// Neither fails: the time is a ULID time and the entropy 10 bytes.
+	_ = id.SetTime(ulid.Timestamp(at))
+	_ = id.SetEntropy(sum[:10])
+	return id.String()
 }

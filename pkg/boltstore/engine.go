@@ -23,6 +23,7 @@ func (s *Store) StartExecution(_ context.Context, e *cardflow.Execution, p *card
 	err = s.db.Batch(func(tx *bolt.Tx) error {
 		procs := tx.Bucket(bProcesses)
 		pk := under(prefix(p.OrganizationID), p.ProcessID)
+		var oldP *cardflow.Process
 		if v := procs.Get(pk); v != nil {
 			old, err := decode[cardflow.Process](v)
 			if err != nil {
@@ -31,9 +32,11 @@ func (s *Store) StartExecution(_ context.Context, e *cardflow.Execution, p *card
 			if !old.Closed {
 				return cardflow.Errorf(cardflow.ECONFLICT, "process id %s belongs to execution %s, which is still open", p.ProcessID, old.ExecutionID)
 			}
+			oldP = old
 		}
 		if idem != nil {
 			ik := under(prefix(idem.OrganizationID), idem.Key)
+			var oldI *cardflow.Idempotency
 			if v := tx.Bucket(bIdempotency).Get(ik); v != nil {
 				old, err := decode[cardflow.Idempotency](v)
 				if err != nil {
@@ -42,8 +45,12 @@ func (s *Store) StartExecution(_ context.Context, e *cardflow.Execution, p *card
 				if old.ExpiresAt*1000 > e.CreatedOn {
 					return cardflow.Errorf(cardflow.ECONFLICT, "idempotency key %s is already used", idem.Key)
 				}
+				oldI = old
 			}
 			if err := put(tx.Bucket(bIdempotency), ik, idem); err != nil {
+				return err
+			}
+			if err := indexIdempotency(tx, oldI, idem); err != nil {
 				return err
 			}
 		}
@@ -52,6 +59,9 @@ func (s *Store) StartExecution(_ context.Context, e *cardflow.Execution, p *card
 		}
 		rec := *p
 		rec.Revision = 1
+		if err := indexProcess(tx, oldP, &rec); err != nil {
+			return err
+		}
 		return put(procs, pk, &rec)
 	})
 	if err == nil {
@@ -83,10 +93,8 @@ func (s *Store) PutProcess(_ context.Context, p *cardflow.Process) error {
 		if v == nil {
 			return processNotFound(p.ProcessID)
 		}
-		var stored struct {
-			Revision int64 `json:"revision"`
-		}
-		if err := json.Unmarshal(v, &stored); err != nil {
+		stored, err := decode[cardflow.Process](v)
+		if err != nil {
 			return err
 		}
 		if stored.Revision != p.Revision {
@@ -94,6 +102,9 @@ func (s *Store) PutProcess(_ context.Context, p *cardflow.Process) error {
 		}
 		rec := *p
 		rec.Revision++
+		if err := indexProcess(tx, stored, &rec); err != nil {
+			return err
+		}
 		return put(b, k, &rec)
 	})
 	if err == nil {

@@ -31,8 +31,12 @@ var (
 	bSchedules          = []byte("schedules")           // org 0 workflow_id 0 version -> Schedule
 	bDeliveries         = []byte("deliveries")          // org 0 delivery_id -> Delivery (the local outbox)
 
+	// Housekeeping indexes; the value is the record's key.
+	bProcessDue     = []byte("process_due")        // kind 0 8-byte due (ms) org 0 process_id -> org 0 process_id
+	bIdempotencyDue = []byte("idempotency_expiry") // 8-byte expires_at (s) org 0 key -> org 0 key
+
 	allBuckets = [][]byte{bWorkflows, bCards, bActiveCards, bExecutions, bOrgExecutions, bSchemas, bAPIKeys, bAPIKeyIDs, bOrgAPIKeys,
-		bOpenExecutions, bExecutionRevisions, bProcesses, bIdempotency, bSchedules, bDeliveries}
+		bOpenExecutions, bExecutionRevisions, bProcesses, bIdempotency, bSchedules, bDeliveries, bProcessDue, bIdempotencyDue}
 )
 
 // validParts reports whether every part can be a key part: not empty and

@@ -60,10 +60,16 @@ func Open(path string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("boltstore: open %s: %w", path, err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
+		// A file written before the housekeeping indexes existed gets them
+		// built from its records.
+		reindex := tx.Bucket(bProcesses) != nil && tx.Bucket(bProcessDue) == nil
 		for _, name := range allBuckets {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return err
 			}
+		}
+		if reindex {
+			return buildHousekeepingIndexes(tx)
 		}
 		return nil
 	})

@@ -245,6 +245,44 @@ type EngineStore interface {
 	// ListSchedules returns the schedules of every organization, for the
 	// local scheduler's start-up; it is on no request path.
 	ListSchedules(ctx context.Context) ([]*Schedule, error)
+
+	// Housekeeping: lists across organizations, on no request path. Each
+	// returns at most limit records, the most overdue first.
+
+	// ListOverdueWaits returns process records whose open wait is
+	// unclaimed and has a deadline at or before now (epoch ms).
+	ListOverdueWaits(ctx context.Context, now int64, limit int) ([]*Process, error)
+	// ListStaleEarlyResumes returns open process records that hold an
+	// early resume received at or before before (epoch ms).
+	ListStaleEarlyResumes(ctx context.Context, before int64, limit int) ([]*Process, error)
+	// DeleteExpiredProcesses deletes closed process records whose
+	// ExpiresAt is at or before now (epoch ms) and reports how many.
+	DeleteExpiredProcesses(ctx context.Context, now int64, limit int) (int, error)
+	// DeleteExpiredIdempotency deletes idempotency records whose ExpiresAt
+	// is at or before now (epoch ms) and reports how many.
+	DeleteExpiredIdempotency(ctx context.Context, now int64, limit int) (int, error)
+}
+
+// Due kinds of a process record, for the housekeeping index adapters keep.
+const (
+	DueWait   = "wait"
+	DueEarly  = "early"
+	DueClosed = "closed"
+)
+
+// Due returns what housekeeping will have to do with a process record, and
+// from when (epoch ms): time out its wait, drop its early resume, or delete
+// it. ok is false when there is nothing.
+func (p *Process) Due() (kind string, at int64, ok bool) {
+	switch {
+	case p.Closed:
+		return DueClosed, p.ExpiresAt * 1000, p.ExpiresAt > 0
+	case p.Wait != nil && !p.Wait.Claimed() && p.Wait.Deadline > 0:
+		return DueWait, p.Wait.Deadline, true
+	case p.Early != nil:
+		return DueEarly, p.Early.ReceivedOn, true
+	}
+	return "", 0, false
 }
 
 // Runner drives executions on: it calls the engine's Advance until an

@@ -42,6 +42,9 @@ func processItem(p *cardflow.Process, revision int64) (map[string]types.Attribut
 	if p.ExpiresAt != 0 {
 		item[attrExpiresAt] = avN(p.ExpiresAt)
 	}
+	if kind, at, ok := p.Due(); ok {
+		item[attrDueKind], item[attrDueAt] = avS(kind), avN(at)
+	}
 	return item, nil
 }
 
@@ -90,6 +93,7 @@ func (s *Store) StartExecution(ctx context.Context, e *cardflow.Execution, p *ca
 		item := idempotencyKey(idem.OrganizationID, idem.Key)
 		item[attrOrg] = avS(idem.OrganizationID)
 		item[attrExpiresAt] = avN(idem.ExpiresAt)
+		item[attrExpiryGroup] = avS(expiryGroup)
 		item[attrRecord] = body
 		op, err := s.putOp(TableIdempotency, item, expression.AttributeNotExists(expression.Name(attrIdempotencyKey)).
 			Or(expression.Name(attrExpiresAt).LessThanEqual(expression.Value(e.CreatedOn/1000))))

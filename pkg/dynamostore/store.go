@@ -26,6 +26,8 @@
 //	DeleteSchedule                          1 DeleteItem
 //	CreateAPIKey                            1 TransactWriteItems
 //	RevokeAPIKey                            1 GetItem and 1 UpdateItem
+//	ListOverdueWaits, ListStaleEarlyResumes  1 Query of a global index per MB
+//	DeleteExpiredProcesses, DeleteExpiredIdempotency  1 Query of a global index per MB, and 1 DeleteItem per record
 //
 // No call scans a table: lists of every organization query an index with
 // one constant partition.

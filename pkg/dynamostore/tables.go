@@ -79,6 +79,15 @@ const (
 	// attrScheduleGroup is "all" on every schedule, the partition of the
 	// all_schedules index that lists them without a Scan.
 	attrScheduleGroup = "schedule_group"
+
+	// attrDueKind and attrDueAt (epoch ms) are set on a process record
+	// only while housekeeping has something to do with it (cardflow's
+	// Process.Due): they key the sparse by_due index.
+	attrDueKind = "due_kind"
+	attrDueAt   = "due_at"
+	// attrExpiryGroup is "all" on every idempotency record, the partition
+	// of the by_expiry index that finds expired ones without a Scan.
+	attrExpiryGroup = "expiry_group"
 )
 
 // Index names.
@@ -88,6 +97,8 @@ const (
 	indexAllKeys         = "all_keys"
 	indexOpenExecutions  = "open_executions"
 	indexAllSchedules    = "all_schedules"
+	indexByDue           = "by_due"
+	indexByExpiry        = "by_expiry"
 )
 
 // Table is the definition of one table: what CreateTable takes, and the TTL
@@ -150,11 +161,14 @@ func Tables(prefix string) []Table {
 		}},
 		// The engine's tables: a wait's process id, schedules, and the
 		// answers of idempotent triggers.
+		// Housekeeping finds overdue waits, stale early resumes and
+		// expired records through sparse indexes, most overdue first.
 		{Input: &dynamodb.CreateTableInput{
-			TableName:            aws.String(prefix + TableProcesses),
-			AttributeDefinitions: []types.AttributeDefinition{str(attrProcessKey)},
-			KeySchema:            keySchema(attrProcessKey, ""),
-			BillingMode:          types.BillingModePayPerRequest,
+			TableName:              aws.String(prefix + TableProcesses),
+			AttributeDefinitions:   []types.AttributeDefinition{str(attrProcessKey), str(attrDueKind), num(attrDueAt)},
+			KeySchema:              keySchema(attrProcessKey, ""),
+			GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi(indexByDue, attrDueKind, attrDueAt)},
+			BillingMode:            types.BillingModePayPerRequest,
 		}, TTLAttribute: attrExpiresAt},
 		{Input: &dynamodb.CreateTableInput{
 			TableName:              aws.String(prefix + TableSchedules),
@@ -165,9 +179,15 @@ func Tables(prefix string) []Table {
 		}},
 		{Input: &dynamodb.CreateTableInput{
 			TableName:            aws.String(prefix + TableIdempotency),
-			AttributeDefinitions: []types.AttributeDefinition{str(attrIdempotencyKey)},
+			AttributeDefinitions: []types.AttributeDefinition{str(attrIdempotencyKey), str(attrExpiryGroup), num(attrExpiresAt)},
 			KeySchema:            keySchema(attrIdempotencyKey, ""),
-			BillingMode:          types.BillingModePayPerRequest,
+			// Deleting needs only the keys.
+			GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{
+				IndexName:  aws.String(indexByExpiry),
+				KeySchema:  keySchema(attrExpiryGroup, attrExpiresAt),
+				Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly},
+			}},
+			BillingMode: types.BillingModePayPerRequest,
 		}, TTLAttribute: attrExpiresAt},
 	}
 }

@@ -57,6 +57,9 @@ type Config struct {
 	// EarlyResume is how long a resume waits for its wait to open
 	// (default 10 minutes).
 	EarlyResume time.Duration
+	// Housekeeping is how often housekeeping runs (default
+	// DefaultHousekeeping).
+	Housekeeping time.Duration
 
 	// Teams configures Microsoft Teams delivery; the zero value keeps every
 	// card in the outbox unless a workflow names a webhook.
@@ -144,6 +147,8 @@ type Stack struct {
 	Scheduler *localscheduler.Scheduler
 	// Teams delivers cards (to the outbox by default) and checks answers.
 	Teams *teams.Integration
+
+	housekeeper *housekeeper
 }
 
 // NewStack builds the stack over an open store and outbox (which may be the
@@ -188,11 +193,12 @@ func NewStack(store cardflow.Store, outbox *boltstore.Store, cfg Config) (*Stack
 	if err != nil {
 		return nil, err
 	}
+	st.housekeeper = newHousekeeper(st.Service, cfg.Housekeeping, cfg.Log)
 	return st, nil
 }
 
-// Start picks up the executions the store has open and arms its schedules.
-// It returns how many executions it picked up.
+// Start picks up the executions the store has open, arms its schedules and
+// starts housekeeping. It returns how many executions it picked up.
 func (st *Stack) Start(ctx context.Context) (int, error) {
 	n, err := st.Runner.Recover(ctx, st.Store)
 	if err != nil {
@@ -202,11 +208,14 @@ func (st *Stack) Start(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("load schedules: %w", err)
 	}
 	st.Scheduler.Start()
+	st.housekeeper.start()
 	return n, nil
 }
 
-// Close stops the scheduler and the runner, then closes the stores.
+// Close stops housekeeping, the scheduler and the runner, then closes the
+// stores.
 func (st *Stack) Close() error {
+	st.housekeeper.stop()
 	st.Scheduler.Close()
 	st.Runner.Close()
 	if cardflow.Store(st.Outbox) != st.Store {

@@ -93,6 +93,23 @@ func Run(t *testing.T, newHarness func(t *testing.T) Harness) {
 		}
 		check(t, h, "the other workflow's schedule", b, State{Exists: true, Enabled: true, Expression: b.Expression, Timezone: b.Timezone})
 	})
+	t.Run("LaterVersion", func(t *testing.T) {
+		// Publishing a later scheduled version puts its schedule, then
+		// deletes the earlier version's: the later one must stay.
+		h := newHarness(t)
+		v1 := schedule("org-" + cardflow.NewID(time.Now()))
+		v2 := *v1
+		v2.WorkflowVersion, v2.Expression = 3, "rate(1 hour)"
+		for _, sc := range []*cardflow.Schedule{v1, &v2} {
+			if err := h.Scheduler.Put(ctx, sc); err != nil {
+				t.Fatalf("Put version %d: %v", sc.WorkflowVersion, err)
+			}
+		}
+		if err := h.Scheduler.Delete(ctx, v1); err != nil {
+			t.Fatalf("Delete version 1: %v", err)
+		}
+		check(t, h, "the later version's schedule", &v2, State{Exists: true, Enabled: true, Expression: v2.Expression, Timezone: v2.Timezone})
+	})
 	t.Run("InvalidExpression", func(t *testing.T) {
 		h := newHarness(t)
 		sc := schedule("org-" + cardflow.NewID(time.Now()))

@@ -34,6 +34,7 @@ func Run(t *testing.T, newStore func(t *testing.T) cardflow.Store) {
 		{"Isolation", testIsolation},
 		{"LatestWorkflow", testLatestWorkflow},
 		{"Engine", testEngine},
+		{"Housekeeping", testHousekeeping},
 	} {
 		t.Run(s.name, func(t *testing.T) { s.run(t, e) })
 	}
