@@ -172,18 +172,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, cardflow.Errorf(cardflow.ENOTFOUND, "no endpoint %s; see openapi.yaml for the API", r.URL.Path))
 		return
 	}
-	if rt, ok := methods[r.Method]; ok && rt.scope == "" {
-		// The route authenticates the request itself (a Bot Framework
-		// JWT, a signed link) instead of by x-api-key.
-		if err := rt.handle(w, r); err != nil {
+	// Routes without a scope authenticate requests themselves (a Bot
+	// Framework JWT, a signed link) instead of by x-api-key.
+	var p *cardflow.Principal
+	self := selfAuthenticating(methods)
+	if !self {
+		var err error
+		if p, err = s.auth.Authenticate(r); err != nil {
 			s.writeError(w, r, err)
+			return
 		}
-		return
-	}
-	p, err := s.auth.Authenticate(r)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
 	}
 	rt, ok := methods[r.Method]
 	if !ok {
@@ -193,6 +191,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		w.Header().Set("Allow", strings.Join(allowed, ", "))
 		s.writeError(w, r, cardflow.Errorf(cardflow.EMETHOD, "%s takes %s, not %s", r.URL.Path, strings.Join(allowed, ", "), r.Method))
+		return
+	}
+	if self {
+		if err := rt.handle(w, r); err != nil {
+			s.writeError(w, r, err)
+		}
 		return
 	}
 	if err := app.Authorize(p, rt.scope); err != nil {
@@ -206,6 +210,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err := rt.handle(w, r); err != nil {
 		s.writeError(w, r, err)
 	}
+}
+
+// selfAuthenticating reports whether every route of a path authenticates
+// its requests itself.
+func selfAuthenticating(methods map[string]route) bool {
+	for _, rt := range methods {
+		if rt.scope != "" {
+			return false
+		}
+	}
+	return true
 }
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}

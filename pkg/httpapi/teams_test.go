@@ -262,6 +262,10 @@ func TestTeamsBotAnswer(t *testing.T) {
 		t.Errorf("got %d Resumed events, want 1", got)
 	}
 
+	if r := e.do("GET", "/v1/teams/messages", "", nil); r.status != 405 || r.header.Get("Allow") != "POST" {
+		t.Errorf("GET of the messaging endpoint: got %d %s, want 405 allowing POST", r.status, r.raw)
+	}
+
 	// Activities that answer no card are acknowledged.
 	chat := map[string]any{"type": "message", "text": "hello", "channelId": "msteams", "serviceUrl": fake.ServiceURL()}
 	if r := e.botPost(valid, chat); r.status != 200 || r.body["message"] != "success" {
