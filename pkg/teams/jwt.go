@@ -36,8 +36,8 @@ const (
 
 // Claims are the checked claims of a Bot Framework token.
 type Claims struct {
-	Issuer     string
-	Audience   string
+	// ServiceURL is the Bot Connector the token was issued for; the
+	// activity must name the same.
 	ServiceURL string
 	// Endorsements are the channels the signing key may sign for.
 	Endorsements []string
@@ -142,7 +142,7 @@ func (v *Verifier) Verify(ctx context.Context, authorization string) (*Claims, e
 			return nil, unauthorized("it is not valid before %s", nbf.UTC().Format(time.RFC3339))
 		}
 	}
-	return &Claims{Issuer: c.Iss, Audience: v.audience, ServiceURL: c.ServiceURL, Endorsements: key.endorsements}, nil
+	return &Claims{ServiceURL: c.ServiceURL, Endorsements: key.endorsements}, nil
 }
 
 func decodeSegment(seg string, v any) error {

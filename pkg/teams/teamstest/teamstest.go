@@ -50,7 +50,7 @@ type Server struct {
 	WebhookStatus, ConnectorStatus int
 	requests                       []Request
 	tokens                         []string
-	metadataFetches, keyFetches    int
+	keyFetches                     int
 }
 
 // New starts the fake; it stops when the test ends.
@@ -110,7 +110,6 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	json.Unmarshal(raw, &req.Body)
 	switch {
 	case r.URL.Path == "/openid":
-		s.metadataFetches++
 		writeJSON(w, 200, map[string]any{"issuer": Issuer, "jwks_uri": s.URL + "/keys", "id_token_signing_alg_values_supported": []string{"RS256"}})
 	case r.URL.Path == "/keys":
 		s.keyFetches++
