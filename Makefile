@@ -31,10 +31,12 @@ $(NODE_ACS)/node_modules/.package-lock.json: $(NODE_ACS)/package-lock.json
 	@command -v node >/dev/null || { echo "make test needs Node.js (node and npm) for the card validator's differential test"; exit 1; }
 	npm ci --prefix $(NODE_ACS) --no-audit --no-fund
 
-## bench: the read endpoints through the HTTP stack, and durable executions, on the embedded store
+## bench: the read endpoints through the HTTP stack, and durable executions, on the embedded store;
+## SAP step calls against the fake SAP service
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./pkg/httpapi/
 	$(GO) test -run '^$$' -bench . -benchtime 3000x ./pkg/localrunner/
+	$(GO) test -run '^$$' -bench . -benchmem ./pkg/sap/
 
 ## dynamodb-local: DynamoDB Local on $DYNAMODB_PORT (8000), in memory, until interrupted
 dynamodb-local:

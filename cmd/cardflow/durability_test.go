@@ -56,6 +56,9 @@ func TestSurvivesKill(t *testing.T) {
 	bin := binary(t)
 	dataDir := filepath.Join(t.TempDir(), "data")
 	port := freePort(t)
+	// The counter listens on loopback, which outbound calls may reach
+	// only when the deployment allows it.
+	t.Setenv("CARDFLOW_OUTBOUND_ALLOW", "127.0.0.1")
 	srv := startServer(t, bin, dataDir, port)
 	keyBytes, err := os.ReadFile(filepath.Join(dataDir, "demo-key"))
 	if err != nil {

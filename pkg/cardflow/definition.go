@@ -104,20 +104,9 @@ func (w *Workflow) ValidateDefinition() error {
 	if trigger == nil {
 		return Errorf(EINVALID, "workflow_steps has no trigger step; a workflow has exactly one")
 	}
-	for i, s := range w.WorkflowSteps {
-		if s.Type != StepERP {
-			continue
-		}
-		erp, _ := w.WorkflowIntegrations["erp"].(map[string]any)
-		if u, _ := erp["base_url"].(string); u == "" {
-			return Errorf(EINVALID, "workflow_steps[%d] (id %q): an erp step needs workflow_integrations.erp with a base_url", i, s.ID)
-		}
-	}
-
 	if err := w.validateTeams(); err != nil {
 		return err
 	}
-
 	out := make(map[string][]Connection, len(steps))
 	for i, c := range w.WorkflowConnections {
 		where := fmt.Sprintf("workflow_connections[%d] (%s -> %s)", i, c.From, c.To)
@@ -273,8 +262,31 @@ func validateStepConfig(s *Step) error {
 		}
 		return duration("timeout", false)
 	case StepERP:
-		_, err := str("path", true)
-		return err
+		// The SAP profile in workflow_integrations.erp is checked with the
+		// expressions, by the engine.
+		method, err := str("method", false)
+		if err != nil {
+			return err
+		}
+		if method != "" && !contains([]string{"GET", "POST", "PUT", "PATCH", "DELETE"}, strings.ToUpper(method)) {
+			return fmt.Errorf("config.method %q is not one of GET, POST, PUT, PATCH, DELETE", method)
+		}
+		service, err := str("service", true)
+		if err != nil {
+			return err
+		}
+		if !strings.HasPrefix(service, "/") || strings.ContainsAny(service, "?#{} ") {
+			return fmt.Errorf("config.service %q must be the OData service path, such as /sap/opu/odata/sap/API_PURCHASEORDER_PROCESS_SRV", service)
+		}
+		if _, err := str("entity", true); err != nil {
+			return err
+		}
+		if h, ok := cfg["headers"]; ok && h != nil {
+			if _, ok := h.(map[string]any); !ok {
+				return fmt.Errorf("config.headers must be an object")
+			}
+		}
+		return duration("timeout", false)
 	case StepTransform:
 		if _, ok := cfg["output"]; !ok {
 			return fmt.Errorf("config.output is required for a transform step")

@@ -87,10 +87,22 @@ func TestValidateDefinition(t *testing.T) {
 			w.WorkflowSteps[0].Config = map[string]any{"kind": "SCHEDULE", "expression": "every day"}
 		}, "must be cron(...), rate(...) or at(...)"},
 		{"bad trigger kind", func(w *cardflow.Workflow) { w.WorkflowSteps[0].Config["kind"] = "EVENT" }, "config.kind must be REQUEST or SCHEDULE"},
-		{"erp without profile", func(w *cardflow.Workflow) {
-			w.WorkflowSteps[1] = step("big", "erp", map[string]any{"path": "/sap/opu/odata/x"})
+		{"erp without service", func(w *cardflow.Workflow) {
+			w.WorkflowSteps[1] = step("big", "erp", map[string]any{"entity": "A_PurchaseOrder"})
 			w.WorkflowConnections[1] = cardflow.Connection{From: "big", To: "approve", On: "error"}
-		}, "needs workflow_integrations.erp with a base_url"},
+		}, "config.service is required for a erp step"},
+		{"erp with a URL as service", func(w *cardflow.Workflow) {
+			w.WorkflowSteps[1] = step("big", "erp", map[string]any{"service": "https://sap/x", "entity": "A"})
+			w.WorkflowConnections[1] = cardflow.Connection{From: "big", To: "approve", On: "error"}
+		}, `config.service "https://sap/x" must be the OData service path`},
+		{"erp without entity", func(w *cardflow.Workflow) {
+			w.WorkflowSteps[1] = step("big", "erp", map[string]any{"service": "/sap/opu/odata/sap/X_SRV"})
+			w.WorkflowConnections[1] = cardflow.Connection{From: "big", To: "approve", On: "error"}
+		}, "config.entity is required"},
+		{"erp with a bad method", func(w *cardflow.Workflow) {
+			w.WorkflowSteps[1] = step("big", "erp", map[string]any{"service": "/sap/opu/odata/sap/X_SRV", "entity": "A", "method": "MERGE"})
+			w.WorkflowConnections[1] = cardflow.Connection{From: "big", To: "approve", On: "error"}
+		}, `config.method "MERGE" is not one of GET, POST, PUT, PATCH, DELETE`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

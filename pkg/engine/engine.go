@@ -16,6 +16,8 @@ import (
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/expr"
+	"github.com/cardflow/cardflow/pkg/outbound"
+	"github.com/cardflow/cardflow/pkg/secrets"
 )
 
 // Sleeping is the Result status of an execution that sleeps in a delay step
@@ -82,7 +84,8 @@ type Option func(*Engine)
 // WithClock replaces the wall clock.
 func WithClock(now func() time.Time) Option { return func(e *Engine) { e.now = now } }
 
-// WithHTTPClient sets the client of http and erp steps.
+// WithHTTPClient sets the client of http and erp steps; build it with
+// outbound.New, so the deployment's address policy holds.
 func WithHTTPClient(c *http.Client) Option { return func(e *Engine) { e.client = c } }
 
 // WithSecrets sets where secret references resolve.
@@ -108,9 +111,15 @@ func New(store cardflow.Store, deliver cardflow.Deliverer, env *expr.Env, opts .
 	if store == nil || deliver == nil || env == nil {
 		return nil, errors.New("engine: store, deliverer and expression environment are required")
 	}
+	// By default outbound calls reach public addresses only, and secrets
+	// come from the environment.
+	client, err := outbound.New(outbound.Config{})
+	if err != nil {
+		return nil, err
+	}
 	e := &Engine{
 		store: store, deliver: deliver, env: env,
-		client: &http.Client{}, secrets: EnvSecrets{}, now: time.Now, log: slog.Default(),
+		client: client, secrets: secrets.Env{}, now: time.Now, log: slog.Default(),
 		maxSteps: DefaultMaxSteps, early: DefaultEarlyResume,
 	}
 	for _, o := range opts {
@@ -123,6 +132,9 @@ func New(store cardflow.Store, deliver cardflow.Deliverer, env *expr.Env, opts .
 // bad one fails when the version is saved, naming the step and position.
 func (e *Engine) Check(w *cardflow.Workflow) error {
 	if _, err := compile(e.env, w.WorkflowSteps, w.WorkflowConnections); err != nil {
+		return cardflow.Errorf(cardflow.EINVALID, "%v", err)
+	}
+	if err := checkIntegrations(w); err != nil {
 		return cardflow.Errorf(cardflow.EINVALID, "%v", err)
 	}
 	return nil

@@ -151,7 +151,7 @@ func TestSynchronousChain(t *testing.T) {
 		w.Write([]byte(`{"vendor": "ACME", "limit": 5000}`))
 	}))
 	defer srv.Close()
-	f := newFixture(t)
+	f := newFixture(t, allowLoopback(t))
 	steps := []cardflow.Step{
 		step("start", "trigger", obj{"kind": "REQUEST"}),
 		step("lookup", "http", obj{"method": "POST", "url": srv.URL + "/orders/{{ input.id }}",
@@ -249,7 +249,7 @@ func TestStepFailures(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFixture(t)
+			f := newFixture(t, allowLoopback(t))
 			ref := f.start(tc.steps, tc.conns, obj{"items": []any{1}}, nil)
 			if res := f.advance(ref); res.Status != tc.wantStatus {
 				t.Fatalf("got %+v, want %s", res, tc.wantStatus)

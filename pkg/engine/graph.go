@@ -125,13 +125,12 @@ func (n *node) compileConfig(env *expr.Env) error {
 	case cardflow.StepTransform, cardflow.StepEnd:
 		n.output, err = value("output")
 	case cardflow.StepHTTP, cardflow.StepERP:
-		key := "url"
-		if n.step.Type == cardflow.StepERP {
-			key = "path"
-		}
-		s, _ := cfg[key].(string)
+		s, _ := cfg[n.urlKey()].(string)
 		if n.url, err = env.CompileTemplate(s); err != nil {
-			return fmt.Errorf("config.%s: %w", key, err)
+			return fmt.Errorf("config.%s: %w", n.urlKey(), err)
+		}
+		if err := checkCallConfig(n.step); err != nil {
+			return err
 		}
 		if n.headers, err = value("headers"); err != nil {
 			return err
@@ -159,4 +158,12 @@ func (n *node) compileConfig(env *expr.Env) error {
 		n.duration, err = dur("duration")
 	}
 	return err
+}
+
+// urlKey is the config key of an http or erp step's address template.
+func (n *node) urlKey() string {
+	if n.step.Type == cardflow.StepERP {
+		return "entity"
+	}
+	return "url"
 }

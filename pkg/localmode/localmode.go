@@ -25,7 +25,9 @@ import (
 	"github.com/cardflow/cardflow/pkg/keyadmin"
 	"github.com/cardflow/cardflow/pkg/localrunner"
 	"github.com/cardflow/cardflow/pkg/localscheduler"
+	"github.com/cardflow/cardflow/pkg/outbound"
 	"github.com/cardflow/cardflow/pkg/sample"
+	"github.com/cardflow/cardflow/pkg/secrets"
 	"github.com/cardflow/cardflow/pkg/teams"
 )
 
@@ -65,8 +67,8 @@ type Config struct {
 	// card in the outbox unless a workflow names a webhook.
 	Teams        teams.Config
 	TeamsOptions []teams.Option
-	// Secrets resolves secret references (default: the environment,
-	// CARDFLOW_SECRET_<NAME>).
+	// Secrets resolves secret references, overriding the environment's
+	// choice (see integrations).
 	Secrets engine.Secrets
 }
 
@@ -137,6 +139,23 @@ func openOutbox(dataDir string, store cardflow.Store) (*boltstore.Store, error) 
 	return boltstore.Open(filepath.Join(dataDir, OutboxFile))
 }
 
+// integrations configures the outbound calls of http and erp steps and of
+// Teams deliveries from the environment: CARDFLOW_OUTBOUND_ALLOW lists the
+// private addresses they may call (none by default, as on AWS), and
+// CARDFLOW_SECRETS, CARDFLOW_SECRET_<NAME> and CARDFLOW_SECRETS_DIR say where
+// secrets come from.
+func integrations() (*http.Client, secrets.Source, error) {
+	client, err := outbound.FromEnv()
+	if err != nil {
+		return nil, nil, err
+	}
+	src, err := secrets.FromEnv(context.Background())
+	if err != nil {
+		return nil, nil, err
+	}
+	return client, src, nil
+}
+
 // Stack is the service with everything that runs executions in process:
 // the engine, the runner, the scheduler and the outbox.
 type Stack struct {
@@ -166,15 +185,19 @@ func NewStack(store cardflow.Store, outbox *boltstore.Store, cfg Config) (*Stack
 	if early == 0 {
 		early = engine.DefaultEarlyResume
 	}
-	secrets := cfg.Secrets
-	if secrets == nil {
-		secrets = engine.EnvSecrets{}
-	}
-	tm, err := teams.New(cfg.Teams, outbox, secrets, cfg.TeamsOptions...)
+	client, src, err := integrations()
 	if err != nil {
 		return nil, err
 	}
-	eng, err := engine.New(store, tm, env, engine.WithLogger(cfg.Log), engine.WithEarlyResumeWindow(early), engine.WithSecrets(secrets))
+	if cfg.Secrets != nil {
+		src = cfg.Secrets
+	}
+	tm, err := teams.New(cfg.Teams, outbox, src, append([]teams.Option{teams.WithHTTPClient(client)}, cfg.TeamsOptions...)...)
+	if err != nil {
+		return nil, err
+	}
+	eng, err := engine.New(store, tm, env, engine.WithLogger(cfg.Log), engine.WithEarlyResumeWindow(early),
+		engine.WithHTTPClient(client), engine.WithSecrets(src))
 	if err != nil {
 		return nil, err
 	}

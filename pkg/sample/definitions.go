@@ -51,8 +51,9 @@ func scheduledWorkflow(expression string) app.SaveWorkflowInput {
 		WorkflowSteps: []cardflow.Step{
 			step("start", "Every weekday morning", "trigger", obj{"kind": "SCHEDULE", "expression": expression, "timezone": "Europe/Berlin"}),
 			step("fetch", "Fetch overdue invoices", "erp", obj{
-				"path":  "/sap/opu/odata/sap/API_SUPPLIERINVOICE_PROCESS_SRV/A_SupplierInvoice",
-				"query": obj{"$filter": "PaymentBlockingReason ne ''", "$top": "50"},
+				"service": "/sap/opu/odata/sap/API_SUPPLIERINVOICE_PROCESS_SRV",
+				"entity":  "A_SupplierInvoice",
+				"query":   obj{"$filter": "PaymentBlockingReason ne ''", "$top": "50"},
 			}),
 			step("digest", "Build digest", "transform", obj{"output": "{{ steps.fetch.output }}"}),
 			step("done", "Digest ready", "end", obj{"status": "SUCCEEDED", "output": "{{ steps.digest.output }}"}),

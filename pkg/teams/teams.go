@@ -15,11 +15,25 @@ import (
 	"time"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/secrets"
 )
 
 // Secrets resolves secret references by name (the engine's secrets).
 type Secrets interface {
 	Secret(ctx context.Context, name string) (string, error)
+}
+
+// configured turns a secret the deployment does not have into EINVALID: a
+// card step naming it fails with that message instead of being retried,
+// while a secret store that cannot be reached stays worth a retry.
+type configured struct{ Secrets }
+
+func (c configured) Secret(ctx context.Context, name string) (string, error) {
+	v, err := c.Secrets.Secret(ctx, name)
+	if err != nil && errors.Is(err, secrets.ErrNotFound) && cardflow.ErrorCode(err) == cardflow.EINTERNAL {
+		return "", cardflow.Errorf(cardflow.EINVALID, "%v", err)
+	}
+	return v, err
 }
 
 // Config is a deployment's Teams setup. Everything is optional: without a
@@ -83,12 +97,12 @@ func WithClock(now func() time.Time) Option { return func(o *options) { o.now = 
 
 // New returns the integration. Deliveries whose profile is the outbox go to
 // fallback.
-func New(cfg Config, fallback cardflow.Deliverer, secrets Secrets, opts ...Option) (*Integration, error) {
+func New(cfg Config, fallback cardflow.Deliverer, src Secrets, opts ...Option) (*Integration, error) {
 	o := options{client: &http.Client{Timeout: 30 * time.Second}, now: time.Now}
 	for _, opt := range opts {
 		opt(&o)
 	}
-	if fallback == nil || secrets == nil {
+	if fallback == nil || src == nil {
 		return nil, errors.New("teams: a fallback deliverer and secrets are required")
 	}
 	if cfg.PublicURL != "" {
@@ -101,7 +115,8 @@ func New(cfg Config, fallback cardflow.Deliverer, secrets Secrets, opts ...Optio
 	if cfg.LinkTTL <= 0 {
 		cfg.LinkTTL = DefaultLinkTTL
 	}
-	in := &Integration{cfg: cfg, fallback: fallback, secrets: secrets, now: o.now}
+	src = configured{src}
+	in := &Integration{cfg: cfg, fallback: fallback, secrets: src, now: o.now}
 	var err error
 	if in.webhook, err = NewWebhook(o.client); err != nil {
 		return nil, err
@@ -110,7 +125,7 @@ func New(cfg Config, fallback cardflow.Deliverer, secrets Secrets, opts ...Optio
 		if cfg.AppSecret == "" || cfg.SigningSecret == "" {
 			return nil, errors.New("teams: a bot needs its app secret and a signing secret")
 		}
-		tokens, err := NewTokenSource(cfg.TokenURL, cfg.AppID, cfg.AppSecret, secrets, o.client, o.now)
+		tokens, err := NewTokenSource(cfg.TokenURL, cfg.AppID, cfg.AppSecret, src, o.client, o.now)
 		if err != nil {
 			return nil, err
 		}

@@ -10,16 +10,17 @@ import (
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/cards"
+	"github.com/cardflow/cardflow/pkg/secrets"
 	"github.com/cardflow/cardflow/pkg/teams"
 	"github.com/cardflow/cardflow/pkg/teams/teamstest"
 )
 
 const signingKey = "0123456789abcdef0123456789abcdef-signing"
 
-// secrets resolves names from a map, like the environment does.
-type secrets map[string]string
+// secretMap resolves names from a map, like the environment does.
+type secretMap map[string]string
 
-func (s secrets) Secret(_ context.Context, name string) (string, error) {
+func (s secretMap) Secret(_ context.Context, name string) (string, error) {
 	if v, ok := s[name]; ok {
 		return v, nil
 	}
@@ -65,7 +66,7 @@ func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	fake := teamstest.New(t)
 	f := &fixture{fake: fake, outbox: &outbox{}, clock: &clock{t: fixtureTime()}}
-	sec := secrets{"signing": signingKey, "bot-secret": teamstest.AppSecret, "approvals-hook": fake.WebhookURL()}
+	sec := secretMap{"signing": signingKey, "bot-secret": teamstest.AppSecret, "approvals-hook": fake.WebhookURL()}
 	in, err := teams.New(teams.Config{
 		PublicURL: "https://cardflow.example.com/", SigningSecret: "signing",
 		AppID: teamstest.AppID, AppSecret: "bot-secret", TokenURL: fake.TokenURL(),
@@ -228,7 +229,7 @@ func TestWebhookFailures(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			fake := teamstest.New(t)
 			fake.WebhookStatus = tt.status
-			sec := secrets{"signing": signingKey, "approvals-hook": fake.WebhookURL(), "plain": "http://example.com/hook"}
+			sec := secretMap{"signing": signingKey, "approvals-hook": fake.WebhookURL(), "plain": "http://example.com/hook"}
 			in, err := teams.New(teams.Config{PublicURL: "https://cardflow.example.com", SigningSecret: "signing"}, &outbox{}, sec, teams.WithHTTPClient(fake.Client()))
 			if err != nil {
 				t.Fatal(err)
@@ -253,7 +254,7 @@ func TestWebhookFailures(t *testing.T) {
 
 func TestWebhookLinksNeedPublicURL(t *testing.T) {
 	fake := teamstest.New(t)
-	in, err := teams.New(teams.Config{SigningSecret: "signing"}, &outbox{}, secrets{"signing": signingKey, "hook": fake.WebhookURL()}, teams.WithHTTPClient(fake.Client()))
+	in, err := teams.New(teams.Config{SigningSecret: "signing"}, &outbox{}, secretMap{"signing": signingKey, "hook": fake.WebhookURL()}, teams.WithHTTPClient(fake.Client()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,7 +339,7 @@ func TestBotDeliveryFailures(t *testing.T) {
 		in, err := teams.New(teams.Config{
 			SigningSecret: "signing", AppID: teamstest.AppID, AppSecret: "bot-secret", TokenURL: fake.TokenURL(),
 			OpenIDMetadataURL: fake.MetadataURL(), ServiceHosts: hosts,
-		}, &outbox{}, secrets{"signing": signingKey, "bot-secret": appSecret}, teams.WithHTTPClient(fake.Client()))
+		}, &outbox{}, secretMap{"signing": signingKey, "bot-secret": appSecret}, teams.WithHTTPClient(fake.Client()))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -365,11 +366,23 @@ func TestBotDeliveryFailures(t *testing.T) {
 		t.Errorf("unknown conversation: got %v, want EINVALID with the connector's message", err)
 	}
 
-	noBot, err := teams.New(teams.Config{}, &outbox{}, secrets{})
+	noBot, err := teams.New(teams.Config{}, &outbox{}, secretMap{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := noBot.Deliver(ctx, delivery(botProfile(fake))); !strings.Contains(cardflow.ErrorMessage(err), "has no Teams bot") {
 		t.Errorf("no bot: got %v", err)
+	}
+}
+
+func TestSecretNotSetFailsTheStep(t *testing.T) {
+	none := secrets.Env{Lookup: func(string) (string, bool) { return "", false }}
+	in, err := teams.New(teams.Config{}, &outbox{}, none)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = in.Deliver(context.Background(), delivery(map[string]any{"type": "webhook", "webhook_secret": "approvals-hook"}))
+	if cardflow.ErrorCode(err) != cardflow.EINVALID || !strings.Contains(err.Error(), "CARDFLOW_SECRET_APPROVALS_HOOK") {
+		t.Errorf("got %v, want VALIDATION_ERROR naming the variable to set", err)
 	}
 }

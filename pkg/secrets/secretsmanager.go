@@ -1,0 +1,121 @@
+package secrets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager/types"
+	"github.com/aws/smithy-go"
+)
+
+// SecretsManagerAPI is the part of the Secrets Manager client this package
+// uses.
+type SecretsManagerAPI interface {
+	GetSecretValue(ctx context.Context, in *secretsmanager.GetSecretValueInput, optFns ...func(*secretsmanager.Options)) (*secretsmanager.GetSecretValueOutput, error)
+}
+
+// SecretsManager reads the secret "sap-prod" as the Secrets Manager secret
+// <prefix>sap-prod (its current version). Wrap it in a Cache.
+type SecretsManager struct {
+	client SecretsManagerAPI
+	prefix string
+}
+
+// NewSecretsManager reads secrets through client, with ids prefix+name.
+func NewSecretsManager(client SecretsManagerAPI, prefix string) (*SecretsManager, error) {
+	if client == nil {
+		return nil, errors.New("secrets: a Secrets Manager client is required")
+	}
+	return &SecretsManager{client: client, prefix: prefix}, nil
+}
+
+func (s *SecretsManager) Secret(ctx context.Context, name string) (string, error) {
+	if !ValidName(name) {
+		return "", fmt.Errorf("%q is not a secret name", name)
+	}
+	id := s.prefix + name
+	out, err := s.client.GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(id)})
+	var nf *types.ResourceNotFoundException
+	switch {
+	case errors.As(err, &nf):
+		return "", fmt.Errorf("secret %q: Secrets Manager has no secret %s: %w", name, id, ErrNotFound)
+	case err != nil:
+		// Service errors carry a code and message, never the value.
+		var api smithy.APIError
+		if errors.As(err, &api) {
+			return "", fmt.Errorf("secret %q: Secrets Manager: %s: %s", name, api.ErrorCode(), api.ErrorMessage())
+		}
+		return "", fmt.Errorf("secret %q: Secrets Manager: %w", name, err)
+	}
+	if out.SecretString != nil {
+		return *out.SecretString, nil
+	}
+	if len(out.SecretBinary) > 0 {
+		return string(out.SecretBinary), nil
+	}
+	return "", fmt.Errorf("secret %q: Secrets Manager secret %s has no value: %w", name, id, ErrNotFound)
+}
+
+// Configuration from the environment.
+const (
+	// SourceEnv chooses the source: "env" (the default: CARDFLOW_SECRET_<NAME>,
+	// then files in CARDFLOW_SECRETS_DIR when set) or "secretsmanager".
+	SourceEnv = "CARDFLOW_SECRETS"
+	// DirEnv names the directory of secret files.
+	DirEnv = "CARDFLOW_SECRETS_DIR"
+	// PrefixEnv starts every Secrets Manager secret id (default "cardflow/").
+	PrefixEnv = "CARDFLOW_SECRETS_PREFIX"
+	// EndpointEnv points the Secrets Manager client elsewhere than AWS.
+	EndpointEnv = "SECRETSMANAGER_ENDPOINT"
+	// DefaultPrefix starts Secrets Manager secret ids.
+	DefaultPrefix = "cardflow/"
+)
+
+// FromEnv builds the source the environment configures (see SourceEnv).
+// Secrets Manager uses the AWS configuration of the environment and caches
+// values for DefaultTTL.
+func FromEnv(ctx context.Context) (Source, error) {
+	switch kind := os.Getenv(SourceEnv); kind {
+	case "", "env":
+		if dir := os.Getenv(DirEnv); dir != "" {
+			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+				return nil, fmt.Errorf("%s=%s is not a directory", DirEnv, dir)
+			}
+			return Chain{Env{}, Dir{Path: dir}}, nil
+		}
+		return Env{}, nil
+	case "secretsmanager":
+		cfg, err := config.LoadDefaultConfig(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("secrets: load AWS configuration: %w", err)
+		}
+		endpoint := os.Getenv(EndpointEnv)
+		if endpoint != "" {
+			if u, err := url.Parse(endpoint); err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+				return nil, fmt.Errorf("%s=%s: want a URL such as http://localhost:4566", EndpointEnv, endpoint)
+			}
+		}
+		client := secretsmanager.NewFromConfig(cfg, func(o *secretsmanager.Options) {
+			if endpoint != "" {
+				o.BaseEndpoint = aws.String(endpoint)
+			}
+		})
+		prefix, ok := os.LookupEnv(PrefixEnv)
+		if !ok {
+			prefix = DefaultPrefix
+		}
+		sm, err := NewSecretsManager(client, prefix)
+		if err != nil {
+			return nil, err
+		}
+		return NewCache(sm, DefaultTTL, nil), nil
+	default:
+		return nil, fmt.Errorf("%s=%s: want env or secretsmanager", SourceEnv, kind)
+	}
+}
