@@ -45,3 +45,17 @@ dynamodb-local:
 ## bench-dynamodb: a get and a list page of the DynamoDB store against DynamoDB Local
 bench-dynamodb:
 	$(DYNAMODB_LOCAL) $(GO) test -run '^$$' -bench . -benchmem -benchtime 3s -count 3 ./pkg/dynamostore/
+
+## Step Functions runner: asl-validator and aws-local-stepfunctions check and run
+## statemachine/runner.asl.json in pkg/sfnrunner's tests
+NODE_SFN = tools/stepfunctions
+node-deps: $(NODE_SFN)/node_modules/.package-lock.json
+
+$(NODE_SFN)/node_modules/.package-lock.json: $(NODE_SFN)/package-lock.json
+	@command -v node >/dev/null || { echo "make test needs Node.js (node and npm) to check the Step Functions definition"; exit 1; }
+	npm ci --prefix $(NODE_SFN) --no-audit --no-fund
+
+## bench-sfn: state transitions, Lambda requests and durations, DynamoDB request units and
+## the cost per 1,000 executions of the sample approval, on the fake Step Functions and DynamoDB Local
+bench-sfn:
+	$(DYNAMODB_LOCAL) $(GO) test -run '^$$' -bench ExecutionCost -benchtime 30x -count 3 ./pkg/sfnrunner/

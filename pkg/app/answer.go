@@ -67,6 +67,12 @@ func (s *Service) AnswerCard(ctx context.Context, in AnswerInput) (*AnswerOutput
 			return nil, cardflow.Errorf(cardflow.ECONFLICT, "this card's request was settled and the workflow has moved on")
 		case w.Claimed():
 			return s.answerOutput(ctx, proc, w, false)
+		case w.Deadline > 0 && res.ReceivedOn >= w.Deadline:
+			// Past its deadline the wait is over, as for Resume, even before
+			// the runner marks it.
+			over := *w
+			over.TimedOut = true
+			return s.answerOutput(ctx, proc, &over, false)
 		case proc.Closed:
 			return nil, cardflow.Errorf(cardflow.ECONFLICT, "the execution %s of this card has ended; there is nothing to answer", proc.ExecutionID)
 		}

@@ -104,12 +104,18 @@ func TestAnswerCard(t *testing.T) {
 		t.Errorf("got %d wakes, want 1", runner.n)
 	}
 
-	// The execution moved on to its next wait: the old card is stale.
+	// A wait past its deadline takes no answer, even before it is marked.
 	p, _ = store.GetProcess(ctx, "org-a", "PO-1")
-	p.Waits, p.Wait = 2, &cardflow.Wait{Seq: 2, StepID: "approve", OpenedOn: ms}
+	p.Waits, p.Wait = 2, &cardflow.Wait{Seq: 2, StepID: "approve", OpenedOn: ms, Deadline: ms}
 	if err := store.PutProcess(ctx, p); err != nil {
 		t.Fatal(err)
 	}
+	out, err = answer("org-a", "teams:ann", "approve", 2, "01KEX")
+	if err != nil || out.Resumed || !out.Wait.TimedOut || out.Wait.Resume != nil {
+		t.Fatalf("answer past the deadline: got %+v, %v, want a timed-out wait, not resumed", out, err)
+	}
+
+	// The execution moved on to its next wait: the old card is stale.
 	if _, err := answer("org-a", "teams:ann", "approve", 1, "01KEX"); cardflow.ErrorCode(err) != cardflow.ECONFLICT || !strings.Contains(err.Error(), "moved on") {
 		t.Errorf("stale card: got %v, want a conflict saying the workflow moved on", err)
 	}

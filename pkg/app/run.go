@@ -295,7 +295,9 @@ func (s *Service) claim(proc *cardflow.Process, res *cardflow.Resume) (bool, err
 		return false, cardflow.Errorf(cardflow.ECONFLICT, "the execution %s of process id %s has finished; there is nothing to resume", proc.ExecutionID, proc.ProcessID)
 	case w != nil && w.Resume != nil:
 		return false, cardflow.Errorf(cardflow.ECONFLICT, "the wait of step %s for process id %s was already resumed", w.StepID, proc.ProcessID)
-	case w != nil && w.TimedOut:
+	case w != nil && (w.TimedOut || (w.Deadline > 0 && res.ReceivedOn >= w.Deadline)):
+		// Past the deadline the wait is over even before the runner marks it
+		// so: the Step Functions task that holds it may have ended.
 		return false, cardflow.Errorf(cardflow.ECONFLICT, "the wait of step %s for process id %s has timed out", w.StepID, proc.ProcessID)
 	case w != nil:
 		w.Resume = res

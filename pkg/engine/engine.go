@@ -34,6 +34,8 @@ type Result struct {
 	WakeAt int64 `json:"wake_at,omitempty"`
 	// Wait is the open wait of a WAITING execution.
 	Wait *cardflow.Wait `json:"wait,omitempty"`
+	// ProcessID names the process record that holds Wait.
+	ProcessID string `json:"process_id,omitempty"`
 }
 
 // Done reports whether the execution has finished.

@@ -116,7 +116,7 @@ func (r *run) checkWait(ctx context.Context, n *node) (*Result, error) {
 		}
 		return nil, nil
 	}
-	return &Result{Status: cardflow.ExecWaiting, WakeAt: w.Deadline, Wait: w}, nil
+	return &Result{Status: cardflow.ExecWaiting, WakeAt: w.Deadline, Wait: w, ProcessID: p.ProcessID}, nil
 }
 
 // open sends the step's card and opens the wait on the process record,

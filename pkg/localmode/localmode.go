@@ -177,30 +177,11 @@ func NewStack(store cardflow.Store, outbox *boltstore.Store, cfg Config) (*Stack
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	env, err := expr.NewEnv()
+	eng, tm, err := newEngine(store, outbox, cfg)
 	if err != nil {
 		return nil, err
 	}
-	early := cfg.EarlyResume
-	if early == 0 {
-		early = engine.DefaultEarlyResume
-	}
-	client, src, err := integrations()
-	if err != nil {
-		return nil, err
-	}
-	if cfg.Secrets != nil {
-		src = cfg.Secrets
-	}
-	tm, err := teams.New(cfg.Teams, outbox, src, append([]teams.Option{teams.WithHTTPClient(client)}, cfg.TeamsOptions...)...)
-	if err != nil {
-		return nil, err
-	}
-	eng, err := engine.New(store, tm, env, engine.WithLogger(cfg.Log), engine.WithEarlyResumeWindow(early),
-		engine.WithHTTPClient(client), engine.WithSecrets(src))
-	if err != nil {
-		return nil, err
-	}
+	early := cfg.earlyResume()
 	st := &Stack{Store: store, Outbox: outbox, Teams: tm}
 	if st.Runner, err = localrunner.New(eng, localrunner.WithLogger(cfg.Log)); err != nil {
 		return nil, err
@@ -218,6 +199,50 @@ func NewStack(store cardflow.Store, outbox *boltstore.Store, cfg Config) (*Stack
 	}
 	st.housekeeper = newHousekeeper(st.Service, cfg.Housekeeping, cfg.Log)
 	return st, nil
+}
+
+// NewEngine returns the engine of local mode over store, with cards going
+// to Teams as cfg.Teams and each workflow say, and otherwise to deliver;
+// other runners (Step Functions in tests) drive it too.
+func NewEngine(store cardflow.Store, deliver cardflow.Deliverer, cfg Config) (*engine.Engine, error) {
+	eng, _, err := newEngine(store, deliver, cfg)
+	return eng, err
+}
+
+// newEngine is NewEngine that also returns the Teams integration, which the
+// answer endpoints need.
+func newEngine(store cardflow.Store, deliver cardflow.Deliverer, cfg Config) (*engine.Engine, *teams.Integration, error) {
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	env, err := expr.NewEnv()
+	if err != nil {
+		return nil, nil, err
+	}
+	client, src, err := integrations()
+	if err != nil {
+		return nil, nil, err
+	}
+	if cfg.Secrets != nil {
+		src = cfg.Secrets
+	}
+	tm, err := teams.New(cfg.Teams, deliver, src, append([]teams.Option{teams.WithHTTPClient(client)}, cfg.TeamsOptions...)...)
+	if err != nil {
+		return nil, nil, err
+	}
+	eng, err := engine.New(store, tm, env, engine.WithLogger(cfg.Log), engine.WithEarlyResumeWindow(cfg.earlyResume()),
+		engine.WithHTTPClient(client), engine.WithSecrets(src))
+	if err != nil {
+		return nil, nil, err
+	}
+	return eng, tm, nil
+}
+
+func (cfg Config) earlyResume() time.Duration {
+	if cfg.EarlyResume == 0 {
+		return engine.DefaultEarlyResume
+	}
+	return cfg.EarlyResume
 }
 
 // Start picks up the executions the store has open, arms its schedules and

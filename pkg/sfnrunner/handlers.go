@@ -1,0 +1,173 @@
+package sfnrunner
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
+
+	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/engine"
+)
+
+// MaxWaitSeconds bounds the timeout of one Park task: 30 days. A wait
+// without a deadline, or with a later one, parks again when it passes,
+// which costs four state transitions a month; Step Functions ends a
+// Standard execution after a year.
+const MaxWaitSeconds = 30 * 24 * 60 * 60
+
+// deadlineGrace is how many seconds a Park task outlives its wait's
+// deadline. The resume use case refuses a resume from the deadline on.
+const deadlineGrace = 1
+
+// Sleeping is the status Advance answers for an execution that sleeps in a
+// delay step until wake_at.
+const Sleeping = engine.Sleeping
+
+// Advancer is the engine, as the handlers use it.
+type Advancer interface {
+	Advance(ctx context.Context, ref cardflow.ExecutionRef) (engine.Result, error)
+}
+
+// AdvanceInput is the input of the Advance Lambda handler.
+type AdvanceInput struct {
+	Execution cardflow.ExecutionRef `json:"execution"`
+}
+
+// AdvanceOutput is what Advance answers; the definition routes on Status.
+// Every field is always present, as the definition's ResultSelector needs.
+type AdvanceOutput struct {
+	// Status is RUNNING, WAITING, SLEEPING or the final status.
+	Status string `json:"status"`
+	// WakeAt is when a SLEEPING execution wakes (RFC 3339, whole seconds).
+	WakeAt string `json:"wake_at"`
+	// TimeoutSeconds is how long Park waits for a WAITING execution: until
+	// a second after the wait's deadline, at most MaxWaitSeconds.
+	TimeoutSeconds int64 `json:"timeout_seconds"`
+	// Wait is the sequence number of the open wait of a WAITING execution.
+	Wait int `json:"wait"`
+	// ProcessID names the process record holding the wait.
+	ProcessID string `json:"process_id"`
+}
+
+// ParkInput is the input of the Park Lambda handler.
+type ParkInput struct {
+	Execution      cardflow.ExecutionRef `json:"execution"`
+	Wait           int                   `json:"wait"`
+	ProcessID      string                `json:"process_id"`
+	TimeoutSeconds int64                 `json:"timeout_seconds"`
+	TaskToken      string                `json:"task_token"`
+}
+
+// Handlers are the Lambda handlers the state machine invokes.
+type Handlers struct {
+	eng   Advancer
+	store cardflow.EngineStore
+	api   API
+	now   func() time.Time
+	log   *slog.Logger
+}
+
+// HandlerOption configures Handlers.
+type HandlerOption func(*Handlers)
+
+// WithHandlerClock replaces the wall clock that timeouts count from.
+func WithHandlerClock(now func() time.Time) HandlerOption {
+	return func(h *Handlers) { h.now = now }
+}
+
+// WithHandlerLogger sets the logger.
+func WithHandlerLogger(l *slog.Logger) HandlerOption { return func(h *Handlers) { h.log = l } }
+
+// NewHandlers returns the handlers over the engine, the store the engine
+// uses, and a Step Functions client.
+func NewHandlers(eng Advancer, store cardflow.EngineStore, api API, opts ...HandlerOption) (*Handlers, error) {
+	if eng == nil || store == nil || api == nil {
+		return nil, errors.New("sfnrunner: engine, store and Step Functions client are required")
+	}
+	h := &Handlers{eng: eng, store: store, api: api, now: time.Now, log: slog.Default()}
+	for _, o := range opts {
+		o(h)
+	}
+	return h, nil
+}
+
+// Advance runs the execution until it must wait, sleeps, ends or uses up
+// the engine's time budget. An error fails the task; the definition retries
+// it with backoff.
+func (h *Handlers) Advance(ctx context.Context, in AdvanceInput) (AdvanceOutput, error) {
+	if in.Execution.OrganizationID == "" || in.Execution.WorkflowID == "" || in.Execution.ExecutionID == "" {
+		return AdvanceOutput{}, errors.New("sfnrunner: the input names no execution")
+	}
+	res, err := h.eng.Advance(ctx, in.Execution)
+	if err != nil {
+		h.log.Error("advance failed", slog.String("execution", in.Execution.ExecutionID), slog.Any("error", err))
+		return AdvanceOutput{}, err
+	}
+	out := AdvanceOutput{Status: res.Status}
+	switch res.Status {
+	case Sleeping:
+		// Step Functions wakes at whole seconds; rounding up never wakes
+		// the engine before its time.
+		out.WakeAt = time.UnixMilli(res.WakeAt + 999).Truncate(time.Second).UTC().Format(time.RFC3339)
+	case cardflow.ExecWaiting:
+		out.TimeoutSeconds = MaxWaitSeconds
+		if res.WakeAt > 0 {
+			// A second past the deadline: a resume claimed just before it
+			// still finds the task open to end.
+			left := (res.WakeAt-h.now().UnixMilli()+999)/1000 + deadlineGrace
+			out.TimeoutSeconds = min(max(left, 1), MaxWaitSeconds)
+		}
+		if res.Wait != nil {
+			out.Wait = res.Wait.Seq
+		}
+		out.ProcessID = res.ProcessID
+	}
+	return out, nil
+}
+
+// Park stores the task token on the execution's open wait, so that a
+// resume can end the task. When the wait was claimed (or the execution
+// ended) before the token was stored, nobody else would end the task, so
+// Park ends it at once.
+func (h *Handlers) Park(ctx context.Context, in ParkInput) error {
+	if in.TaskToken == "" || in.ProcessID == "" || in.Execution.OrganizationID == "" {
+		return errors.New("sfnrunner: the input lacks a task token, process id or organization")
+	}
+	for {
+		p, err := h.store.GetProcess(ctx, in.Execution.OrganizationID, in.ProcessID)
+		if err != nil {
+			return err
+		}
+		w := p.Wait
+		if p.Closed || p.ExecutionID != in.Execution.ExecutionID || w == nil || w.Seq != in.Wait || w.Claimed() {
+			return h.endTask(ctx, in.TaskToken)
+		}
+		if w.Token == in.TaskToken {
+			return nil
+		}
+		w.Token = in.TaskToken
+		err = h.store.PutProcess(ctx, p)
+		if cardflow.ErrorCode(err) != cardflow.ECONFLICT {
+			return err
+		}
+		// A resume or a cancel changed the record meanwhile: look again.
+	}
+}
+
+// endTask ends a Park task so that Advance runs and sees what became of
+// the wait. A task that has ended already is fine.
+func (h *Handlers) endTask(ctx context.Context, token string) error {
+	_, err := h.api.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: aws.String(token), Output: aws.String(claimedOutput)})
+	if cardflow.ErrorCode(translate(err)) == cardflow.ECONFLICT {
+		return nil
+	}
+	if err != nil {
+		h.log.Error("end the park task", slog.Any("error", err))
+		return err
+	}
+	return nil
+}
