@@ -24,19 +24,19 @@ fmt-check:
 vet:
 	$(GO) vet ./...
 
-## node-deps: Microsoft's adaptivecards parser, used by the card validator's differential test
+## node-deps: Microsoft's adaptivecards parser and adaptivecards-templating, used by the
+## differential tests of the card validator and of card templates
 node-deps: $(NODE_ACS)/node_modules/.package-lock.json
 
 $(NODE_ACS)/node_modules/.package-lock.json: $(NODE_ACS)/package-lock.json
-	@command -v node >/dev/null || { echo "make test needs Node.js (node and npm) for the card validator's differential test"; exit 1; }
+	@command -v node >/dev/null || { echo "make test needs Node.js (node and npm) for the differential tests of pkg/cards"; exit 1; }
 	npm ci --prefix $(NODE_ACS) --no-audit --no-fund
 
-## bench: the read endpoints through the HTTP stack, and durable executions, on the embedded store;
-## SAP step calls against the fake SAP service
+## bench: every Go benchmark (DynamoDB ones against DynamoDB Local) and a load test of
+## `cardflow serve` with profiles; figures go to BENCHMARKS.md, profiles to bench/.
+## BENCH_FLAGS adds go test flags, LOAD_FLAGS cardflow-load flags ("--duration 5s")
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./pkg/httpapi/
-	$(GO) test -run '^$$' -bench . -benchtime 3000x ./pkg/localrunner/
-	$(GO) test -run '^$$' -bench . -benchmem ./pkg/sap/
+	tools/bench/run.sh
 
 ## dynamodb-local: DynamoDB Local on $DYNAMODB_PORT (8000), in memory, until interrupted
 dynamodb-local:

@@ -25,7 +25,7 @@ import (
 )
 
 const usage = `usage:
-  cardflow serve [--addr :3000] [--data-dir .cardflow] [--early-resume 10m]
+  cardflow serve [--addr :3000] [--data-dir .cardflow] [--early-resume 10m] [--pprof 127.0.0.1:6060]
   cardflow keys create --org ORG --workspace WS --scopes read,execute,admin [--name NAME] [--data-dir DIR]
   cardflow keys list [--org ORG] [--data-dir DIR]
   cardflow keys revoke KEY_ID [--data-dir DIR]

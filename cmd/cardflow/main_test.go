@@ -194,7 +194,7 @@ func TestLocalMode(t *testing.T) {
 			t.Fatalf("README workflow run: %v\n%s", err, out)
 		}
 		got := string(out)
-		for _, want := range []string{"PO-4711", `"resumed":true`, "Resumed  Manager approval (approve)", "\nSUCCEEDED\n", `"status":"SUCCEEDED"`, `"decision":"approve"`} {
+		for _, want := range []string{"PO-4711", `"value":"4800 EUR"`, `"resumed":true`, "Resumed  Manager approval (approve)", "\nSUCCEEDED\n", `"status":"SUCCEEDED"`, `"decision":"approve"`} {
 			if !strings.Contains(got, want) {
 				t.Errorf("README workflow run: output lacks %q:\n%s", want, got)
 			}

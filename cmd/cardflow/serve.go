@@ -18,6 +18,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	addr := fs.String("addr", ":"+envOr("PORT", "3000"), "HTTP listen address")
 	early := fs.String("early-resume", envOr("CARDFLOW_EARLY_RESUME", "10m"), "how long a resume waits for its execution to reach the wait")
 	tf := teamsFlags(fs)
+	pprofAddr := fs.String("pprof", "", "serve runtime profiles (net/http/pprof) on this loopback address, e.g. 127.0.0.1:6060")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -29,7 +30,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return localmode.Run(ctx, localmode.Config{Addr: *addr, DataDir: *dataDir, Out: stdout, Log: newLogger(stderr), EarlyResume: d, Teams: tc})
+	log := newLogger(stderr)
+	if *pprofAddr != "" {
+		if err := startPprof(ctx, *pprofAddr, log); err != nil {
+			return err
+		}
+	}
+	return localmode.Run(ctx, localmode.Config{Addr: *addr, DataDir: *dataDir, Out: stdout, Log: log, EarlyResume: d, Teams: tc})
 }
 
 // teamsSettings are the serve flags of the Microsoft Teams integration.

@@ -36,6 +36,11 @@ func (s *Service) SaveCard(ctx context.Context, in SaveCardInput) (*cardflow.Car
 	if err := cards.Validate(in.CardPayload); err != nil {
 		return nil, err
 	}
+	// A card is a template: its bindings must parse now, not when a card
+	// step first sends it.
+	if err := cards.Check(in.CardPayload); err != nil {
+		return nil, err
+	}
 	if in.WorkflowID != "" || in.WorkflowVersion != 0 {
 		if in.WorkflowID == "" || in.WorkflowVersion < 1 {
 			return nil, cardflow.Errorf(cardflow.EINVALID, "workflow_id and workflow_version go together: give both (version 1 or more) or neither")

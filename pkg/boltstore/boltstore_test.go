@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	bolt "go.etcd.io/bbolt"
+
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/storetest"
@@ -110,6 +112,188 @@ func BenchmarkGetWorkflow(b *testing.B) {
 	for b.Loop() {
 		if _, err := s.GetWorkflow(b.Context(), "org-1", w.WorkflowID, 1); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// benchExecution is a finished run of a six-step approval workflow, the
+// shape and size of the executions make run records: step configs with
+// templates, four steps' condensed logs and ten events.
+func benchExecution(org, workflowID string) *cardflow.Execution {
+	type obj = map[string]any
+	now := time.Now().UnixMilli()
+	input := obj{"requester": "ann@example.com", "item": "Workstation", "amount": 4800.0}
+	decision := obj{"source": "TEAMS", "decision": "approve", "comment": "Within budget"}
+	e := &cardflow.Execution{
+		WorkflowExecutionID: cardflow.NewID(time.Now()), WorkflowID: workflowID, WorkflowVersion: 2,
+		OrganizationID: org, WorkspaceID: "ws-1", WorkflowCurrentState: "done", WorkflowTriggerType: cardflow.TriggerRequest,
+		Status: cardflow.ExecSucceeded, WorkflowInputPayload: input, WorkflowOutputPayload: decision,
+		CondensedLogs: map[string]cardflow.StepLog{
+			"start":   {Input: input, Output: input, Status: cardflow.ExecSucceeded, StartedOn: now, FinishedOn: now},
+			"check":   {Input: input, Output: obj{"next": "approve"}, Status: cardflow.ExecSucceeded, StartedOn: now, FinishedOn: now},
+			"approve": {Input: obj{"requester": "ann@example.com", "item": "Workstation", "amount": 4800.0}, Output: decision, Status: cardflow.ExecSucceeded, StartedOn: now, FinishedOn: now},
+			"done":    {Input: decision, Output: decision, Status: cardflow.ExecSucceeded, StartedOn: now, FinishedOn: now},
+		},
+		WorkflowDetails: cardflow.WorkflowDetails{
+			WorkflowName: "Purchase request approval",
+			WorkflowSteps: []cardflow.Step{
+				{ID: "start", Name: "Request received", Type: "trigger", Config: obj{"kind": "REQUEST"}},
+				{ID: "check", Name: "Amount check", Type: "condition", Config: obj{}},
+				{ID: "approve", Name: "Manager approval", Type: "card", Config: obj{"card_id": cardflow.NewID(time.Now()), "timeout": "PT72H",
+					"data": obj{"requester": "{{ input.requester }}", "item": "{{ input.item }}", "amount": "{{ input.amount }}"}}},
+				{ID: "done", Name: "Approved", Type: "end", Config: obj{"status": "SUCCEEDED", "output": "{{ steps.approve.output }}"}},
+				{ID: "auto", Name: "Auto-approved", Type: "end", Config: obj{"status": "SUCCEEDED"}},
+				{ID: "expired", Name: "No answer", Type: "end", Config: obj{"status": "FAILED"}},
+			},
+			WorkflowConnections: []cardflow.Connection{
+				{From: "start", To: "check"}, {From: "check", To: "approve", When: "input.amount > 1000"}, {From: "check", To: "auto"},
+				{From: "approve", To: "done"}, {From: "approve", To: "expired", On: "timeout"},
+			},
+		},
+		CreatedOn: now, ModifiedOn: now,
+	}
+	for i, ev := range []string{"ExecutionStarted", "StepStarted", "StepSucceeded", "StepStarted", "StepSucceeded", "StepStarted", "CardSent", "StepResumed", "StepSucceeded", "ExecutionSucceeded"} {
+		e.WorkflowEventLog.Events = append(e.WorkflowEventLog.Events, cardflow.Event{At: now + int64(i), Type: ev, StepID: "approve", Step: "Manager approval"})
+	}
+	e.WorkflowEventLog.Total = len(e.WorkflowEventLog.Events)
+	return e
+}
+
+// BenchmarkExecutions measures the store's share of getWorkflowExecutionById
+// (GetExecutionJSON; GetExecution is the engine's read) and of a page of
+// getOrganizationExecutions and getWorkflowExecutionHistory (20 of 40
+// executions).
+func BenchmarkExecutions(b *testing.B) {
+	s, err := boltstore.Open(filepath.Join(b.TempDir(), "cardflow.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	w := &cardflow.Workflow{OrganizationID: "org-1", WorkflowName: "purchase approval"}
+	if err := s.SaveWorkflowVersion(b.Context(), w); err != nil {
+		b.Fatal(err)
+	}
+	var last *cardflow.Execution
+	for range 40 {
+		last = benchExecution("org-1", w.WorkflowID)
+		if err := s.CreateExecution(b.Context(), last); err != nil {
+			b.Fatal(err)
+		}
+	}
+	page := cardflow.ListOptions[cardflow.ExecutionKey]{Limit: 20}
+	for _, bc := range []struct {
+		name string
+		op   func() error
+	}{
+		{"GetExecution", func() error {
+			_, err := s.GetExecution(b.Context(), "org-1", w.WorkflowID, last.WorkflowExecutionID)
+			return err
+		}},
+		{"GetExecutionJSON", func() error {
+			_, err := s.GetExecutionJSON(b.Context(), "org-1", w.WorkflowID, last.WorkflowExecutionID)
+			return err
+		}},
+		{"ListExecutions", func() error { _, err := s.ListExecutions(b.Context(), "org-1", page); return err }},
+		{"ListWorkflowExecutions", func() error { _, err := s.ListWorkflowExecutions(b.Context(), "org-1", w.WorkflowID, page); return err }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := bc.op(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TestOlderFileUpgraded opens a store file written when the executions
+// bucket held whole records (state and revision inside) and there were no
+// summaries: Open splits and fills them in, so gets and lists show the
+// executions recorded before.
+func TestOlderFileUpgraded(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cardflow.db")
+	s, err := boltstore.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &cardflow.Workflow{OrganizationID: "org-1", WorkflowName: "purchase approval"}
+	if err := s.SaveWorkflowVersion(t.Context(), w); err != nil {
+		t.Fatal(err)
+	}
+	e := benchExecution("org-1", w.WorkflowID)
+	e.State = cardflow.ExecutionState{StepID: "approve", Phase: cardflow.PhaseWaiting, ProcessID: "po-1", Outputs: map[string]any{"check": true}}
+	if err := s.CreateExecution(t.Context(), e); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutExecution(t.Context(), e); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	// Back to the older layout: the record whole, no states, no summaries.
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, b := range []string{"execution_states", "execution_summaries"} {
+			if err := tx.DeleteBucket([]byte(b)); err != nil {
+				return err
+			}
+		}
+		record, err := e.MarshalRecord()
+		if err != nil {
+			return err
+		}
+		executions := tx.Bucket([]byte("executions"))
+		k, _ := executions.Cursor().First()
+		return executions.Put(k, record)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	s, err = boltstore.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	got, err := s.GetExecution(t.Context(), "org-1", w.WorkflowID, e.WorkflowExecutionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotJSON, _ := got.MarshalRecord()
+	wantJSON, _ := e.MarshalRecord()
+	if string(gotJSON) != string(wantJSON) {
+		t.Errorf("GetExecution after the upgrade:\ngot  %s\nwant %s", gotJSON, wantJSON)
+	}
+	view, err := s.GetExecutionJSON(t.Context(), "org-1", w.WorkflowID, e.WorkflowExecutionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(view), `"revision"`) || strings.Contains(string(view), `"process_id":"po-1"`) {
+		t.Errorf("GetExecutionJSON after the upgrade shows state or revision: %s", view)
+	}
+	for name, list := range map[string]func() (cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey], error){
+		"ListExecutions": func() (cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey], error) {
+			return s.ListExecutions(t.Context(), "org-1", cardflow.ListOptions[cardflow.ExecutionKey]{})
+		},
+		"ListWorkflowExecutions": func() (cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey], error) {
+			return s.ListWorkflowExecutions(t.Context(), "org-1", w.WorkflowID, cardflow.ListOptions[cardflow.ExecutionKey]{})
+		},
+	} {
+		page, err := list()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(page.Items) != 1 {
+			t.Fatalf("%s: got %d items, want 1", name, len(page.Items))
+		}
+		got := page.Items[0]
+		if got.WorkflowExecutionID != e.WorkflowExecutionID || got.Status != e.Status || got.WorkflowDetails.WorkflowName != e.WorkflowDetails.WorkflowName || got.WorkflowEventLog.Total != e.WorkflowEventLog.Total {
+			t.Errorf("%s: got %s %s %q with %d events, want %s %s %q with %d", name, got.WorkflowExecutionID, got.Status, got.WorkflowDetails.WorkflowName, got.WorkflowEventLog.Total,
+				e.WorkflowExecutionID, e.Status, e.WorkflowDetails.WorkflowName, e.WorkflowEventLog.Total)
 		}
 	}
 }

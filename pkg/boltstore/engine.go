@@ -16,7 +16,7 @@ func (s *Store) StartExecution(_ context.Context, e *cardflow.Execution, p *card
 	if idem != nil && (!validParts(idem.Key) || idem.OrganizationID != e.OrganizationID) {
 		return cardflow.Errorf(cardflow.EINVALID, "an idempotency record needs a key of the execution's organization")
 	}
-	v, err := executionRecord(e, 1)
+	v, err := encodeExecution(e)
 	if err != nil {
 		return err
 	}

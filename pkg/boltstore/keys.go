@@ -17,7 +17,7 @@ var (
 	bWorkflows     = []byte("workflows")      // org 0 workflow_id 0 version -> Workflow
 	bCards         = []byte("cards")          // org 0 card_id 0 version -> Card
 	bActiveCards   = []byte("active_cards")   // org 0 card_id 0 version -> "", ACTIVE versions only
-	bExecutions    = []byte("executions")     // org 0 workflow_id 0 execution_id -> Execution
+	bExecutions    = []byte("executions")     // org 0 workflow_id 0 execution_id -> Execution as the API shows it
 	bOrgExecutions = []byte("org_executions") // org 0 execution_id -> workflow_id
 	bSchemas       = []byte("schemas")        // org 0 workflow_id 0 version -> Schema record
 	bAPIKeys       = []byte("apikeys")        // hash -> APIKey
@@ -26,6 +26,8 @@ var (
 
 	bOpenExecutions     = []byte("open_executions")     // org 0 workflow_id 0 execution_id -> "", RUNNING or WAITING only
 	bExecutionRevisions = []byte("execution_revisions") // org 0 workflow_id 0 execution_id -> 8-byte revision
+	bExecutionSummaries = []byte("execution_summaries") // org 0 workflow_id 0 execution_id -> executionSummary
+	bExecutionStates    = []byte("execution_states")    // org 0 workflow_id 0 execution_id -> ExecutionState
 	bProcesses          = []byte("processes")           // org 0 process_id -> Process
 	bIdempotency        = []byte("idempotency")         // org 0 key -> Idempotency
 	bSchedules          = []byte("schedules")           // org 0 workflow_id 0 version -> Schedule
@@ -36,7 +38,8 @@ var (
 	bIdempotencyDue = []byte("idempotency_expiry") // 8-byte expires_at (s) org 0 key -> org 0 key
 
 	allBuckets = [][]byte{bWorkflows, bCards, bActiveCards, bExecutions, bOrgExecutions, bSchemas, bAPIKeys, bAPIKeyIDs, bOrgAPIKeys,
-		bOpenExecutions, bExecutionRevisions, bProcesses, bIdempotency, bSchedules, bDeliveries, bProcessDue, bIdempotencyDue}
+		bOpenExecutions, bExecutionRevisions, bProcesses, bIdempotency, bSchedules, bDeliveries, bProcessDue, bIdempotencyDue,
+		bExecutionSummaries, bExecutionStates}
 )
 
 // validParts reports whether every part can be a key part: not empty and

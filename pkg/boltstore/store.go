@@ -63,13 +63,27 @@ func Open(path string, opts ...Option) (*Store, error) {
 		// A file written before the housekeeping indexes existed gets them
 		// built from its records.
 		reindex := tx.Bucket(bProcesses) != nil && tx.Bucket(bProcessDue) == nil
+		// A file from before executions were kept in parts has executions
+		// but not the bucket of the part added.
+		old := tx.Bucket(bExecutions) != nil
+		split, fill := old && tx.Bucket(bExecutionStates) == nil, old && tx.Bucket(bExecutionSummaries) == nil
 		for _, name := range allBuckets {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return err
 			}
 		}
 		if reindex {
-			return buildHousekeepingIndexes(tx)
+			if err := buildHousekeepingIndexes(tx); err != nil {
+				return err
+			}
+		}
+		if split {
+			if err := splitStates(tx); err != nil {
+				return err
+			}
+		}
+		if fill {
+			return addSummaries(tx)
 		}
 		return nil
 	})
@@ -234,7 +248,7 @@ func (s *Store) CreateExecution(_ context.Context, e *cardflow.Execution) error 
 	if !validParts(e.OrganizationID, e.WorkflowID, e.WorkflowExecutionID) {
 		return cardflow.Errorf(cardflow.EINVALID, "an execution needs an organization, a workflow id and an execution id")
 	}
-	v, err := executionRecord(e, 1)
+	v, err := encodeExecution(e)
 	if err != nil {
 		return err
 	}
@@ -245,18 +259,10 @@ func (s *Store) CreateExecution(_ context.Context, e *cardflow.Execution) error 
 	return nil
 }
 
-// executionRecord encodes e as stored with the given revision. Writers
-// encode before their transaction: bbolt runs one at a time.
-func executionRecord(e *cardflow.Execution, revision int64) ([]byte, error) {
-	rec := *e
-	rec.Revision = revision
-	return rec.MarshalRecord()
-}
-
 // createExecution stores a new execution, encoded as v with revision 1, and
 // indexes it. Like every function given to Batch it leaves its arguments
 // alone, since Batch may run it more than once.
-func createExecution(tx *bolt.Tx, e *cardflow.Execution, v []byte) error {
+func createExecution(tx *bolt.Tx, e *cardflow.Execution, v encodedExecution) error {
 	idx := tx.Bucket(bOrgExecutions)
 	ik := under(prefix(e.OrganizationID), e.WorkflowExecutionID)
 	if idx.Get(ik) != nil {
@@ -268,9 +274,9 @@ func createExecution(tx *bolt.Tx, e *cardflow.Execution, v []byte) error {
 	return putExecution(tx, e, v, 1)
 }
 
-// putExecution writes an execution's record v and revision, and keeps the
+// putExecution writes an execution's parts and revision, and keeps the
 // index of open executions.
-func putExecution(tx *bolt.Tx, e *cardflow.Execution, v []byte, revision int64) error {
+func putExecution(tx *bolt.Tx, e *cardflow.Execution, v encodedExecution, revision int64) error {
 	k := under(prefix(e.OrganizationID, e.WorkflowID), e.WorkflowExecutionID)
 	var err error
 	if e.Open() {
@@ -284,15 +290,13 @@ func putExecution(tx *bolt.Tx, e *cardflow.Execution, v []byte, revision int64) 
 	if err := tx.Bucket(bExecutionRevisions).Put(k, binary.BigEndian.AppendUint64(nil, uint64(revision))); err != nil {
 		return err
 	}
-	return tx.Bucket(bExecutions).Put(k, v)
-}
-
-func decodeExecution(v []byte) (*cardflow.Execution, error) {
-	e := new(cardflow.Execution)
-	if err := e.UnmarshalRecord(v); err != nil {
-		return nil, fmt.Errorf("boltstore: decode execution: %w", err)
+	if err := tx.Bucket(bExecutionSummaries).Put(k, v.summary); err != nil {
+		return err
 	}
-	return e, nil
+	if err := tx.Bucket(bExecutionStates).Put(k, v.state); err != nil {
+		return err
+	}
+	return tx.Bucket(bExecutions).Put(k, v.view)
 }
 
 // PutExecution runs in a Batch: executions advance one step per write, and
@@ -302,7 +306,7 @@ func (s *Store) PutExecution(_ context.Context, e *cardflow.Execution) error {
 	if !validParts(e.OrganizationID, e.WorkflowID, e.WorkflowExecutionID) {
 		return executionNotFound(e.WorkflowExecutionID)
 	}
-	v, err := executionRecord(e, e.Revision+1)
+	v, err := encodeExecution(e)
 	if err != nil {
 		return err
 	}
@@ -341,17 +345,35 @@ func (s *Store) GetExecution(_ context.Context, org, workflowID, executionID str
 			return executionNotFound(executionID)
 		}
 		var err error
-		e, err = decodeExecution(v)
+		e, err = decodeExecution(v, tx.Bucket(bExecutionStates).Get(k), tx.Bucket(bExecutionRevisions).Get(k))
 		return err
 	})
 	return e, err
+}
+
+// GetExecutionJSON gives the stored view as it is: the API's read of an
+// execution decodes and encodes nothing.
+func (s *Store) GetExecutionJSON(_ context.Context, org, workflowID, executionID string) ([]byte, error) {
+	var out []byte
+	err := s.db.View(func(tx *bolt.Tx) error {
+		var v []byte
+		if validParts(org, workflowID, executionID) {
+			v = tx.Bucket(bExecutions).Get(under(prefix(org, workflowID), executionID))
+		}
+		if v == nil {
+			return executionNotFound(executionID)
+		}
+		out = append([]byte(nil), v...)
+		return nil
+	})
+	return out, err
 }
 
 func executionKey(e *cardflow.Execution) cardflow.ExecutionKey {
 	return cardflow.ExecutionKey{WorkflowID: e.WorkflowID, WorkflowExecutionID: e.WorkflowExecutionID}
 }
 
-// ListWorkflowExecutions walks the workflow's range of the executions bucket;
+// ListWorkflowExecutions walks the workflow's range of the summaries bucket;
 // the page key's workflow_id is ignored, the range already fixes it.
 func (s *Store) ListWorkflowExecutions(_ context.Context, org, workflowID string, opt cardflow.ListOptions[cardflow.ExecutionKey]) (cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey], error) {
 	var page cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey]
@@ -365,14 +387,14 @@ func (s *Store) ListWorkflowExecutions(_ context.Context, org, workflowID string
 			from = under(p, opt.After.WorkflowExecutionID)
 		}
 		var err error
-		page, err = readPage(tx, bExecutions, p, from, opt.Limit, func(_, v []byte) (*cardflow.Execution, error) { return decodeExecution(v) }, executionKey)
+		page, err = readPage(tx, bExecutionSummaries, p, from, opt.Limit, func(_, v []byte) (*cardflow.Execution, error) { return decodeSummary(v) }, executionKey)
 		return err
 	})
 	return page, err
 }
 
 // ListExecutions walks the organization's index by execution id; each entry
-// names the workflow, which completes the execution's key.
+// names the workflow, which completes the key of the execution's summary.
 func (s *Store) ListExecutions(_ context.Context, org string, opt cardflow.ListOptions[cardflow.ExecutionKey]) (cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey], error) {
 	page := cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey]{Items: []*cardflow.Execution{}}
 	if !validParts(org) {
@@ -384,9 +406,9 @@ func (s *Store) ListExecutions(_ context.Context, org string, opt cardflow.ListO
 		if opt.After != nil {
 			from = under(p, opt.After.WorkflowExecutionID)
 		}
-		executions := tx.Bucket(bExecutions)
+		summaries := tx.Bucket(bExecutionSummaries)
 		load := func(k, workflowID []byte) (*cardflow.Execution, error) {
-			return decodeExecution(executions.Get(under(prefix(org, string(workflowID)), string(k[len(p):]))))
+			return decodeSummary(summaries.Get(under(prefix(org, string(workflowID)), string(k[len(p):]))))
 		}
 		var err error
 		page, err = readPage(tx, bOrgExecutions, p, from, opt.Limit, load, executionKey)

@@ -33,7 +33,7 @@ var exitsByType = map[string][]string{
 	StepERP:       {ExitError},
 	StepTransform: nil,
 	StepCondition: nil,
-	StepCard:      {ExitTimeout},
+	StepCard:      {ExitError, ExitTimeout},
 	StepWait:      {ExitTimeout},
 	StepDelay:     nil,
 	StepEnd:       nil,

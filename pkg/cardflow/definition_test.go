@@ -61,7 +61,7 @@ func TestValidateDefinition(t *testing.T) {
 			w.WorkflowConnections = append(w.WorkflowConnections, conn("done", "auto"))
 		}, "an end step has no outgoing connections"},
 		{"when outside condition", func(w *cardflow.Workflow) { w.WorkflowConnections[0].When = "true" }, "only condition steps have when"},
-		{"wrong exit", func(w *cardflow.Workflow) { w.WorkflowConnections[4].On = "error" }, `a card step has no "error" exit`},
+		{"wrong exit", func(w *cardflow.Workflow) { w.WorkflowConnections[4].On = "retry" }, `a card step has no "retry" exit`},
 		{"no default", func(w *cardflow.Workflow) { w.WorkflowConnections[2].When = "true" }, `(id "big"): needs exactly one default connection`},
 		{"unreachable", func(w *cardflow.Workflow) {
 			w.WorkflowSteps = append(w.WorkflowSteps, step("orphan", "end", nil))

@@ -308,7 +308,8 @@ type Scheduler interface {
 	Delete(ctx context.Context, s *Schedule) error
 }
 
-// Delivery is an adaptive card sent by a card step.
+// Delivery is an adaptive card sent by a card step. CardPayload is the card
+// version's template expanded with Data; CardID and CardVersion name it.
 type Delivery struct {
 	DeliveryID     string         `json:"delivery_id"`
 	OrganizationID string         `json:"organization_id"`

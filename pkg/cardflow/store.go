@@ -94,7 +94,10 @@ type Store interface {
 	PutExecution(ctx context.Context, e *Execution) error
 	GetExecution(ctx context.Context, org, workflowID, executionID string) (*Execution, error)
 	// ListWorkflowExecutions lists the executions of one workflow of org;
-	// ENOTFOUND when org has no such workflow.
+	// ENOTFOUND when org has no such workflow. Items of both execution
+	// lists carry at least the fields the lists show: all but
+	// CondensedLogs, the input and output payloads and the steps and
+	// connections of WorkflowDetails, which an adapter may leave empty.
 	ListWorkflowExecutions(ctx context.Context, org, workflowID string, opt ListOptions[ExecutionKey]) (Page[*Execution, ExecutionKey], error)
 	// ListExecutions lists the executions of every workflow of org, ordered
 	// by execution id descending.
@@ -116,4 +119,13 @@ type Store interface {
 	EngineStore
 
 	Close() error
+}
+
+// ExecutionJSONStore is a Store that keeps each execution as the API shows
+// it and can hand it out encoded, sparing a read the decode and encode of
+// the whole record. Stores need not implement it.
+type ExecutionJSONStore interface {
+	// GetExecutionJSON is the JSON of what GetExecution returns, without
+	// the state and revision the API does not show.
+	GetExecutionJSON(ctx context.Context, org, workflowID, executionID string) ([]byte, error)
 }

@@ -1,9 +1,12 @@
-// Package cards validates Microsoft Adaptive Cards, version 1.5 and older.
+// Package cards validates Microsoft Adaptive Cards, version 1.5 and older,
+// and expands card templates (the Adaptive Cards Template Language).
 //
 // The rules follow the Adaptive Cards 1.5 schema, and in matters the schema
 // leaves open (case of enumeration values, column widths, fallback) they
 // follow Microsoft's own parser, the adaptivecards npm package, which the
-// tests run as a reference: see TestAgreesWithMicrosoftParser.
+// tests run as a reference: see TestAgreesWithMicrosoftParser. Templates
+// expand as Microsoft's adaptivecards-templating package expands them: see
+// TestExpandAgreesWithMicrosoftTemplating.
 package cards
 
 import (
@@ -29,6 +32,9 @@ const maxReported = 5
 // lists the problems found, each after the JSON path where it lies, such as
 //
 //	card_payload.body[2].columns[0].items[1]: TextBlock requires "text"
+//
+// A card template passes where its bindings stand: a value such as
+// "${if(urgent, 'Attention', 'Default')}" is checked once expanded.
 func Validate(payload map[string]any) error {
 	v := &validator{ids: make(map[string][]string)}
 	v.card(root, payload, rootCard)
@@ -103,8 +109,19 @@ func (v *validator) version(p string, val any) {
 	}
 }
 
+// isBinding reports whether val is a string with a template binding, ${...}:
+// its value is known only once the card is expanded with data, and then
+// the expanded card is validated.
+func isBinding(val any) bool {
+	s, ok := val.(string)
+	return ok && strings.Contains(s, "${")
+}
+
 // cardObject validates an element or an action found at position pos.
 func (v *validator) cardObject(p string, val any, pos *position, s scope) {
+	if isBinding(val) {
+		return
+	}
 	obj, ok := val.(map[string]any)
 	if !ok {
 		v.addf(p, "must be an %s, got %s", pos.what, describe(val))
@@ -176,7 +193,7 @@ func (v *validator) properties(p string, obj map[string]any, sch *schema, s scop
 // props validates the properties of obj that sch describes.
 func (v *validator) props(p string, obj map[string]any, sch *schema, s scope) {
 	for _, pr := range sch.props {
-		if val, ok := obj[pr.name]; ok {
+		if val, ok := obj[pr.name]; ok && !isBinding(val) {
 			pr.check(v, key(p, pr.name), val, s)
 		}
 	}

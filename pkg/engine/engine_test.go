@@ -266,6 +266,58 @@ func TestStepFailures(t *testing.T) {
 	}
 }
 
+// TestCardTemplateFails: a card that does not expand with the step's data
+// fails the step, by its error exit where it has one, and sends nothing.
+func TestCardTemplateFails(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		payload   obj
+		errorExit bool
+		want      string // in the reason
+	}{
+		{"binding fails", obj{"type": "AdaptiveCard", "body": []any{obj{"type": "TextBlock", "text": "${div(amount, 0)}"}}}, false,
+			"the card template does not expand: card_payload.body[0].text: ${div(amount, 0)}: Cannot divide by 0"},
+		{"binding fails, error exit", obj{"type": "AdaptiveCard", "body": []any{obj{"type": "TextBlock", "text": "${div(amount, 0)}"}}}, true,
+			"the card template does not expand: card_payload.body[0].text: ${div(amount, 0)}: Cannot divide by 0"},
+		{"invalid card", obj{"type": "AdaptiveCard", "version": "1.5", "body": []any{obj{"type": "TextBlock", "text": "t", "isVisible": "${amount}"}}}, false,
+			"the expanded card is not valid: card_payload.body[0].isVisible: must be true or false, got 1200"},
+		{"no card", obj{"type": "AdaptiveCard", "$when": "${amount < 10}", "body": []any{}}, true,
+			"the card template expands to no card"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			steps, conns := approvalDefinition(false)
+			if tc.errorExit {
+				steps = append(steps, step("handle", "end", obj{"status": "FAILED", "output": "{{ steps.ask.output.error }}"}))
+				conns = append(conns, cardflow.Connection{From: "ask", To: "handle", On: "error"})
+			}
+			card := f.cardWith(steps, tc.payload)
+			ref := f.start(steps, conns, obj{"amount": 1200}, nil)
+			if res := f.advance(ref); res.Status != cardflow.ExecFailed {
+				t.Fatalf("got %+v, want FAILED", res)
+			}
+			ex := f.get(ref)
+			want := "card " + card.CardID + " version 1: " + tc.want
+			var got string
+			if tc.errorExit {
+				got, _ = ex.WorkflowOutputPayload.(string)
+				if _, ok := ex.CondensedLogs["handle"]; !ok {
+					t.Errorf("the error exit did not run: logs %s", toJSON(ex.CondensedLogs))
+				}
+			} else {
+				out, _ := ex.WorkflowOutputPayload.(map[string]any)
+				got, _ = out["error"].(string)
+			}
+			if !strings.HasPrefix(got, want) {
+				t.Errorf("reason: got %q, want it to start with %q", got, want)
+			}
+			if items, _, _ := f.store.ListDeliveries(context.Background(), f.org, 10, ""); len(items) != 0 {
+				t.Errorf("outbox: got %s, want nothing sent", toJSON(items))
+			}
+		})
+	}
+}
+
 func approvalDefinition(timeoutExit bool) ([]cardflow.Step, []cardflow.Connection) {
 	steps := []cardflow.Step{
 		step("start", "trigger", obj{"kind": "REQUEST"}),
@@ -280,10 +332,23 @@ func approvalDefinition(timeoutExit bool) ([]cardflow.Step, []cardflow.Connectio
 	return steps, conns
 }
 
+// approvalCard is a card template that shows the step's data.
+func approvalCard() obj {
+	return obj{"type": "AdaptiveCard", "version": "1.5", "body": []any{
+		obj{"type": "TextBlock", "text": "Amount: ${formatNumber(amount, 2)} EUR"},
+		obj{"type": "TextBlock", "text": "Large purchase", "$when": "${amount > 1000}"},
+	}}
+}
+
 // card stores a published card and rewrites the definition's CARD id.
-func (f *fixture) card(steps []cardflow.Step) {
+func (f *fixture) card(steps []cardflow.Step) *cardflow.Card {
 	f.t.Helper()
-	c := &cardflow.Card{OrganizationID: f.org, CardName: "approve", CardPayload: obj{"type": "AdaptiveCard", "version": "1.5", "body": []any{}}}
+	return f.cardWith(steps, approvalCard())
+}
+
+func (f *fixture) cardWith(steps []cardflow.Step, payload obj) *cardflow.Card {
+	f.t.Helper()
+	c := &cardflow.Card{OrganizationID: f.org, CardName: "approve", CardPayload: payload}
 	if err := f.store.SaveCardVersion(context.Background(), c); err != nil {
 		f.t.Fatal(err)
 	}
@@ -295,6 +360,7 @@ func (f *fixture) card(steps []cardflow.Step) {
 			steps[i].Config["card_id"] = c.CardID
 		}
 	}
+	return c
 }
 
 func TestCardWait(t *testing.T) {
@@ -315,7 +381,7 @@ func TestCardWait(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t)
 			steps, conns := approvalDefinition(tc.timeoutExit)
-			f.card(steps)
+			card := f.card(steps)
 			ref := f.start(steps, conns, obj{"amount": 1200}, nil)
 			if tc.early {
 				f.resume(ref, obj{"decision": "approve"})
@@ -353,7 +419,12 @@ func TestCardWait(t *testing.T) {
 				t.Fatal(err)
 			}
 			if len(items) != 1 || items[0].ProcessID != "p-"+ref.ExecutionID || toJSON(items[0].Data) != `{"amount":1200}` {
-				t.Errorf("outbox: got %s, want one delivery to p-%s with amount 1200", toJSON(items), ref.ExecutionID)
+				t.Fatalf("outbox: got %s, want one delivery to p-%s with amount 1200", toJSON(items), ref.ExecutionID)
+			}
+			// The card goes out expanded with the data, under its own id and version.
+			wantCard := `{"body":[{"text":"Amount: 1,200.00 EUR","type":"TextBlock"},{"text":"Large purchase","type":"TextBlock"}],"type":"AdaptiveCard","version":"1.5"}`
+			if d := items[0]; toJSON(d.CardPayload) != wantCard || d.CardID != card.CardID || d.CardVersion != 1 {
+				t.Errorf("delivered card: got %s %d %s, want %s 1 %s", d.CardID, d.CardVersion, toJSON(d.CardPayload), card.CardID, wantCard)
 			}
 			p, err := f.store.GetProcess(context.Background(), f.org, "p-"+ref.ExecutionID)
 			if err != nil || !p.Closed {

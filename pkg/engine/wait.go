@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/cards"
 )
 
 // openWait starts a card or wait step: the execution is recorded as waiting
@@ -42,7 +43,7 @@ func (r *run) openWait(ctx context.Context, n *node, started int64) (*Result, er
 	return nil, nil
 }
 
-// cardDelivery resolves the step's card and renders its data.
+// cardDelivery resolves the step's card and expands it with the step's data.
 func (r *run) cardDelivery(ctx context.Context, n *node) (*cardflow.Delivery, error) {
 	ex := r.ex
 	id, _ := n.step.Config["card_id"].(string)
@@ -62,11 +63,17 @@ func (r *run) cardDelivery(ctx context.Context, n *node) (*cardflow.Delivery, er
 			return nil, fmt.Errorf("config.data: %v", err)
 		}
 	}
+	// The card's ${...} bindings read the step's data: the delivery
+	// carries the card as the approver will see it.
+	payload, err := cards.ExpandCard(card.CardPayload, data)
+	if err != nil {
+		return nil, fmt.Errorf("card %s version %d: %s", card.CardID, card.CardVersion, cardflow.ErrorMessage(err))
+	}
 	return &cardflow.Delivery{
 		DeliveryID:     cardflow.NewID(r.e.now()),
 		OrganizationID: ex.OrganizationID, WorkflowID: ex.WorkflowID, ExecutionID: ex.WorkflowExecutionID,
 		StepID: n.step.ID, ProcessID: ex.State.ProcessID,
-		CardID: card.CardID, CardVersion: card.CardVersion, CardPayload: card.CardPayload, Data: data,
+		CardID: card.CardID, CardVersion: card.CardVersion, CardPayload: payload, Data: data,
 		CreatedOn: r.millis(), Wait: ex.State.Wait,
 		Teams: cardflow.TeamsProfile(ex.State.Integrations, n.step.Config),
 	}, nil

@@ -40,11 +40,11 @@ func (s *Server) getExecution(w http.ResponseWriter, r *http.Request) error {
 	if q.err != nil {
 		return q.err
 	}
-	e, err := s.svc.GetExecution(r.Context(), wid, eid)
+	item, err := s.svc.GetExecutionJSON(r.Context(), wid, eid)
 	if err != nil {
 		return err
 	}
-	return okItem(w, e)
+	return okItemJSON(w, item)
 }
 
 func (s *Server) getExecutionHistory(w http.ResponseWriter, r *http.Request) error {

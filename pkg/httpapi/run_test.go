@@ -54,7 +54,7 @@ func TestApprovalRun(t *testing.T) {
 	e := newEnv(t)
 	admin := e.key("org-a", "read", "admin")
 	run := e.key("org-a", "read", "execute")
-	wf, _ := e.publishedApproval(admin)
+	wf, cardID := e.publishedApproval(admin)
 
 	r := e.trigger(run, "/v1/workflows/triggerworkflow/"+wf+"/1?process_id=PO-1", map[string]any{"amount": 5000, "requester": "ann"})
 	if r.status != 200 || len(str(r.body["service_execution_id"])) != 26 || r.body["message"] != "success" {
@@ -79,6 +79,10 @@ func TestApprovalRun(t *testing.T) {
 	if got := items(out); len(got) != 1 || got[0]["process_id"] != "PO-1" || got[0]["workflow_execution_id"] != id ||
 		jsonOf(got[0]["data"]) != `{"amount":5000}` {
 		t.Fatalf("outbox: got %s, want one card for PO-1 with amount 5000", out.raw)
+	}
+	// It carries the card expanded with that data, under the card's id.
+	if got := items(out)[0]; jsonOf(got["card_payload"]) != jsonOf(minimalCard("Approve 5000?")) || got["card_id"] != cardID {
+		t.Errorf("outbox card: got %s %s, want %s %s", got["card_id"], jsonOf(got["card_payload"]), cardID, jsonOf(minimalCard("Approve 5000?")))
 	}
 
 	for _, tc := range []struct {

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -258,6 +259,20 @@ type itemResponse struct {
 
 func okItem(w http.ResponseWriter, item any) error {
 	return ok(w, itemResponse{Message: "success", Item: item})
+}
+
+// okItemJSON answers an item that is JSON already, as okItem would, without
+// encoding it again: executions are large, and the store keeps them encoded.
+func okItemJSON(w http.ResponseWriter, item []byte) error {
+	const head, tail = `{"message":"success","item":`, "}\n"
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(head)+len(item)+len(tail)))
+	w.WriteHeader(http.StatusOK)
+	io.WriteString(w, head)
+	w.Write(item)
+	io.WriteString(w, tail)
+	return nil
 }
 
 type listResponse[T, K any] struct {

@@ -187,6 +187,9 @@ func TestTeamsBotAnswer(t *testing.T) {
 	if posted.Method != "POST" || posted.Path != "/connector/v3/conversations/19:approvers@thread.tacv2/activities" {
 		t.Fatalf("got %s %s, want the card posted to the conversation", posted.Method, posted.Path)
 	}
+	if got := jsonOf(posted.Body); !strings.Contains(got, "Approve 4800 EUR?") {
+		t.Errorf("posted card: got %s, want the card expanded with the step's data", got)
+	}
 	actions := cardActions(t, posted.Body)
 	data := actions["Approve"]["data"].(map[string]any)
 	e.awaitWaitOpen("org-a", "PO-7")
@@ -346,6 +349,9 @@ func TestTeamsResponseLinks(t *testing.T) {
 	posted := awaitRequests(t, fake, "/webhook", 1)[0]
 	if posted.Body["type"] != "message" {
 		t.Fatalf("webhook got %v, want a message envelope", posted.Body)
+	}
+	if got := jsonOf(posted.Body); !strings.Contains(got, "Approve 9000 EUR?") {
+		t.Errorf("posted card: got %s, want the card expanded with the step's data", got)
 	}
 	actions := cardActions(t, posted.Body)
 	approve, reject := str(actions["Approve"]["url"]), str(actions["Reject"]["url"])

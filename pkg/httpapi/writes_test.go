@@ -153,6 +153,9 @@ func TestBadWrites(t *testing.T) {
 		{"card without payload", "/v1/adaptive-cards/saveCard", map[string]any{"card_name": "x"}, 400, "card_payload is required"},
 		{"card without name", "/v1/adaptive-cards/saveCard", map[string]any{"card_payload": minimalCard("x")}, 400, "card_name is required"},
 		{"invalid card", "/v1/adaptive-cards/saveCard", map[string]any{"card_name": "x", "card_payload": map[string]any{"type": "AdaptiveCard", "version": "1.5", "body": []any{map[string]any{"type": "TextBlock"}}}}, 400, "card_payload.body[0]"},
+		{"card binding that does not parse", "/v1/adaptive-cards/saveCard", map[string]any{"card_name": "x", "card_payload": map[string]any{"type": "AdaptiveCard", "version": "1.5", "body": []any{map[string]any{"type": "TextBlock", "text": "Total ${amount +}"}}}}, 400, "card_payload.body[0].text: the binding does not parse"},
+		{"card binding with unknown function", "/v1/adaptive-cards/saveCard", map[string]any{"card_name": "x", "card_payload": map[string]any{"type": "AdaptiveCard", "version": "1.5", "body": []any{map[string]any{"type": "TextBlock", "text": "${toUppr(name)}"}}}}, 400, `card_payload.body[0].text: unknown function "toUppr"`},
+		{"card binding of the wrong type", "/v1/adaptive-cards/saveCard", map[string]any{"card_name": "x", "card_payload": map[string]any{"type": "AdaptiveCard", "version": "1.5", "body": []any{map[string]any{"type": "TextBlock", "text": "${substring(name)}"}}}}, 400, "substring takes 2 to 3 arguments"},
 		{"card of unknown workflow", "/v1/adaptive-cards/saveCard", withField(withField(cardBody(""), "workflow_id", "01J0000000000000000000000X"), "workflow_version", 1), 400, "names no workflow"},
 		{"publish unknown card", "/v1/adaptive-cards/publishCard", map[string]any{"card_id": cardID, "card_version": 5}, 404, ""},
 	}

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -134,6 +135,77 @@ func testExecutions(t *testing.T, e env) {
 				}
 				checkExecutionList(t, tc.total, tc.limit, list, want)
 			})
+		}
+	})
+
+	t.Run("ExecutionJSON", func(t *testing.T) {
+		s := e.store(t)
+		js, ok := s.(cardflow.ExecutionJSONStore)
+		if !ok {
+			t.Skip("the store does not keep executions encoded")
+		}
+		org := newOrg()
+		wf := workflows.create(t, s, org, 1)
+		ex := execution(org, wf)
+		ex.State = cardflow.ExecutionState{StepID: "approve", Phase: cardflow.PhaseWaiting, ProcessID: "po-1", Outputs: map[string]any{"lookup": map[string]any{"amount": 1200.5}}}
+		mustOK(t, "create", s.CreateExecution(t.Context(), ex))
+		ex.Status, ex.WorkflowOutputPayload = cardflow.ExecSucceeded, map[string]any{"approved": true}
+		mustOK(t, "put", s.PutExecution(t.Context(), ex))
+		got, err := js.GetExecutionJSON(t.Context(), org, wf, ex.WorkflowExecutionID)
+		mustOK(t, "get JSON", err)
+		want, err := json.Marshal(ex)
+		mustOK(t, "encode", err)
+		if string(got) != string(want) {
+			t.Errorf("GetExecutionJSON:\ngot  %s\nwant %s", got, want)
+		}
+		// The engine's view still has its state and revision.
+		full, err := s.GetExecution(t.Context(), org, wf, ex.WorkflowExecutionID)
+		mustOK(t, "get", err)
+		sameJSON(t, "state after put", full.State, ex.State)
+		if full.Revision != ex.Revision {
+			t.Errorf("revision: got %d, want %d", full.Revision, ex.Revision)
+		}
+		_, err = js.GetExecutionJSON(t.Context(), newOrg(), wf, ex.WorkflowExecutionID)
+		wantCode(t, "get JSON of another organization's execution", err, cardflow.ENOTFOUND)
+		_, err = js.GetExecutionJSON(t.Context(), org, wf, newID())
+		wantCode(t, "get JSON of an unknown execution", err, cardflow.ENOTFOUND)
+	})
+
+	t.Run("ListFields", func(t *testing.T) {
+		s := e.store(t)
+		org := newOrg()
+		wf := workflows.create(t, s, org, 1)
+		ex := execution(org, wf)
+		mustOK(t, "create", s.CreateExecution(t.Context(), ex))
+		by := "bob"
+		ex.Status, ex.WorkflowCurrentState, ex.ModifiedBy, ex.ModifiedOn = cardflow.ExecSucceeded, "end", &by, 1700000005000
+		ex.WorkflowEventLog.Events = append(ex.WorkflowEventLog.Events, cardflow.Event{At: 1700000005000, Type: "ExecutionSucceeded"})
+		ex.WorkflowEventLog.Total = 2
+		mustOK(t, "put", s.PutExecution(t.Context(), ex))
+		// What the list endpoints show of an execution, as of the last put.
+		listed := func(e *cardflow.Execution) map[string]any {
+			return map[string]any{
+				"id": e.WorkflowExecutionID, "workflow": e.WorkflowID, "version": e.WorkflowVersion, "org": e.OrganizationID,
+				"workspace": e.WorkspaceID, "name": e.WorkflowDetails.WorkflowName, "state": e.WorkflowCurrentState,
+				"trigger": e.WorkflowTriggerType, "status": e.Status, "log": e.WorkflowEventLog, "modified_by": e.ModifiedBy,
+				"created_on": e.CreatedOn, "modified_on": e.ModifiedOn,
+			}
+		}
+		for name, list := range map[string]func() (cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey], error){
+			"organization list": func() (cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey], error) {
+				return s.ListExecutions(t.Context(), org, cardflow.ListOptions[cardflow.ExecutionKey]{})
+			},
+			"workflow list": func() (cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey], error) {
+				return s.ListWorkflowExecutions(t.Context(), org, wf, cardflow.ListOptions[cardflow.ExecutionKey]{})
+			},
+		} {
+			page, err := list()
+			mustOK(t, name, err)
+			if len(page.Items) != 1 {
+				t.Errorf("%s: got %d items, want 1", name, len(page.Items))
+				continue
+			}
+			sameJSON(t, name, listed(page.Items[0]), listed(ex))
 		}
 	})
 

@@ -1,0 +1,33 @@
+package main
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+func TestPprofLoopbackOnly(t *testing.T) {
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	for _, addr := range []string{":6060", "0.0.0.0:6060", "192.0.2.1:6060", "example.com:6060", "6060"} {
+		if err := startPprof(t.Context(), addr, log); err == nil {
+			t.Errorf("startPprof(%q): got no error, want a refusal", addr)
+		}
+	}
+	var logged strings.Builder
+	if err := startPprof(t.Context(), "127.0.0.1:0", slog.New(slog.NewTextHandler(&logged, nil))); err != nil {
+		t.Fatal(err)
+	}
+	_, rest, _ := strings.Cut(logged.String(), "addr=")
+	url := strings.Fields(rest)[0]
+	resp, err := http.Get(url + "goroutine?debug=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || !strings.Contains(string(b), "goroutine profile") {
+		t.Errorf("got %d %.100s, want the goroutine profile", resp.StatusCode, b)
+	}
+}
