@@ -1,6 +1,6 @@
 # cardflow. `make run` starts the service locally; `make test` proves it.
 GO      ?= go
-GOFILES  = $(shell find cmd pkg -name '*.go' 2>/dev/null)
+GOFILES  = $(shell find cmd pkg functions -name '*.go' 2>/dev/null)
 NODE_ACS = tools/adaptivecards
 # Runs a command with DynamoDB Local started and DYNAMODB_ENDPOINT set.
 DYNAMODB_LOCAL = tools/dynamodblocal/run.sh
@@ -15,7 +15,7 @@ run:
 
 ## test: gofmt, go vet and every test with the race detector, tools included; the
 ## DynamoDB store's tests run against DynamoDB Local (needs Java; Maven for the first download)
-test: fmt-check vet node-deps
+test: fmt-check vet node-deps template-check
 	CARDFLOW_STRICT_TESTS=1 $(DYNAMODB_LOCAL) $(GO) test -race -count=1 ./...
 
 fmt-check:
@@ -59,3 +59,56 @@ $(NODE_SFN)/node_modules/.package-lock.json: $(NODE_SFN)/package-lock.json
 ## the cost per 1,000 executions of the sample approval, on the fake Step Functions and DynamoDB Local
 bench-sfn:
 	$(DYNAMODB_LOCAL) $(GO) test -run '^$$' -bench ExecutionCost -benchtime 30x -count 3 ./pkg/sfnrunner/
+
+# --- AWS: the Lambda functions, template.yaml checks, deployment ---
+
+# One Lambda function per directory of functions/; its logical id in
+# template.yaml is the name with a capital first letter and "Function".
+LAMBDAS      := $(notdir $(wildcard functions/*))
+LAMBDA_BUILD  = CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -tags lambda.norpc -trimpath -ldflags "-s -w"
+ucfirst       = $(shell printf %s '$(1)' | awk '{print toupper(substr($$0,1,1)) substr($$0,2)}')
+# SAM CLI and cfn-lint, pinned, in a virtualenv of their own.
+AWS_TOOLS         = .cache/awstools
+SAM_CLI_VERSION   = 1.170.0
+CFN_LINT_VERSION  = 1.58.0
+SAM               = SAM_CLI_TELEMETRY=0 $(AWS_TOOLS)/bin/sam
+AWS_TOOLS_STAMP   = $(AWS_TOOLS)/.installed-$(SAM_CLI_VERSION)-$(CFN_LINT_VERSION)
+
+.PHONY: build deploy template-check aws-tools
+
+## build-<LogicalId>: one function's bootstrap in $(ARTIFACTS_DIR), for sam build (BuildMethod: makefile)
+define lambda_target
+.PHONY: build-$(call ucfirst,$(1))Function
+build-$(call ucfirst,$(1))Function:
+	$$(LAMBDA_BUILD) -o $$(ARTIFACTS_DIR)/bootstrap ./functions/$(1)
+endef
+$(foreach f,$(LAMBDAS),$(eval $(call lambda_target,$(f))))
+
+## build: every function's bootstrap (linux/arm64) in bin/<function>/
+build:
+	@for f in $(LAMBDAS); do echo "bin/$$f/bootstrap"; $(LAMBDA_BUILD) -o bin/$$f/bootstrap ./functions/$$f || exit 1; done
+
+## template-check: cfn-lint, sam validate --lint and sam build of template.yaml, all offline
+template-check: aws-tools
+	$(AWS_TOOLS)/bin/cfn-lint template.yaml
+	$(SAM) validate --lint --region us-east-1
+	$(SAM) build --build-in-source --build-dir .aws-sam/build
+
+## deploy: sam build, then sam deploy with samconfig.toml to the stack cardflow-$(STAGE)
+## (STAGE=dev, REGION=eu-central-1, LOG_LEVEL=INFO unless given)
+STAGE     ?= dev
+REGION    ?= eu-central-1
+LOG_LEVEL ?= INFO
+deploy: aws-tools
+	$(SAM) build --build-in-source
+	$(SAM) deploy --stack-name cardflow-$(STAGE) --region $(REGION) --parameter-overrides Stage=$(STAGE) LogLevel=$(LOG_LEVEL)
+
+## aws-tools: SAM CLI and cfn-lint from PyPI into .cache/awstools (once)
+aws-tools: $(AWS_TOOLS_STAMP)
+
+$(AWS_TOOLS_STAMP):
+	@command -v python3 >/dev/null || { echo "make test needs Python 3 (with venv) for SAM CLI and cfn-lint"; exit 1; }
+	rm -rf $(AWS_TOOLS)
+	python3 -m venv $(AWS_TOOLS)
+	$(AWS_TOOLS)/bin/pip install -q --disable-pip-version-check aws-sam-cli==$(SAM_CLI_VERSION) cfn-lint==$(CFN_LINT_VERSION)
+	touch $@

@@ -5,6 +5,7 @@
 //	cardflow keys list [--org ORG]
 //	cardflow keys revoke KEY_ID
 //	cardflow tables create --endpoint URL
+//	cardflow sam-events                 seed DynamoDB Local, write events/ for sam local invoke
 //	cardflow trigger WORKFLOW_ID [--version N] [--process-id P] [--data JSON]
 //	cardflow resume PROCESS_ID [--data JSON]
 //	cardflow executions [--workflow ID]
@@ -30,6 +31,7 @@ const usage = `usage:
   cardflow keys list [--org ORG] [--data-dir DIR]
   cardflow keys revoke KEY_ID [--data-dir DIR]
   cardflow tables create --endpoint URL [--prefix cardflow-dev-] [--region R]
+  cardflow sam-events [--endpoint URL] [--prefix cardflow-dev-] [--dir events]
 
 Against a running service (--url, default http://localhost:$PORT; --key, default
 $CARDFLOW_API_KEY or the demo key in the data directory):
@@ -78,6 +80,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return outbox(ctx, args[1:], stdout, stderr)
 	case "tables":
 		return tables(ctx, args[1:], stdout, stderr)
+	case "sam-events":
+		return samEvents(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

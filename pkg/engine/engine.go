@@ -22,26 +22,10 @@ import (
 
 // Sleeping is the Result status of an execution that sleeps in a delay step
 // until Result.WakeAt. Its record says WAITING.
-const Sleeping = "SLEEPING"
+const Sleeping = cardflow.Sleeping
 
 // Result tells the runner what to do after Advance.
-type Result struct {
-	// Status is RUNNING (call Advance again), WAITING (wait for Wake, or
-	// call again at WakeAt for the timeout), Sleeping (call again at
-	// WakeAt), or the final status of a finished execution.
-	Status string `json:"status"`
-	// WakeAt is when to call Advance again (epoch ms; 0: only on Wake).
-	WakeAt int64 `json:"wake_at,omitempty"`
-	// Wait is the open wait of a WAITING execution.
-	Wait *cardflow.Wait `json:"wait,omitempty"`
-	// ProcessID names the process record that holds Wait.
-	ProcessID string `json:"process_id,omitempty"`
-}
-
-// Done reports whether the execution has finished.
-func (r Result) Done() bool {
-	return r.Status != cardflow.ExecRunning && r.Status != cardflow.ExecWaiting && r.Status != Sleeping
-}
+type Result = cardflow.AdvanceResult
 
 // Secrets resolves secret references by name.
 type Secrets interface {

@@ -10,7 +10,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
-	"github.com/cardflow/cardflow/pkg/engine"
 )
 
 // MaxWaitSeconds bounds the timeout of one Park task: 30 days. A wait
@@ -25,11 +24,11 @@ const deadlineGrace = 1
 
 // Sleeping is the status Advance answers for an execution that sleeps in a
 // delay step until wake_at.
-const Sleeping = engine.Sleeping
+const Sleeping = cardflow.Sleeping
 
 // Advancer is the engine, as the handlers use it.
 type Advancer interface {
-	Advance(ctx context.Context, ref cardflow.ExecutionRef) (engine.Result, error)
+	Advance(ctx context.Context, ref cardflow.ExecutionRef) (cardflow.AdvanceResult, error)
 }
 
 // AdvanceInput is the input of the Advance Lambda handler.

@@ -1,0 +1,24 @@
+// Command park is the runner state machine's Park task: it stores a wait's task token so that a resume can end the task.
+package main
+
+import (
+	"log"
+	"os"
+
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/cardflow/cardflow/pkg/lambdamode"
+	"github.com/cardflow/cardflow/pkg/lambdamode/advance"
+)
+
+func main() {
+	env, err := lambdamode.LoadEnv(os.Getenv)
+	if err != nil {
+		log.Fatal(err)
+	}
+	h, err := advance.NewHandlers(env, env.Logger(os.Stdout))
+	if err != nil {
+		log.Fatal(err)
+	}
+	lambda.Start(h.Park)
+}

@@ -1,0 +1,25 @@
+// Command resumeWorkflow is the Lambda function of the resumeWorkflow endpoint; it drives
+// executions on the Step Functions runner.
+package main
+
+import (
+	"log"
+	"os"
+
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/cardflow/cardflow/pkg/lambdamode"
+	"github.com/cardflow/cardflow/pkg/lambdamode/runner"
+)
+
+func main() {
+	env, err := lambdamode.LoadEnv(os.Getenv)
+	if err != nil {
+		log.Fatal(err)
+	}
+	h, err := runner.NewEndpointFunction(env, env.Logger(os.Stdout), "resumeWorkflow")
+	if err != nil {
+		log.Fatal(err)
+	}
+	lambda.Start(h.Handle)
+}

@@ -1,0 +1,25 @@
+// Command toggleScheduledWorkflow is the Lambda function of the toggleScheduledWorkflow endpoint; it manages
+// EventBridge Scheduler schedules.
+package main
+
+import (
+	"log"
+	"os"
+
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/cardflow/cardflow/pkg/lambdamode"
+	"github.com/cardflow/cardflow/pkg/lambdamode/schedules"
+)
+
+func main() {
+	env, err := lambdamode.LoadEnv(os.Getenv)
+	if err != nil {
+		log.Fatal(err)
+	}
+	h, err := schedules.NewEndpointFunction(env, env.Logger(os.Stdout), "toggleScheduledWorkflow")
+	if err != nil {
+		log.Fatal(err)
+	}
+	lambda.Start(h.Handle)
+}

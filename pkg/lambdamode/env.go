@@ -1,0 +1,101 @@
+// Package lambdamode wires the service for AWS Lambda, the counterpart of
+// pkg/localmode: it reads a function's settings from its environment and
+// builds the DynamoDB store, the use cases and the handlers of API Gateway
+// events once, at init, without touching the network.
+//
+// Read endpoints link only this package, the store and the HTTP API; what
+// runs executions (engine, CEL, Step Functions, EventBridge Scheduler) lives
+// in packages of its own, so that their binaries stay small and start fast.
+package lambdamode
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"strings"
+
+	"github.com/cardflow/cardflow/pkg/dynamostore"
+)
+
+// Environment variables a function reads.
+const (
+	// EnvTablePrefix starts every table name (template: cardflow-<stage>-).
+	EnvTablePrefix = "CARDFLOW_TABLE_PREFIX"
+	// EnvDynamoDBEndpoint points the store at DynamoDB Local, for sam local.
+	EnvDynamoDBEndpoint = "DYNAMODB_ENDPOINT"
+	// EnvLogLevel is DEBUG, INFO, WARN or ERROR (default INFO).
+	EnvLogLevel = "LOG_LEVEL"
+	// EnvRegion is set by Lambda itself.
+	EnvRegion = "AWS_REGION"
+
+	// What EventBridge Scheduler schedules point at (pkg/ebscheduler's
+	// Config), for the functions that publish and toggle schedules.
+	EnvScheduleGroup          = "CARDFLOW_SCHEDULE_GROUP"
+	EnvScheduleTargetARN      = "CARDFLOW_SCHEDULE_TARGET_ARN"
+	EnvSchedulerRoleARN       = "CARDFLOW_SCHEDULER_ROLE_ARN"
+	EnvSchedulerDeadLetterARN = "CARDFLOW_SCHEDULER_DEAD_LETTER_ARN"
+
+	// EnvStateMachineARN names the runner's state machine, for the
+	// functions that start, wake and stop executions.
+	EnvStateMachineARN = "CARDFLOW_STATE_MACHINE_ARN"
+)
+
+// Env is the configuration of one function, read from its environment.
+type Env struct {
+	TablePrefix      string
+	DynamoDBEndpoint string
+	Region           string
+	LogLevel         slog.Level
+	// Credentials of the function's role, which Lambda puts in the
+	// environment. They are never logged.
+	AccessKeyID, SecretAccessKey, SessionToken string
+
+	ScheduleGroup, ScheduleTargetARN, SchedulerRoleARN, SchedulerDeadLetterARN string
+	StateMachineARN                                                            string
+}
+
+// LoadEnv reads the configuration through getenv (os.Getenv in main).
+func LoadEnv(getenv func(string) string) (Env, error) {
+	e := Env{
+		TablePrefix:      getenv(EnvTablePrefix),
+		DynamoDBEndpoint: getenv(EnvDynamoDBEndpoint),
+		Region:           getenv(EnvRegion),
+		AccessKeyID:      getenv("AWS_ACCESS_KEY_ID"),
+		SecretAccessKey:  getenv("AWS_SECRET_ACCESS_KEY"),
+		SessionToken:     getenv("AWS_SESSION_TOKEN"),
+
+		ScheduleGroup:          getenv(EnvScheduleGroup),
+		ScheduleTargetARN:      getenv(EnvScheduleTargetARN),
+		SchedulerRoleARN:       getenv(EnvSchedulerRoleARN),
+		SchedulerDeadLetterARN: getenv(EnvSchedulerDeadLetterARN),
+		StateMachineARN:        getenv(EnvStateMachineARN),
+	}
+	if e.TablePrefix == "" {
+		e.TablePrefix = dynamostore.DefaultPrefix
+	}
+	if lvl := getenv(EnvLogLevel); lvl != "" {
+		if err := e.LogLevel.UnmarshalText([]byte(strings.ToUpper(lvl))); err != nil {
+			return Env{}, fmt.Errorf("%s=%q: want DEBUG, INFO, WARN or ERROR", EnvLogLevel, lvl)
+		}
+	}
+	if e.DynamoDBEndpoint != "" {
+		u, err := url.Parse(e.DynamoDBEndpoint)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return Env{}, fmt.Errorf("%s=%q: want a URL such as http://localhost:8000", EnvDynamoDBEndpoint, e.DynamoDBEndpoint)
+		}
+		if e.Region == "" {
+			e.Region = "us-east-1"
+		}
+	}
+	if e.Region == "" {
+		return Env{}, fmt.Errorf("%s is not set: Lambda sets it; elsewhere set it or %s", EnvRegion, EnvDynamoDBEndpoint)
+	}
+	return e, nil
+}
+
+// Logger returns a JSON logger at the configured level, the format the
+// functions' LoggingConfig tells CloudWatch to expect.
+func (e Env) Logger(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: e.LogLevel}))
+}

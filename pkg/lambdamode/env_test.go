@@ -1,0 +1,89 @@
+package lambdamode
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+)
+
+func TestLoadEnv(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		vars map[string]string
+		want Env
+		err  string
+	}{
+		{"on Lambda", map[string]string{"AWS_REGION": "eu-central-1", "CARDFLOW_TABLE_PREFIX": "cardflow-prod-", "LOG_LEVEL": "warn"},
+			Env{Region: "eu-central-1", TablePrefix: "cardflow-prod-", LogLevel: slog.LevelWarn}, ""},
+		{"defaults", map[string]string{"AWS_REGION": "eu-central-1"}, Env{Region: "eu-central-1", TablePrefix: "cardflow-dev-"}, ""},
+		{"DynamoDB Local", map[string]string{"DYNAMODB_ENDPOINT": "http://localhost:8000"},
+			Env{Region: "us-east-1", TablePrefix: "cardflow-dev-", DynamoDBEndpoint: "http://localhost:8000"}, ""},
+		{"no region", map[string]string{}, Env{}, "AWS_REGION is not set"},
+		{"bad level", map[string]string{"AWS_REGION": "eu-central-1", "LOG_LEVEL": "LOUD"}, Env{}, `LOG_LEVEL="LOUD"`},
+		{"bad endpoint", map[string]string{"DYNAMODB_ENDPOINT": "localhost:8000"}, Env{}, `DYNAMODB_ENDPOINT="localhost:8000"`},
+	} {
+		got, err := LoadEnv(func(k string) string { return c.vars[k] })
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s: err = %v, want one with %q", c.name, err, c.err)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("%s: got %+v, %v; want %+v", c.name, got, err, c.want)
+		}
+	}
+}
+
+func TestAPIWildcard(t *testing.T) {
+	for _, c := range []struct{ arn, want string }{
+		{"arn:aws:execute-api:eu-central-1:123456789012:abc/prod/GET/v1/workflows/getWorkflowById", "arn:aws:execute-api:eu-central-1:123456789012:abc/prod/*"},
+		{"arn:aws:execute-api:eu-central-1:123456789012:abc/prod/POST/v1/workflows/triggerworkflow/01K/2", "arn:aws:execute-api:eu-central-1:123456789012:abc/prod/*"},
+	} {
+		if got := apiWildcard(c.arn); got != c.want {
+			t.Errorf("apiWildcard(%s) = %s, want %s", c.arn, got, c.want)
+		}
+	}
+}
+
+// TestEndpointWithoutAuthorizer checks that a request that reaches an
+// endpoint without the authorizer's context is refused, and that an
+// unknown route is a construction error.
+func TestEndpointWithoutAuthorizer(t *testing.T) {
+	env := Env{Region: "us-east-1", DynamoDBEndpoint: "http://127.0.0.1:1", TablePrefix: "t-"}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	h, err := env.NewEndpointFunction(log, "getWorkflowById")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		auth map[string]any
+	}{
+		{"no context", nil},
+		{"no organization", map[string]any{"workspace_id": "ws", "scopes": "read"}},
+	} {
+		got, err := h.Handle(context.Background(), events.APIGatewayProxyRequest{
+			HTTPMethod: "GET", Path: "/v1/workflows/getWorkflowById",
+			QueryStringParameters: map[string]string{"workflow_id": "x", "workflow_version": "1"},
+			RequestContext:        events.APIGatewayProxyRequestContext{Authorizer: c.auth},
+		})
+		if err != nil || got.StatusCode != 401 || !strings.Contains(got.Body, `"code":"UNAUTHORIZED"`) {
+			t.Errorf("%s: got %d %s, %v; want 401 UNAUTHORIZED", c.name, got.StatusCode, got.Body, err)
+		}
+	}
+	svc, err := env.NewService(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewEndpoint(svc, log, "GET /v1/workflows/getWorkflowByID"); err == nil {
+		t.Error("NewEndpoint with an unknown route: no error")
+	}
+	if _, err := env.NewEndpointFunction(log, "getWorkflowByID"); err == nil {
+		t.Error("NewEndpointFunction of an unknown function: no error")
+	}
+}

@@ -1,0 +1,85 @@
+package lambdamode
+
+import (
+	"fmt"
+	"log/slog"
+
+	"github.com/cardflow/cardflow/pkg/app"
+)
+
+// Function is an API endpoint's Lambda function: its directory under
+// functions/ (also the name of its sample event under events/) and the
+// routes it serves. Its logical id in template.yaml is Name with the first
+// letter upper-cased and "Function" appended.
+type Function struct {
+	Name   string
+	Routes []string
+}
+
+// Endpoints lists one function per endpoint of the API; together they
+// serve every route of pkg/httpapi but local mode's outbox.
+var Endpoints = []Function{
+	{"getWorkflowExecutionById", []string{"GET /v1/workflows/getWorkflowExecutionById"}},
+	{"getWorkflowExecutionHistory", []string{"GET /v1/workflows/getWorkflowExecutionHistory"}},
+	{"getOrganizationExecutions", []string{"GET /v1/workflows/getOrganizationExecutions"}},
+	{"getWorkflowById", []string{"GET /v1/workflows/getWorkflowById"}},
+	{"getOrganizationWorkflows", []string{"GET /v1/workflows/getOrganizationWorkflows"}},
+	{"getWorkflowSchemaById", []string{"GET /v1/workflows/getWorkflowSchemaById"}},
+	{"saveWorkflow", []string{"POST /v1/workflows/saveWorkflow"}},
+	{"publishWorkflow", []string{"POST /v1/workflows/publishWorkflow"}},
+	{"getCardById", []string{"GET /v1/adaptive-cards/getCardById"}},
+	{"getLatestActiveCard", []string{"GET /v1/adaptive-cards/getLatestActiveCard"}},
+	{"getOrganizationCards", []string{"GET /v1/adaptive-cards/getOrganizationCards"}},
+	{"saveCard", []string{"POST /v1/adaptive-cards/saveCard"}},
+	{"publishCard", []string{"POST /v1/adaptive-cards/publishCard"}},
+	// One endpoint with an optional version segment.
+	{"triggerWorkflow", []string{
+		"POST /v1/workflows/triggerworkflow/{workflow_id}",
+		"POST /v1/workflows/triggerworkflow/{workflow_id}/{workflow_version}",
+	}},
+	{"toggleScheduledWorkflow", []string{"POST /v1/workflows/toggleScheduledWorkflow"}},
+	{"cancelExecution", []string{"POST /v1/workflows/cancelExecution"}},
+	{"resumeWorkflow", []string{"POST /v1/workflows/{action}/{process_id}"}},
+}
+
+// EndpointFunction returns the endpoint function named.
+func EndpointFunction(name string) (Function, error) {
+	for _, f := range Endpoints {
+		if f.Name == name {
+			return f, nil
+		}
+	}
+	return Function{}, fmt.Errorf("lambdamode: no endpoint function %q", name)
+}
+
+// NewService opens the store and returns the use cases over it with opts
+// (the runner, scheduler or checker a function needs).
+func (e Env) NewService(log *slog.Logger, opts ...app.Option) (*app.Service, error) {
+	store, err := e.OpenStore(log)
+	if err != nil {
+		return nil, err
+	}
+	return app.New(store, opts...)
+}
+
+// NewEndpointFunction builds the handler of the endpoint function named.
+func (e Env) NewEndpointFunction(log *slog.Logger, name string, opts ...app.Option) (*Endpoint, error) {
+	f, err := EndpointFunction(name)
+	if err != nil {
+		return nil, err
+	}
+	svc, err := e.NewService(log, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return NewEndpoint(svc, log, f.Routes...)
+}
+
+// NewAuthorizerFunction builds the handler of the authorizer function.
+func (e Env) NewAuthorizerFunction(log *slog.Logger) (*Authorizer, error) {
+	svc, err := e.NewService(log)
+	if err != nil {
+		return nil, err
+	}
+	return NewAuthorizer(svc, log)
+}

@@ -1,0 +1,45 @@
+// Package runner wires the Step Functions runner into the Lambda functions
+// that start, wake or stop executions: triggerWorkflow, resumeWorkflow,
+// cancelExecution, the schedule target and housekeeping. It links the Step
+// Functions client but not the engine.
+package runner
+
+import (
+	"log/slog"
+
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
+
+	"github.com/cardflow/cardflow/pkg/app"
+	"github.com/cardflow/cardflow/pkg/lambdamode"
+	"github.com/cardflow/cardflow/pkg/sfnrunner"
+)
+
+// StepFunctionsClient returns a Step Functions client; it connects on first
+// use. optFns adjust it (tests point it at a stand-in).
+func StepFunctionsClient(env lambdamode.Env, optFns ...func(*sfn.Options)) *sfn.Client {
+	return sfn.New(sfn.Options{Region: env.Region, Credentials: env.Credentials()}, optFns...)
+}
+
+// New returns the runner on the configured state machine.
+func New(env lambdamode.Env, log *slog.Logger, optFns ...func(*sfn.Options)) (*sfnrunner.Runner, error) {
+	return sfnrunner.New(StepFunctionsClient(env, optFns...), env.StateMachineARN, sfnrunner.WithLogger(log))
+}
+
+// Option returns the app option that gives a service the runner.
+func Option(env lambdamode.Env, log *slog.Logger, optFns ...func(*sfn.Options)) (app.Option, error) {
+	r, err := New(env, log, optFns...)
+	if err != nil {
+		return nil, err
+	}
+	return app.WithRunner(r), nil
+}
+
+// NewEndpointFunction builds an endpoint function that runs executions
+// (triggerWorkflow, resumeWorkflow, cancelExecution).
+func NewEndpointFunction(env lambdamode.Env, log *slog.Logger, name string, optFns ...func(*sfn.Options)) (*lambdamode.Endpoint, error) {
+	opt, err := Option(env, log, optFns...)
+	if err != nil {
+		return nil, err
+	}
+	return env.NewEndpointFunction(log, name, opt)
+}

@@ -1,0 +1,47 @@
+// Package schedules wires EventBridge Scheduler into the Lambda functions
+// that need it: those that publish and toggle scheduled workflows, and the
+// schedule target. It is a package of its own so that no other function
+// links the Scheduler client.
+package schedules
+
+import (
+	"log/slog"
+
+	"github.com/aws/aws-sdk-go-v2/service/scheduler"
+
+	"github.com/cardflow/cardflow/pkg/app"
+	"github.com/cardflow/cardflow/pkg/ebscheduler"
+	"github.com/cardflow/cardflow/pkg/lambdamode"
+)
+
+// NewScheduler returns the EventBridge Scheduler adapter the environment
+// configures. optFns adjust the SDK client (tests point it at a stand-in).
+func NewScheduler(env lambdamode.Env, log *slog.Logger, optFns ...func(*scheduler.Options)) (*ebscheduler.Scheduler, error) {
+	client := scheduler.New(scheduler.Options{Region: env.Region, Credentials: env.Credentials()}, optFns...)
+	return ebscheduler.New(client, ebscheduler.Config{
+		GroupName:     env.ScheduleGroup,
+		TargetARN:     env.ScheduleTargetARN,
+		RoleARN:       env.SchedulerRoleARN,
+		DeadLetterARN: env.SchedulerDeadLetterARN,
+	}, ebscheduler.WithLogger(log))
+}
+
+// NewEndpointFunction builds an endpoint function that manages schedules
+// (publishWorkflow, toggleScheduledWorkflow).
+func NewEndpointFunction(env lambdamode.Env, log *slog.Logger, name string, optFns ...func(*scheduler.Options)) (*lambdamode.Endpoint, error) {
+	sched, err := NewScheduler(env, log, optFns...)
+	if err != nil {
+		return nil, err
+	}
+	return env.NewEndpointFunction(log, name, app.WithScheduler(sched))
+}
+
+// NewTargetFunction builds the function that schedules invoke, which
+// starts the scheduled runs. opts give the service its runner.
+func NewTargetFunction(env lambdamode.Env, log *slog.Logger, opts ...app.Option) (*ebscheduler.Target, error) {
+	svc, err := env.NewService(log, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return ebscheduler.NewTarget(svc, ebscheduler.WithTargetLogger(log))
+}

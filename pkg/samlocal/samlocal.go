@@ -1,0 +1,297 @@
+// Package samlocal prepares `sam local invoke`: it seeds a store (DynamoDB
+// Local) with the records the sample events refer to, and renders one
+// sample event per Lambda function, as events/<function>.json holds them.
+// The store assigns workflow and card ids, so the events are written after
+// the records they name.
+package samlocal
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/cardflow/cardflow/pkg/app"
+	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/ebscheduler"
+	"github.com/cardflow/cardflow/pkg/lambdamode"
+	"github.com/cardflow/cardflow/pkg/localscheduler"
+	"github.com/cardflow/cardflow/pkg/sample"
+	"github.com/cardflow/cardflow/pkg/sfnrunner"
+)
+
+// The tenant of the sample records.
+const (
+	Organization = "sam-local-org"
+	Workspace    = "sam-local-workspace"
+)
+
+// Fixture names the seeded records the events refer to.
+type Fixture struct {
+	sample.IDs
+	// Key is an API key with every scope, for the authorizer's event.
+	Key   string
+	Actor string
+	// WaitingExecutionID waits at the approval card for ProcessID.
+	WaitingExecutionID string
+	ProcessID          string
+	// SeededAt is when the records were written.
+	SeededAt time.Time
+}
+
+// Seed writes the sample records to store.
+func Seed(ctx context.Context, store cardflow.Store, now time.Time) (*Fixture, error) {
+	// Publishing the sample's scheduled workflow records its schedule; this
+	// process only seeds, so the scheduler is never started and fires none.
+	sched, err := localscheduler.New(func(context.Context, *cardflow.Schedule, time.Time) error { return nil })
+	if err != nil {
+		return nil, err
+	}
+	svc, err := app.New(store, app.WithScheduler(sched))
+	if err != nil {
+		return nil, err
+	}
+	key, k, err := svc.CreateKey(ctx, app.CreateKeyInput{OrganizationID: Organization, WorkspaceID: Workspace, Scopes: cardflow.AllScopes, Name: "sam-local"})
+	if err != nil {
+		return nil, err
+	}
+	f := &Fixture{Key: key, Actor: k.Name, SeededAt: now}
+	admin := &cardflow.Principal{OrganizationID: Organization, WorkspaceID: Workspace, Scopes: cardflow.AllScopes, Actor: f.Actor}
+	if f.IDs, err = sample.Load(cardflow.NewContextWithPrincipal(ctx, admin), svc, now); err != nil {
+		return nil, err
+	}
+	if err := f.seedWaiting(ctx, svc, now); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// seedWaiting records an execution of the approval workflow that waits at
+// its card for a process id, as the engine leaves one.
+func (f *Fixture) seedWaiting(ctx context.Context, svc *app.Service, now time.Time) error {
+	const version = 2
+	admin := cardflow.NewContextWithPrincipal(ctx, &cardflow.Principal{OrganizationID: Organization, WorkspaceID: Workspace, Scopes: cardflow.AllScopes, Actor: f.Actor})
+	w, err := svc.GetWorkflow(admin, f.ApprovalWorkflowID, version)
+	if err != nil {
+		return err
+	}
+	ms := now.UnixMilli()
+	id := cardflow.NewID(now)
+	f.WaitingExecutionID, f.ProcessID = id, "PO-"+strings.ToLower(id[len(id)-8:])
+	input := map[string]any{"requester": "ann@example.com", "item": "Workstation", "amount": 4800.0}
+	ex := &cardflow.Execution{
+		WorkflowExecutionID: id, WorkflowID: w.WorkflowID, WorkflowVersion: w.WorkflowVersion,
+		OrganizationID: Organization, WorkspaceID: Workspace,
+		WorkflowCurrentState: "Manager approval", WorkflowTriggerType: cardflow.TriggerRequest, Status: cardflow.ExecWaiting,
+		WorkflowEventLog: cardflow.EventLog{Total: 2, Events: []cardflow.Event{
+			{At: ms, Type: cardflow.EventStarted, Message: "by " + f.Actor},
+			{At: ms, Type: cardflow.EventWaiting, StepID: "approve", Step: "Manager approval", Message: "card delivered"},
+		}},
+		CondensedLogs:        map[string]cardflow.StepLog{},
+		WorkflowInputPayload: input,
+		WorkflowDetails:      cardflow.WorkflowDetails{WorkflowName: w.WorkflowName, WorkflowSteps: w.WorkflowSteps, WorkflowConnections: w.WorkflowConnections},
+		CreatedOn:            ms, ModifiedOn: ms,
+		State: cardflow.ExecutionState{StepID: "approve", Phase: cardflow.PhaseWaiting, ProcessID: f.ProcessID, Outputs: map[string]any{}, Wait: 1},
+	}
+	proc := &cardflow.Process{
+		OrganizationID: Organization, ProcessID: f.ProcessID, WorkflowID: w.WorkflowID, ExecutionID: id,
+		Wait: &cardflow.Wait{Seq: 1, StepID: "approve", OpenedOn: ms}, Waits: 1, CreatedOn: ms,
+	}
+	return svc.Store().StartExecution(ctx, ex, proc, nil)
+}
+
+// The functions that are not endpoints, by the names of their events.
+const (
+	Authorizer     = "authorizer"
+	ScheduleTarget = "scheduleTarget"
+	Housekeeping   = "housekeeping"
+	Advance        = "advance"
+	Park           = "park"
+)
+
+// Events renders the sample event of every function, by function name.
+func Events(f *Fixture) (map[string]any, error) {
+	auth := map[string]any{
+		"principalId":                  f.Actor,
+		lambdamode.ContextOrganization: Organization,
+		lambdamode.ContextWorkspace:    Workspace,
+		lambdamode.ContextScopes:       strings.Join(cardflow.AllScopes, ","),
+		lambdamode.ContextActor:        f.Actor,
+	}
+	get := func(path string, query map[string]string) request {
+		return request{method: "GET", resource: path, path: path, query: query}
+	}
+	post := func(path string, body any) request {
+		return request{method: "POST", resource: path, path: path, body: body}
+	}
+	wf, card := f.ApprovalWorkflowID, f.ApprovalCardID
+	reqs := map[string]request{
+		"getWorkflowExecutionById":    get("/v1/workflows/getWorkflowExecutionById", map[string]string{"workflow_id": wf, "workflow_execution_id": f.ExecutionID}),
+		"getWorkflowExecutionHistory": get("/v1/workflows/getWorkflowExecutionHistory", map[string]string{"workflow_id": wf, "limit": "5"}),
+		"getOrganizationExecutions":   get("/v1/workflows/getOrganizationExecutions", map[string]string{"limit": "5"}),
+		"getWorkflowById":             get("/v1/workflows/getWorkflowById", map[string]string{"workflow_id": wf, "workflow_version": "2"}),
+		"getOrganizationWorkflows":    get("/v1/workflows/getOrganizationWorkflows", map[string]string{"limit": "5"}),
+		"getWorkflowSchemaById":       get("/v1/workflows/getWorkflowSchemaById", map[string]string{"workflow_id": wf, "workflow_version": "2"}),
+		"saveWorkflow": post("/v1/workflows/saveWorkflow", map[string]any{
+			"workflow_name": "Leave request",
+			"workflow_steps": []any{
+				map[string]any{"id": "start", "name": "Request", "type": "trigger", "config": map[string]any{"kind": "REQUEST"}},
+				map[string]any{"id": "long", "name": "Long leave?", "type": "condition", "config": map[string]any{}},
+				map[string]any{"id": "ask", "name": "Manager approval", "type": "card", "config": map[string]any{"card_id": card, "data": map[string]any{"requester": "{{ input.name }}"}, "timeout": "P2D"}},
+				map[string]any{"id": "done", "name": "Done", "type": "end", "config": map[string]any{"status": "SUCCEEDED"}},
+			},
+			"workflow_connections": []any{
+				map[string]any{"from": "start", "to": "long"},
+				map[string]any{"from": "long", "to": "ask", "when": "input.days > 3"},
+				map[string]any{"from": "long", "to": "done"},
+				map[string]any{"from": "ask", "to": "done"},
+			},
+		}),
+		"publishWorkflow":      post("/v1/workflows/publishWorkflow", map[string]any{"workflow_id": wf, "workflow_version": 2}),
+		"getCardById":          get("/v1/adaptive-cards/getCardById", map[string]string{"card_id": card, "card_version": "1"}),
+		"getLatestActiveCard":  get("/v1/adaptive-cards/getLatestActiveCard", map[string]string{"card_id": card}),
+		"getOrganizationCards": get("/v1/adaptive-cards/getOrganizationCards", map[string]string{"limit": "5"}),
+		"saveCard": post("/v1/adaptive-cards/saveCard", map[string]any{
+			"card_name": "Leave request",
+			"card_payload": map[string]any{
+				"type": "AdaptiveCard", "version": "1.5",
+				"body":    []any{map[string]any{"type": "TextBlock", "text": "${name} asks for ${days} days off", "wrap": true}},
+				"actions": []any{map[string]any{"type": "Action.Submit", "title": "Approve", "data": map[string]any{"decision": "approve"}}},
+			},
+		}),
+		"publishCard": post("/v1/adaptive-cards/publishCard", map[string]any{"card_id": card, "card_version": 2}),
+		"triggerWorkflow": {
+			method: "POST", resource: "/v1/workflows/triggerworkflow/{workflow_id}/{workflow_version}",
+			path:       "/v1/workflows/triggerworkflow/" + wf + "/2",
+			pathParams: map[string]string{"workflow_id": wf, "workflow_version": "2"},
+			query:      map[string]string{"process_id": "PO-sample-trigger"},
+			body:       map[string]any{"requester": "ann@example.com", "item": "Workstation", "amount": 4800},
+		},
+		"toggleScheduledWorkflow": post("/v1/workflows/toggleScheduledWorkflow", map[string]any{"workflow_id": f.ScheduleWorkflowID, "workflow_version": 1, "action": "PAUSE"}),
+		"cancelExecution":         post("/v1/workflows/cancelExecution", map[string]any{"workflow_id": wf, "workflow_execution_id": f.WaitingExecutionID, "reason": "order withdrawn"}),
+		"resumeWorkflow": {
+			method: "POST", resource: "/v1/workflows/{action}/{process_id}",
+			path:       "/v1/workflows/resumeworkflow/" + f.ProcessID,
+			pathParams: map[string]string{"action": "resumeworkflow", "process_id": f.ProcessID},
+			body:       map[string]any{"source": "TEAMS", "decision": "approve", "comment": "Within budget"},
+		},
+	}
+	out := map[string]any{}
+	for _, fn := range lambdamode.Endpoints {
+		r, ok := reqs[fn.Name]
+		if !ok {
+			return nil, fmt.Errorf("samlocal: no sample event for %s", fn.Name)
+		}
+		ev, err := r.event(auth)
+		if err != nil {
+			return nil, fmt.Errorf("samlocal: %s: %w", fn.Name, err)
+		}
+		out[fn.Name] = ev
+	}
+	out[Authorizer] = events.APIGatewayCustomAuthorizerRequestTypeRequest{
+		Type:       "REQUEST",
+		MethodArn:  "arn:aws:execute-api:us-east-1:123456789012:abcdef1234/dev/GET/v1/workflows/getWorkflowById",
+		Resource:   "/v1/workflows/getWorkflowById",
+		Path:       "/v1/workflows/getWorkflowById",
+		HTTPMethod: "GET",
+		Headers:    map[string]string{lambdamode.APIKeyHeader: f.Key},
+		MultiValueHeaders: map[string][]string{
+			lambdamode.APIKeyHeader: {f.Key},
+		},
+		QueryStringParameters: map[string]string{"workflow_id": wf, "workflow_version": "2"},
+		RequestContext: events.APIGatewayCustomAuthorizerRequestTypeRequestContext{
+			AccountID: "123456789012", ResourceID: "abc123", Stage: "dev", RequestID: "c6af9ac6-7b61-11e6-9a41-93e8deadbeef",
+			ResourcePath: "/v1/workflows/getWorkflowById", HTTPMethod: "GET", APIID: "abcdef1234",
+		},
+	}
+	// What EventBridge Scheduler delivers for the sample's scheduled
+	// workflow: the schedule's Input with the run's time filled in.
+	out[ScheduleTarget] = ebscheduler.TargetInput{
+		OrganizationID: Organization, WorkspaceID: Workspace, WorkflowID: f.ScheduleWorkflowID, WorkflowVersion: 1,
+		ScheduledTime: f.SeededAt.UTC().Truncate(time.Minute).Add(time.Minute).Format(time.RFC3339),
+	}
+	at := f.SeededAt.UTC().Truncate(time.Minute)
+	out[Housekeeping] = events.EventBridgeEvent{
+		Version: "0", ID: "53dc4d37-cffa-4f76-80c9-8b7d4a4d2eaa", DetailType: "Scheduled Event", Source: "aws.events",
+		AccountID: "123456789012", Time: at, Region: "us-east-1",
+		Resources: []string{"arn:aws:events:us-east-1:123456789012:rule/cardflow-dev-HousekeepingFunctionEvery5Minutes"},
+		Detail:    json.RawMessage(`{}`),
+	}
+	// What the runner's state machine passes its tasks for the waiting
+	// execution.
+	waiting := cardflow.ExecutionRef{OrganizationID: Organization, WorkflowID: wf, ExecutionID: f.WaitingExecutionID}
+	out[Advance] = sfnrunner.AdvanceInput{Execution: waiting}
+	out[Park] = sfnrunner.ParkInput{
+		Execution: waiting, Wait: 1, ProcessID: f.ProcessID, TimeoutSeconds: 172801,
+		TaskToken: "AQCEAAAAKgAAAAMAAAAAAAAAAcardflowsamplelocaltasktoken",
+	}
+	return out, nil
+}
+
+// request is the part of an API Gateway proxy event that differs between
+// endpoints.
+type request struct {
+	method, resource, path string
+	pathParams, query      map[string]string
+	body                   any
+}
+
+// event renders a REST API proxy event as API Gateway sends it after the
+// authorizer allowed the request.
+func (r request) event(auth map[string]any) (events.APIGatewayProxyRequest, error) {
+	ev := events.APIGatewayProxyRequest{
+		Resource:   r.resource,
+		Path:       r.path,
+		HTTPMethod: r.method,
+		Headers:    map[string]string{"Host": "abcdef1234.execute-api.us-east-1.amazonaws.com", "User-Agent": "curl/8.5.0", "Accept": "*/*"},
+		RequestContext: events.APIGatewayProxyRequestContext{
+			AccountID: "123456789012", ResourceID: "abc123", Stage: "dev", DomainName: "abcdef1234.execute-api.us-east-1.amazonaws.com",
+			RequestID: "c6af9ac6-7b61-11e6-9a41-93e8deadbeef", Protocol: "HTTP/1.1", ResourcePath: r.resource, Path: "/dev" + r.path,
+			Authorizer: auth, HTTPMethod: r.method, APIID: "abcdef1234",
+			Identity: events.APIGatewayRequestIdentity{SourceIP: "203.0.113.7", UserAgent: "curl/8.5.0"},
+		},
+		PathParameters:        r.pathParams,
+		QueryStringParameters: r.query,
+	}
+	if len(r.query) > 0 {
+		ev.MultiValueQueryStringParameters = map[string][]string{}
+		for k, v := range r.query {
+			ev.MultiValueQueryStringParameters[k] = []string{v}
+		}
+	}
+	ev.MultiValueHeaders = map[string][]string{}
+	if r.body != nil {
+		b, err := json.Marshal(r.body)
+		if err != nil {
+			return ev, err
+		}
+		ev.Body = string(b)
+		ev.Headers["Content-Type"] = "application/json"
+	}
+	for k, v := range ev.Headers {
+		ev.MultiValueHeaders[k] = []string{v}
+	}
+	return ev, nil
+}
+
+// WriteEvents writes each event to dir/<function>.json.
+func WriteEvents(dir string, evs map[string]any) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for name, ev := range evs {
+		b, err := json.MarshalIndent(ev, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, name+".json"), append(b, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}

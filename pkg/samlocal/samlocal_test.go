@@ -1,0 +1,422 @@
+package samlocal_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/scheduler"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
+
+	"github.com/cardflow/cardflow/pkg/app"
+	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/dynamostore"
+	"github.com/cardflow/cardflow/pkg/ebscheduler"
+	"github.com/cardflow/cardflow/pkg/ebscheduler/ebschedulertest"
+	"github.com/cardflow/cardflow/pkg/engine"
+	"github.com/cardflow/cardflow/pkg/expr"
+	"github.com/cardflow/cardflow/pkg/lambdamode"
+	"github.com/cardflow/cardflow/pkg/lambdamode/advance"
+	"github.com/cardflow/cardflow/pkg/lambdamode/runner"
+	"github.com/cardflow/cardflow/pkg/lambdamode/schedules"
+	"github.com/cardflow/cardflow/pkg/samlocal"
+	"github.com/cardflow/cardflow/pkg/sfnfake"
+	"github.com/cardflow/cardflow/pkg/sfnrunner"
+)
+
+// endpoint returns DYNAMODB_ENDPOINT. Without it the test is skipped, or
+// fails where CARDFLOW_STRICT_TESTS=1 demands that every test run.
+func endpoint(t *testing.T) string {
+	t.Helper()
+	ep := os.Getenv("DYNAMODB_ENDPOINT")
+	if ep == "" {
+		const why = "DYNAMODB_ENDPOINT is not set: run `make test`, which starts DynamoDB Local, " +
+			"or `tools/dynamodblocal/run.sh go test ./pkg/samlocal/`"
+		if os.Getenv("CARDFLOW_STRICT_TESTS") == "1" {
+			t.Fatal(why)
+		}
+		t.Skip(why)
+	}
+	return ep
+}
+
+// newTables creates tables of their own for one test and deletes them at
+// its end.
+func newTables(t *testing.T, ep string) (*dynamodb.Client, string) {
+	t.Helper()
+	ctx := context.Background()
+	prefix := "cardflow-samlocal-" + strings.ToLower(cardflow.NewID(time.Now())) + "-"
+	client, err := dynamostore.NewClient(ctx, ep, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dynamostore.CreateTables(ctx, client, prefix); err != nil {
+		t.Fatalf("DynamoDB at %s: %v", ep, err)
+	}
+	t.Cleanup(func() {
+		for _, tb := range dynamostore.Tables(prefix) {
+			client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: tb.Input.TableName})
+		}
+	})
+	return client, prefix
+}
+
+// newEndpoint builds an endpoint function's handler as its main.go does,
+// with EventBridge Scheduler at the stand-in's URL.
+func newEndpoint(t *testing.T, env lambdamode.Env, log *slog.Logger, name, schedulerURL string, atSFN func(*sfn.Options)) *lambdamode.Endpoint {
+	t.Helper()
+	if name == "triggerWorkflow" || name == "resumeWorkflow" || name == "cancelExecution" {
+		h, err := runner.NewEndpointFunction(env, log, name, atSFN)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return h
+	}
+	if name == "publishWorkflow" || name == "toggleScheduledWorkflow" {
+		h, err := schedules.NewEndpointFunction(env, log, name, func(o *scheduler.Options) { o.BaseEndpoint = aws.String(schedulerURL) })
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return h
+	}
+	var opts []app.Option
+	if name == "saveWorkflow" {
+		exprs, err := expr.NewEnv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		checker, err := engine.NewChecker(exprs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts = append(opts, app.WithChecker(checker))
+	}
+	h, err := env.NewEndpointFunction(log, name, opts...)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return h
+}
+
+// lambdaFunc adapts a handler to a function of the Step Functions
+// stand-in, decoding and encoding JSON as the Lambda runtime does.
+func lambdaFunc[In, Out any](h func(context.Context, In) (Out, error)) sfnfake.Func {
+	return func(ctx context.Context, payload []byte) ([]byte, error) {
+		var in In
+		if err := json.Unmarshal(payload, &in); err != nil {
+			return nil, err
+		}
+		out, err := h(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(out)
+	}
+}
+
+// decode reads an event the way the Lambda runtime does: JSON into the
+// handler's input type.
+func decode[T any](t *testing.T, name string, ev any) T {
+	t.Helper()
+	b, err := json.Marshal(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v T
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return v
+}
+
+// TestEvents feeds every sample event to its function's handler, built as
+// main.go builds it, over DynamoDB Local with the sample records seeded,
+// and checks the answers.
+func TestEvents(t *testing.T) {
+	ep := endpoint(t)
+	_, prefix := newTables(t, ep)
+	env, err := lambdamode.LoadEnv(func(k string) string {
+		return map[string]string{
+			lambdamode.EnvDynamoDBEndpoint:  ep,
+			lambdamode.EnvTablePrefix:       prefix,
+			lambdamode.EnvLogLevel:          "ERROR",
+			"AWS_ACCESS_KEY_ID":             "AKIDEXAMPLE",
+			"AWS_SECRET_ACCESS_KEY":         "secret",
+			lambdamode.EnvScheduleGroup:     "default",
+			lambdamode.EnvScheduleTargetARN: "arn:aws:lambda:us-east-1:123456789012:function:cardflow-test-schedule-target",
+			lambdamode.EnvSchedulerRoleARN:  "arn:aws:iam::123456789012:role/cardflow-test-scheduler",
+		}[k]
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	ctx := context.Background()
+	// Each function reaches DynamoDB through a proxy that notes the
+	// permissions its requests need, checked against template.yaml at the end.
+	perms := newPermissions(t, ep, prefix)
+	envFor := func(fn string) lambdamode.Env {
+		e := env
+		e.DynamoDBEndpoint = perms.endpoint(t, fn)
+		return e
+	}
+	standin := ebschedulertest.New()
+	defer standin.Close()
+	// Step Functions runs the runner's definition with Advance and Park
+	// bound to the handlers the advance and park functions build.
+	const advanceARN = "arn:aws:lambda:us-east-1:123456789012:function:cardflow-test-advance"
+	const parkARN = "arn:aws:lambda:us-east-1:123456789012:function:cardflow-test-park"
+	def, err := os.ReadFile(filepath.Join("..", "..", "statemachine", "runner.asl.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var handlers, parkHandlers *sfnrunner.Handlers
+	sfnStandin, err := sfnfake.New(sfnfake.Config{
+		Definition:    def,
+		Substitutions: map[string]string{"AdvanceFunctionArn": advanceARN, "ParkFunctionArn": parkARN},
+		Functions: map[string]sfnfake.Func{
+			advanceARN: lambdaFunc(func(ctx context.Context, in sfnrunner.AdvanceInput) (sfnrunner.AdvanceOutput, error) {
+				return handlers.Advance(ctx, in)
+			}),
+			parkARN: lambdaFunc(func(ctx context.Context, in sfnrunner.ParkInput) (any, error) { return nil, parkHandlers.Park(ctx, in) }),
+		},
+		Name: "cardflow-test-runner",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sfnStandin.Close()
+	env.StateMachineARN = sfnStandin.StateMachineARN
+	atSFN := func(o *sfn.Options) { o.BaseEndpoint = aws.String(sfnStandin.URL) }
+	if handlers, err = advance.NewHandlers(envFor("advance"), log, atSFN); err != nil {
+		t.Fatal(err)
+	}
+	if parkHandlers, err = advance.NewHandlers(envFor("park"), log, atSFN); err != nil {
+		t.Fatal(err)
+	}
+	runOpt, err := runner.Option(env, log, atSFN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := env.OpenStore(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := samlocal.Seed(ctx, store, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := samlocal.Events(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("authorizer", func(t *testing.T) {
+		h, err := envFor("authorizer").NewAuthorizerFunction(log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := decode[events.APIGatewayCustomAuthorizerRequestTypeRequest](t, samlocal.Authorizer, evs[samlocal.Authorizer])
+		got, err := h.Handle(ctx, req)
+		if err != nil {
+			t.Fatalf("Handle: %v", err)
+		}
+		st := got.PolicyDocument.Statement
+		if len(st) != 1 || st[0].Effect != "Allow" || !slices.Equal(st[0].Resource, []string{"arn:aws:execute-api:us-east-1:123456789012:abcdef1234/dev/*"}) {
+			t.Errorf("policy = %+v, want Allow on every method of the stage", got.PolicyDocument)
+		}
+		want := map[string]any{"organization_id": samlocal.Organization, "workspace_id": samlocal.Workspace, "scopes": "read,execute,admin", "actor": f.Actor}
+		for k, v := range want {
+			if got.Context[k] != v {
+				t.Errorf("context[%s] = %v, want %v", k, got.Context[k], v)
+			}
+		}
+		req.Headers[lambdamode.APIKeyHeader] = f.Key + "x"
+		if _, err := h.Handle(ctx, req); err == nil || err.Error() != "Unauthorized" {
+			t.Errorf("a wrong key: err = %v, want Unauthorized", err)
+		}
+	})
+
+	t.Run("scheduleTarget", func(t *testing.T) {
+		h, err := schedules.NewTargetFunction(envFor("scheduleTarget"), log, runOpt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := h.Handle(ctx, decode[ebscheduler.TargetInput](t, samlocal.ScheduleTarget, evs[samlocal.ScheduleTarget]))
+		if err != nil || !got.Started || got.ExecutionID == "" {
+			t.Errorf("got %+v, %v; want a started execution", got, err)
+		}
+	})
+
+	// The expected answer of each endpoint, in the order they run: resume
+	// before cancel, which closes the process id.
+	for _, c := range []struct {
+		name   string
+		status int
+		// body holds a substring of the answer.
+		body string
+	}{
+		{"getWorkflowExecutionById", 200, `"workflow_execution_id":"` + f.ExecutionID + `"`},
+		{"getWorkflowExecutionHistory", 200, `"workflow_execution_id":"` + f.ExecutionID + `"`},
+		{"getOrganizationExecutions", 200, `"count":3`},
+		{"getWorkflowById", 200, `"workflow_status_version":"ACTIVE_2"`},
+		{"getOrganizationWorkflows", 200, `"count":5`},
+		{"getWorkflowSchemaById", 200, `"workflow_mock_payload"`},
+		{"saveWorkflow", 200, `"workflow_name":"Leave request"`},
+		{"publishWorkflow", 200, `"latest":"true"`},
+		{"getCardById", 200, `"status_version":"ACTIVE-1"`},
+		{"getLatestActiveCard", 200, `"card_version":2`},
+		{"getOrganizationCards", 200, `"count":5`},
+		{"saveCard", 200, `"card_name":"Leave request"`},
+		{"publishCard", 200, `"status_version":"ACTIVE-2"`},
+		{"triggerWorkflow", 200, `"service_execution_id"`},
+		{"toggleScheduledWorkflow", 200, `"status":"PAUSED"`},
+		{"resumeWorkflow", 200, `"resumed":true`},
+		{"cancelExecution", 200, `"status":"CANCELLED"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newEndpoint(t, envFor(c.name), log, c.name, standin.URL, atSFN)
+			got, err := h.Handle(ctx, decode[events.APIGatewayProxyRequest](t, c.name, evs[c.name]))
+			if err != nil {
+				t.Fatalf("Handle: %v", err)
+			}
+			if got.StatusCode != c.status || !strings.Contains(got.Body, c.body) {
+				t.Errorf("got %d %s\nwant %d with %s", got.StatusCode, got.Body, c.status, c.body)
+			}
+			if ct := got.MultiValueHeaders["Content-Type"]; !slices.Equal(ct, []string{"application/json"}) {
+				t.Errorf("Content-Type = %q, want application/json", ct)
+			}
+		})
+	}
+
+	// The runner's tasks for the waiting execution, which the loop above
+	// resumed and then cancelled: Advance sees it cancelled, and Park ends
+	// its own task, which the stand-in does not know.
+	t.Run("advance", func(t *testing.T) {
+		got, err := handlers.Advance(ctx, decode[sfnrunner.AdvanceInput](t, samlocal.Advance, evs[samlocal.Advance]))
+		if err != nil || got.Status != cardflow.ExecCancelled {
+			t.Errorf("got %+v, %v; want status CANCELLED", got, err)
+		}
+	})
+	t.Run("park", func(t *testing.T) {
+		if err := parkHandlers.Park(ctx, decode[sfnrunner.ParkInput](t, samlocal.Park, evs[samlocal.Park])); err != nil {
+			t.Errorf("Park: %v", err)
+		}
+	})
+
+	// The triggered execution ran on the state machine to its card and
+	// waits there for the process id the event gave.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		p, err := store.GetProcess(ctx, samlocal.Organization, "PO-sample-trigger")
+		if err == nil && p.Wait != nil && p.Wait.Token != "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the triggered execution did not park at its card within 10 s: %+v, %v", p, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	// The schedule's state went to EventBridge Scheduler.
+	if sc, ok := standin.Schedule("default", ebscheduler.Name(samlocal.Organization, f.ScheduleWorkflowID)); !ok || sc.State != "DISABLED" {
+		t.Errorf("after PAUSE the stand-in holds %+v (found %v), want a DISABLED schedule", sc, ok)
+	}
+
+	t.Run("housekeeping", func(t *testing.T) {
+		h, err := envFor("housekeeping").NewHousekeepingFunction(log, runOpt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := h.Handle(ctx, decode[events.EventBridgeEvent](t, samlocal.Housekeeping, evs[samlocal.Housekeeping]))
+		if err != nil || got != (app.HousekeepReport{}) {
+			t.Errorf("got %+v, %v; want nothing to do", got, err)
+		}
+	})
+
+	perms.checkTemplate(t)
+}
+
+// TestCommittedEvents checks events/: one file per function, each an event
+// of its function's input type for the same route as Events renders.
+func TestCommittedEvents(t *testing.T) {
+	f := &samlocal.Fixture{Key: "cfk_000000000000_x", Actor: "sam-local"}
+	want, err := samlocal.Events(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join("..", "..", "events")
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range files {
+		names = append(names, strings.TrimSuffix(filepath.Base(p), ".json"))
+	}
+	var wantNames []string
+	for n := range want {
+		wantNames = append(wantNames, n)
+	}
+	slices.Sort(wantNames)
+	if !slices.Equal(names, wantNames) {
+		t.Errorf("events/ holds %v, want %v", names, wantNames)
+	}
+	for _, name := range names {
+		b, err := os.ReadFile(filepath.Join(dir, name+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var raw any
+		if err := json.Unmarshal(b, &raw); err != nil {
+			t.Fatalf("events/%s.json: %v", name, err)
+		}
+		switch name {
+		case samlocal.ScheduleTarget:
+			if got := decode[ebscheduler.TargetInput](t, name, raw); got.OrganizationID != samlocal.Organization || got.WorkflowVersion != 1 {
+				t.Errorf("events/%s.json: %+v, want the sample's scheduled workflow", name, got)
+			}
+			continue
+		case samlocal.Advance:
+			if got := decode[sfnrunner.AdvanceInput](t, name, raw); got.Execution.OrganizationID != samlocal.Organization {
+				t.Errorf("events/%s.json: %+v, want an execution of %s", name, got, samlocal.Organization)
+			}
+			continue
+		case samlocal.Park:
+			if got := decode[sfnrunner.ParkInput](t, name, raw); got.TaskToken == "" || got.Wait != 1 {
+				t.Errorf("events/%s.json: %+v, want a task token for wait 1", name, got)
+			}
+			continue
+		case samlocal.Housekeeping:
+			if got := decode[events.EventBridgeEvent](t, name, raw); got.DetailType != "Scheduled Event" {
+				t.Errorf("events/%s.json: detail-type %q, want Scheduled Event", name, got.DetailType)
+			}
+			continue
+		}
+		if name == samlocal.Authorizer {
+			got := decode[events.APIGatewayCustomAuthorizerRequestTypeRequest](t, name, raw)
+			if got.Type != "REQUEST" || !strings.HasPrefix(got.Headers[lambdamode.APIKeyHeader], "cfk_") {
+				t.Errorf("events/%s.json: type %q, x-api-key %q; want a REQUEST with a key", name, got.Type, got.Headers[lambdamode.APIKeyHeader])
+			}
+			continue
+		}
+		got := decode[events.APIGatewayProxyRequest](t, name, raw)
+		w := want[name].(events.APIGatewayProxyRequest)
+		if got.Resource != w.Resource || got.HTTPMethod != w.HTTPMethod || got.RequestContext.Authorizer["organization_id"] != samlocal.Organization {
+			t.Errorf("events/%s.json: %s %s for %v, want %s %s for %s", name, got.HTTPMethod, got.Resource, got.RequestContext.Authorizer["organization_id"], w.HTTPMethod, w.Resource, samlocal.Organization)
+		}
+	}
+}
