@@ -2,17 +2,22 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/cardflow/cardflow/pkg/localmode"
+	"github.com/cardflow/cardflow/pkg/teams"
 )
 
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, dataDir := newFlags("serve", stderr)
 	addr := fs.String("addr", ":"+envOr("PORT", "3000"), "HTTP listen address")
 	early := fs.String("early-resume", envOr("CARDFLOW_EARLY_RESUME", "10m"), "how long a resume waits for its execution to reach the wait")
+	tf := teamsFlags(fs)
 	pprofAddr := fs.String("pprof", "", "serve runtime profiles (net/http/pprof) on this loopback address, e.g. 127.0.0.1:6060")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -21,11 +26,54 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil || d <= 0 {
 		return fmt.Errorf("--early-resume (CARDFLOW_EARLY_RESUME) %q is not a positive duration such as 10m", *early)
 	}
+	tc, err := tf.config()
+	if err != nil {
+		return err
+	}
 	log := newLogger(stderr)
 	if *pprofAddr != "" {
 		if err := startPprof(ctx, *pprofAddr, log); err != nil {
 			return err
 		}
 	}
-	return localmode.Run(ctx, localmode.Config{Addr: *addr, DataDir: *dataDir, Out: stdout, Log: log, EarlyResume: d})
+	return localmode.Run(ctx, localmode.Config{Addr: *addr, DataDir: *dataDir, Out: stdout, Log: log, EarlyResume: d, Teams: tc})
+}
+
+// teamsSettings are the serve flags of the Microsoft Teams integration.
+type teamsSettings struct {
+	publicURL, signing, linkTTL, appID, appSecret, tokenURL, openID, hosts *string
+}
+
+func teamsFlags(fs *flag.FlagSet) *teamsSettings {
+	return &teamsSettings{
+		publicURL: fs.String("public-url", os.Getenv("CARDFLOW_PUBLIC_URL"), "the service's address as people reach it, for Teams response links"),
+		signing:   fs.String("teams-signing-secret", os.Getenv("CARDFLOW_TEAMS_SIGNING_SECRET"), "name of the secret holding the key that signs Teams response links and bot card data"),
+		linkTTL:   fs.String("teams-link-ttl", envOr("CARDFLOW_TEAMS_LINK_TTL", "336h"), "how long a Teams response link works"),
+		appID:     fs.String("teams-app-id", os.Getenv("CARDFLOW_TEAMS_APP_ID"), "the Teams bot's Microsoft app id (enables POST /v1/teams/messages)"),
+		appSecret: fs.String("teams-app-secret", os.Getenv("CARDFLOW_TEAMS_APP_SECRET"), "name of the secret holding the bot's client secret"),
+		tokenURL:  fs.String("teams-token-url", envOr("CARDFLOW_TEAMS_TOKEN_URL", teams.DefaultTokenURL), "the bot's OAuth2 token endpoint"),
+		openID:    fs.String("teams-openid-url", envOr("CARDFLOW_TEAMS_OPENID_URL", teams.DefaultOpenIDMetadataURL), "OpenID metadata of the Bot Framework's token signing keys"),
+		hosts:     fs.String("teams-service-hosts", envOr("CARDFLOW_TEAMS_SERVICE_HOSTS", strings.Join(teams.DefaultServiceHosts, ",")), "Bot Connector hosts a conversation's service URL may name (a leading dot allows subdomains)"),
+	}
+}
+
+func (t *teamsSettings) config() (teams.Config, error) {
+	ttl, err := time.ParseDuration(*t.linkTTL)
+	if err != nil || ttl <= 0 {
+		return teams.Config{}, fmt.Errorf("--teams-link-ttl (CARDFLOW_TEAMS_LINK_TTL) %q is not a positive duration such as 336h", *t.linkTTL)
+	}
+	if *t.appID != "" && (*t.appSecret == "" || *t.signing == "") {
+		return teams.Config{}, fmt.Errorf("--teams-app-id needs --teams-app-secret and --teams-signing-secret (secret names)")
+	}
+	var hosts []string
+	for _, h := range strings.Split(*t.hosts, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			hosts = append(hosts, h)
+		}
+	}
+	return teams.Config{
+		PublicURL: *t.publicURL, SigningSecret: *t.signing, LinkTTL: ttl,
+		AppID: *t.appID, AppSecret: *t.appSecret, TokenURL: *t.tokenURL,
+		OpenIDMetadataURL: *t.openID, ServiceHosts: hosts,
+	}, nil
 }

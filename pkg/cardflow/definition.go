@@ -104,6 +104,9 @@ func (w *Workflow) ValidateDefinition() error {
 	if trigger == nil {
 		return Errorf(EINVALID, "workflow_steps has no trigger step; a workflow has exactly one")
 	}
+	if err := w.validateTeams(); err != nil {
+		return err
+	}
 	out := make(map[string][]Connection, len(steps))
 	for i, c := range w.WorkflowConnections {
 		where := fmt.Sprintf("workflow_connections[%d] (%s -> %s)", i, c.From, c.To)

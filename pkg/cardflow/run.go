@@ -322,6 +322,11 @@ type Delivery struct {
 	CardPayload    map[string]any `json:"card_payload"`
 	Data           any            `json:"data"`
 	CreatedOn      int64          `json:"created_on"`
+	// Wait is the sequence number of the wait the card answers, so an
+	// answer to an old card cannot resume a later wait.
+	Wait int `json:"wait"`
+	// Teams is the step's delivery profile (see TeamsProfile).
+	Teams map[string]any `json:"teams,omitempty"`
 }
 
 // Deliverer sends the cards of card steps.

@@ -74,7 +74,8 @@ func (r *run) cardDelivery(ctx context.Context, n *node) (*cardflow.Delivery, er
 		OrganizationID: ex.OrganizationID, WorkflowID: ex.WorkflowID, ExecutionID: ex.WorkflowExecutionID,
 		StepID: n.step.ID, ProcessID: ex.State.ProcessID,
 		CardID: card.CardID, CardVersion: card.CardVersion, CardPayload: payload, Data: data,
-		CreatedOn: r.millis(),
+		CreatedOn: r.millis(), Wait: ex.State.Wait,
+		Teams: cardflow.TeamsProfile(ex.State.Integrations, n.step.Config),
 	}, nil
 }
 
@@ -89,6 +90,13 @@ func (r *run) checkWait(ctx context.Context, n *node) (*Result, error) {
 	}
 	if p.Waits < ex.State.Wait {
 		if p, err = r.open(ctx, n, p); err != nil {
+			if cardflow.ErrorCode(err) == cardflow.EINVALID {
+				// The step's delivery cannot work as configured (a
+				// missing secret, a webhook that refuses the card):
+				// retrying will not help, so the step fails.
+				log := ex.CondensedLogs[n.step.ID]
+				return nil, r.leave(ctx, n, outcome{input: log.Input, reason: "delivery: " + cardflow.ErrorMessage(err)}, log.StartedOn)
+			}
 			return nil, err
 		}
 	}

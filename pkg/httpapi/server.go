@@ -17,6 +17,7 @@ import (
 
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/teams"
 )
 
 // MaxBodyBytes is the largest request body accepted (256 KB).
@@ -46,6 +47,7 @@ type Server struct {
 	patterns []string
 	keep     func(*Server)
 	outbox   Outbox
+	teams    *teams.Integration
 }
 
 type handlerFunc func(w http.ResponseWriter, r *http.Request) error
@@ -99,6 +101,7 @@ func New(svc *app.Service, auth Authenticator, opts ...Option) (*Server, error) 
 	if s.outbox != nil {
 		s.add([]route{{"GET", "/v1/adaptive-cards/outbox", cardflow.ScopeRead, s.getOutbox}})
 	}
+	s.add(s.teamsRoutes())
 	if s.keep != nil {
 		s.keep(s)
 	}
@@ -170,10 +173,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, cardflow.Errorf(cardflow.ENOTFOUND, "no endpoint %s; see openapi.yaml for the API", r.URL.Path))
 		return
 	}
-	p, err := s.auth.Authenticate(r)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
+	// Routes without a scope authenticate requests themselves (a Bot
+	// Framework JWT, a signed link) instead of by x-api-key.
+	var p *cardflow.Principal
+	self := selfAuthenticating(methods)
+	if !self {
+		var err error
+		if p, err = s.auth.Authenticate(r); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
 	}
 	rt, ok := methods[r.Method]
 	if !ok {
@@ -183,6 +192,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		w.Header().Set("Allow", strings.Join(allowed, ", "))
 		s.writeError(w, r, cardflow.Errorf(cardflow.EMETHOD, "%s takes %s, not %s", r.URL.Path, strings.Join(allowed, ", "), r.Method))
+		return
+	}
+	if self {
+		if err := rt.handle(w, r); err != nil {
+			s.writeError(w, r, err)
+		}
 		return
 	}
 	if err := app.Authorize(p, rt.scope); err != nil {
@@ -196,6 +211,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err := rt.handle(w, r); err != nil {
 		s.writeError(w, r, err)
 	}
+}
+
+// selfAuthenticating reports whether every route of a path authenticates
+// its requests itself.
+func selfAuthenticating(methods map[string]route) bool {
+	for _, rt := range methods {
+		if rt.scope != "" {
+			return false
+		}
+	}
+	return true
 }
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}

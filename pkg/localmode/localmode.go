@@ -28,6 +28,7 @@ import (
 	"github.com/cardflow/cardflow/pkg/outbound"
 	"github.com/cardflow/cardflow/pkg/sample"
 	"github.com/cardflow/cardflow/pkg/secrets"
+	"github.com/cardflow/cardflow/pkg/teams"
 )
 
 // The demo tenant created on first start.
@@ -61,6 +62,14 @@ type Config struct {
 	// Housekeeping is how often housekeeping runs (default
 	// DefaultHousekeeping).
 	Housekeeping time.Duration
+
+	// Teams configures Microsoft Teams delivery; the zero value keeps every
+	// card in the outbox unless a workflow names a webhook.
+	Teams        teams.Config
+	TeamsOptions []teams.Option
+	// Secrets resolves secret references, overriding the environment's
+	// choice (see integrations).
+	Secrets engine.Secrets
 }
 
 // OpenService opens the store, creating the data directory, and returns the
@@ -130,20 +139,21 @@ func openOutbox(dataDir string, store cardflow.Store) (*boltstore.Store, error) 
 	return boltstore.Open(filepath.Join(dataDir, OutboxFile))
 }
 
-// integrationOptions configures http and erp steps from the environment:
-// CARDFLOW_OUTBOUND_ALLOW lists the private addresses they may call (none by
-// default, as on AWS), and CARDFLOW_SECRETS, CARDFLOW_SECRET_<NAME> and
-// CARDFLOW_SECRETS_DIR say where secrets come from.
-func integrationOptions() ([]engine.Option, error) {
+// integrations configures the outbound calls of http and erp steps and of
+// Teams deliveries from the environment: CARDFLOW_OUTBOUND_ALLOW lists the
+// private addresses they may call (none by default, as on AWS), and
+// CARDFLOW_SECRETS, CARDFLOW_SECRET_<NAME> and CARDFLOW_SECRETS_DIR say where
+// secrets come from.
+func integrations() (*http.Client, secrets.Source, error) {
 	client, err := outbound.FromEnv()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	src, err := secrets.FromEnv(context.Background())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return []engine.Option{engine.WithHTTPClient(client), engine.WithSecrets(src)}, nil
+	return client, src, nil
 }
 
 // Stack is the service with everything that runs executions in process:
@@ -154,6 +164,8 @@ type Stack struct {
 	Service   *app.Service
 	Runner    *localrunner.Runner
 	Scheduler *localscheduler.Scheduler
+	// Teams delivers cards (to the outbox by default) and checks answers.
+	Teams *teams.Integration
 
 	housekeeper *housekeeper
 }
@@ -165,12 +177,12 @@ func NewStack(store cardflow.Store, outbox *boltstore.Store, cfg Config) (*Stack
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	eng, err := NewEngine(store, outbox, cfg)
+	eng, tm, err := newEngine(store, outbox, cfg)
 	if err != nil {
 		return nil, err
 	}
 	early := cfg.earlyResume()
-	st := &Stack{Store: store, Outbox: outbox}
+	st := &Stack{Store: store, Outbox: outbox, Teams: tm}
 	if st.Runner, err = localrunner.New(eng, localrunner.WithLogger(cfg.Log)); err != nil {
 		return nil, err
 	}
@@ -190,20 +202,40 @@ func NewStack(store cardflow.Store, outbox *boltstore.Store, cfg Config) (*Stack
 }
 
 // NewEngine returns the engine of local mode over store, with cards going
-// to deliver; other runners (Step Functions in tests) drive it too.
+// to Teams as cfg.Teams and each workflow say, and otherwise to deliver;
+// other runners (Step Functions in tests) drive it too.
 func NewEngine(store cardflow.Store, deliver cardflow.Deliverer, cfg Config) (*engine.Engine, error) {
+	eng, _, err := newEngine(store, deliver, cfg)
+	return eng, err
+}
+
+// newEngine is NewEngine that also returns the Teams integration, which the
+// answer endpoints need.
+func newEngine(store cardflow.Store, deliver cardflow.Deliverer, cfg Config) (*engine.Engine, *teams.Integration, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
 	env, err := expr.NewEnv()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	calls, err := integrationOptions()
+	client, src, err := integrations()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return engine.New(store, deliver, env, append([]engine.Option{engine.WithLogger(cfg.Log), engine.WithEarlyResumeWindow(cfg.earlyResume())}, calls...)...)
+	if cfg.Secrets != nil {
+		src = cfg.Secrets
+	}
+	tm, err := teams.New(cfg.Teams, deliver, src, append([]teams.Option{teams.WithHTTPClient(client)}, cfg.TeamsOptions...)...)
+	if err != nil {
+		return nil, nil, err
+	}
+	eng, err := engine.New(store, tm, env, engine.WithLogger(cfg.Log), engine.WithEarlyResumeWindow(cfg.earlyResume()),
+		engine.WithHTTPClient(client), engine.WithSecrets(src))
+	if err != nil {
+		return nil, nil, err
+	}
+	return eng, tm, nil
 }
 
 func (cfg Config) earlyResume() time.Duration {
@@ -272,7 +304,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	api, err := httpapi.New(svc, httpapi.KeyAuthenticator{Service: svc}, httpapi.WithLogger(cfg.Log), httpapi.WithOutbox(st.Outbox))
+	api, err := httpapi.New(svc, httpapi.KeyAuthenticator{Service: svc}, httpapi.WithLogger(cfg.Log), httpapi.WithOutbox(st.Outbox), httpapi.WithTeams(st.Teams))
 	if err != nil {
 		return err
 	}

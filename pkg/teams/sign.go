@@ -1,0 +1,104 @@
+package teams
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/cardflow/cardflow/pkg/cardflow"
+)
+
+// Ref names the wait a card answers: the organization, the process id, the
+// execution that holds it and the wait's sequence number. It travels inside
+// cards, signed, so an answer arriving without an API key proves which
+// organization's wait it is for.
+type Ref struct {
+	OrganizationID string `json:"o"`
+	ProcessID      string `json:"p"`
+	ExecutionID    string `json:"x"`
+	Wait           int    `json:"w"`
+	// Choice is what a response link answers (the button's data); empty in
+	// action data, where the submitted data is the answer.
+	Choice any `json:"c,omitempty"`
+	// Expires is when a response link stops working (epoch seconds).
+	Expires int64 `json:"e,omitempty"`
+}
+
+// Purposes keep a token of one kind from being accepted as the other.
+const (
+	purposeAction = "cardflow-teams-action"
+	purposeLink   = "cardflow-teams-link"
+)
+
+// maxChoiceBytes bounds a link's choice, so the URL stays short enough for
+// every client.
+const maxChoiceBytes = 512
+
+// sign returns base64url(JSON of ref) "." base64url(HMAC-SHA256).
+func sign(key []byte, purpose string, ref Ref) (string, error) {
+	b, err := json.Marshal(ref)
+	if err != nil {
+		return "", err
+	}
+	payload := base64.RawURLEncoding.EncodeToString(b)
+	return payload + "." + base64.RawURLEncoding.EncodeToString(mac(key, purpose, payload)), nil
+}
+
+func mac(key []byte, purpose, payload string) []byte {
+	h := hmac.New(sha256.New, key)
+	h.Write([]byte(purpose + "\n" + payload))
+	return h.Sum(nil)
+}
+
+// verify checks a token's signature and expiry and returns its Ref. Its
+// errors are EINVALID with a message for the person who clicked.
+func verify(key []byte, purpose, token string, now time.Time) (*Ref, error) {
+	what := "response link"
+	if purpose == purposeAction {
+		what = "card's response data"
+	}
+	payload, sig, ok := strings.Cut(token, ".")
+	got, err := base64.RawURLEncoding.DecodeString(sig)
+	if !ok || err != nil || !hmac.Equal(got, mac(key, purpose, payload)) {
+		return nil, cardflow.Errorf(cardflow.EINVALID, "this %s is not valid: it was changed or cut short", what)
+	}
+	b, err := base64.RawURLEncoding.DecodeString(payload)
+	var ref Ref
+	if err == nil {
+		err = json.Unmarshal(b, &ref)
+	}
+	if err != nil || ref.OrganizationID == "" || ref.ProcessID == "" || ref.Wait < 1 {
+		return nil, cardflow.Errorf(cardflow.EINVALID, "this %s is not valid", what)
+	}
+	if ref.Expires != 0 && now.Unix() >= ref.Expires {
+		return nil, cardflow.Errorf(cardflow.EINVALID, "this response link expired on %s", time.Unix(ref.Expires, 0).UTC().Format("2 Jan 2006 15:04 MST"))
+	}
+	return &ref, nil
+}
+
+// SignAction returns the token a bot card carries in its action data.
+func SignAction(key []byte, ref Ref) (string, error) {
+	ref.Choice, ref.Expires = nil, 0
+	return sign(key, purposeAction, ref)
+}
+
+// VerifyAction checks a token from action data.
+func VerifyAction(key []byte, token string) (*Ref, error) {
+	return verify(key, purposeAction, token, time.Time{})
+}
+
+// SignLink returns the token of a response link, which expires.
+func SignLink(key []byte, ref Ref) (string, error) {
+	if b, _ := json.Marshal(ref.Choice); len(b) > maxChoiceBytes {
+		return "", cardflow.Errorf(cardflow.EINVALID, "a button's data is %d bytes, more than the %d a response link can carry", len(b), maxChoiceBytes)
+	}
+	return sign(key, purposeLink, ref)
+}
+
+// VerifyLink checks a response link's token at now.
+func VerifyLink(key []byte, token string, now time.Time) (*Ref, error) {
+	return verify(key, purposeLink, token, now)
+}

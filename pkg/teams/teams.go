@@ -1,0 +1,247 @@
+// Package teams delivers adaptive cards to Microsoft Teams and reads the
+// answers that come back. A card step's delivery profile (see
+// cardflow.TeamsProfile) picks the way: a Teams Workflows webhook, whose
+// buttons become signed single-use response links, or the deployment's Bot
+// Framework bot, which posts into a stored conversation and receives
+// Action.Execute and Action.Submit at its messaging endpoint.
+package teams
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/secrets"
+)
+
+// Secrets resolves secret references by name (the engine's secrets).
+type Secrets interface {
+	Secret(ctx context.Context, name string) (string, error)
+}
+
+// configured turns a secret the deployment does not have into EINVALID: a
+// card step naming it fails with that message instead of being retried,
+// while a secret store that cannot be reached stays worth a retry.
+type configured struct{ Secrets }
+
+func (c configured) Secret(ctx context.Context, name string) (string, error) {
+	v, err := c.Secrets.Secret(ctx, name)
+	if err != nil && errors.Is(err, secrets.ErrNotFound) && cardflow.ErrorCode(err) == cardflow.EINTERNAL {
+		return "", cardflow.Errorf(cardflow.EINVALID, "%v", err)
+	}
+	return v, err
+}
+
+// Config is a deployment's Teams setup. Everything is optional: without a
+// signing secret there are no response links and no bot answers; without an
+// app id there is no bot.
+type Config struct {
+	// PublicURL is where people reach this service, e.g.
+	// https://cardflow.example.com; response links start with it.
+	PublicURL string
+	// SigningSecret names the secret holding the key (at least 32
+	// characters) that signs response links and bot action data.
+	SigningSecret string
+	// LinkTTL is how long a response link works (default 14 days).
+	LinkTTL time.Duration
+
+	// AppID is the bot's Microsoft app id; AppSecret names the secret
+	// holding its client secret.
+	AppID, AppSecret string
+	// TokenURL is the OAuth2 token endpoint (default DefaultTokenURL).
+	TokenURL string
+	// OpenIDMetadataURL and Issuer check incoming tokens (defaults
+	// DefaultOpenIDMetadataURL and DefaultIssuer).
+	OpenIDMetadataURL, Issuer string
+	// ServiceHosts are the Bot Connector hosts a conversation may name
+	// (default DefaultServiceHosts).
+	ServiceHosts []string
+}
+
+// DefaultLinkTTL is how long a response link works unless configured.
+const DefaultLinkTTL = 14 * 24 * time.Hour
+
+// minKeyBytes is the shortest signing key accepted.
+const minKeyBytes = 32
+
+// Integration is a deployment's Teams integration: a cardflow.Deliverer,
+// and what the answer endpoints need to check what comes back.
+type Integration struct {
+	cfg       Config
+	fallback  cardflow.Deliverer
+	secrets   Secrets
+	webhook   *Webhook
+	connector *Connector
+	verifier  *Verifier
+	now       func() time.Time
+}
+
+// Option configures an Integration.
+type Option func(*options)
+
+type options struct {
+	client *http.Client
+	now    func() time.Time
+}
+
+// WithHTTPClient sets the client of every outbound call (webhooks, tokens,
+// Bot Connector, signing keys).
+func WithHTTPClient(c *http.Client) Option { return func(o *options) { o.client = c } }
+
+// WithClock replaces the wall clock.
+func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
+
+// New returns the integration. Deliveries whose profile is the outbox go to
+// fallback.
+func New(cfg Config, fallback cardflow.Deliverer, src Secrets, opts ...Option) (*Integration, error) {
+	o := options{client: &http.Client{Timeout: 30 * time.Second}, now: time.Now}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if fallback == nil || src == nil {
+		return nil, errors.New("teams: a fallback deliverer and secrets are required")
+	}
+	if cfg.PublicURL != "" {
+		u, err := url.Parse(cfg.PublicURL)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return nil, errors.New("teams: the public URL must be an http or https URL such as https://cardflow.example.com")
+		}
+		cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
+	}
+	if cfg.LinkTTL <= 0 {
+		cfg.LinkTTL = DefaultLinkTTL
+	}
+	src = configured{src}
+	in := &Integration{cfg: cfg, fallback: fallback, secrets: src, now: o.now}
+	var err error
+	if in.webhook, err = NewWebhook(o.client); err != nil {
+		return nil, err
+	}
+	if cfg.AppID != "" {
+		if cfg.AppSecret == "" || cfg.SigningSecret == "" {
+			return nil, errors.New("teams: a bot needs its app secret and a signing secret")
+		}
+		tokens, err := NewTokenSource(cfg.TokenURL, cfg.AppID, cfg.AppSecret, src, o.client, o.now)
+		if err != nil {
+			return nil, err
+		}
+		if in.connector, err = NewConnector(tokens, o.client, cfg.ServiceHosts); err != nil {
+			return nil, err
+		}
+		if in.verifier, err = NewVerifier(cfg.OpenIDMetadataURL, cfg.Issuer, cfg.AppID, o.client, o.now); err != nil {
+			return nil, err
+		}
+	}
+	return in, nil
+}
+
+// HasBot reports whether a bot is configured (POST /v1/teams/messages).
+func (in *Integration) HasBot() bool { return in.verifier != nil }
+
+// HasLinks reports whether response links can be checked
+// (GET /v1/teams/respond).
+func (in *Integration) HasLinks() bool { return in.cfg.SigningSecret != "" }
+
+// SigningKey returns the key that signs links and action data.
+func (in *Integration) SigningKey(ctx context.Context) ([]byte, error) {
+	if in.cfg.SigningSecret == "" {
+		return nil, cardflow.Errorf(cardflow.EINVALID, "this deployment has no Teams signing secret (cardflow serve --teams-signing-secret)")
+	}
+	k, err := in.secrets.Secret(ctx, in.cfg.SigningSecret)
+	if err != nil {
+		return nil, err
+	}
+	if len(k) < minKeyBytes {
+		return nil, cardflow.Errorf(cardflow.EINVALID, "the Teams signing secret %q holds fewer than %d characters", in.cfg.SigningSecret, minKeyBytes)
+	}
+	return []byte(k), nil
+}
+
+// Verify checks the Authorization header of a Bot Connector request.
+func (in *Integration) Verify(ctx context.Context, authorization string) (*Claims, error) {
+	if in.verifier == nil {
+		return nil, cardflow.Errorf(cardflow.ENOTFOUND, "this deployment has no Teams bot")
+	}
+	return in.verifier.Verify(ctx, authorization)
+}
+
+// UpdateCard replaces the card of an activity the bot sent, as an answer
+// by Action.Submit (which, unlike Action.Execute, cannot replace it in
+// its reply) needs.
+func (in *Integration) UpdateCard(ctx context.Context, conv Conversation, activityID string, card map[string]any) error {
+	if in.connector == nil {
+		return cardflow.Errorf(cardflow.EINVALID, "this deployment has no Teams bot")
+	}
+	return in.connector.Update(ctx, conv, activityID, card)
+}
+
+// Deliver implements cardflow.Deliverer: it sends the card the way the
+// delivery's profile says.
+func (in *Integration) Deliver(ctx context.Context, d *cardflow.Delivery) error {
+	p := func(k string) string { s, _ := d.Teams[k].(string); return s }
+	ref := Ref{OrganizationID: d.OrganizationID, ProcessID: d.ProcessID, ExecutionID: d.ExecutionID, Wait: d.Wait}
+	switch p("type") {
+	case "", cardflow.DeliveryOutbox:
+		return in.fallback.Deliver(ctx, d)
+	case cardflow.DeliveryWebhook:
+		target, err := in.secrets.Secret(ctx, p("webhook_secret"))
+		if err != nil {
+			return err
+		}
+		card, err := in.linkCard(ctx, d.CardPayload, ref)
+		if err != nil {
+			return err
+		}
+		return in.webhook.Post(ctx, target, card)
+	case cardflow.DeliveryBot:
+		if in.connector == nil {
+			return cardflow.Errorf(cardflow.EINVALID, "the card step delivers by bot, but this deployment has no Teams bot (cardflow serve --teams-app-id)")
+		}
+		key, err := in.SigningKey(ctx)
+		if err != nil {
+			return err
+		}
+		token, err := SignAction(key, ref)
+		if err != nil {
+			return err
+		}
+		card, err := WithActionData(d.CardPayload, token)
+		if err != nil {
+			return err
+		}
+		_, err = in.connector.Send(ctx, Conversation{ServiceURL: p("service_url"), ConversationID: p("conversation_id"), TenantID: p("tenant_id")}, card)
+		return err
+	}
+	return cardflow.Errorf(cardflow.EINVALID, "unknown delivery type %q", p("type"))
+}
+
+// linkCard turns the card's buttons into response links.
+func (in *Integration) linkCard(ctx context.Context, card map[string]any, ref Ref) (map[string]any, error) {
+	var key []byte
+	return WithResponseLinks(card, func(choice any) (string, error) {
+		if in.cfg.PublicURL == "" {
+			return "", cardflow.Errorf(cardflow.EINVALID, "the card has buttons, and a webhook delivery turns them into response links, but this deployment has no public URL (cardflow serve --public-url)")
+		}
+		if key == nil {
+			k, err := in.SigningKey(ctx)
+			if err != nil {
+				return "", err
+			}
+			key = k
+		}
+		r := ref
+		r.Choice, r.Expires = choice, in.now().Add(in.cfg.LinkTTL).Unix()
+		token, err := SignLink(key, r)
+		if err != nil {
+			return "", err
+		}
+		return in.cfg.PublicURL + "/v1/teams/respond?token=" + token, nil
+	})
+}
+
+// Now returns the integration's clock reading, for checking link expiry.
+func (in *Integration) Now() time.Time { return in.now() }
