@@ -18,6 +18,7 @@ import (
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/cards"
 	"github.com/cardflow/cardflow/pkg/dynamostore"
 	"github.com/cardflow/cardflow/pkg/engine"
 	"github.com/cardflow/cardflow/pkg/expr"
@@ -75,7 +76,7 @@ func OpenService(dataDir string) (*app.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	svc, err := app.New(store)
+	svc, err := app.New(store, app.WithCardChecker(cards.Checker{}))
 	if err != nil {
 		store.Close()
 		return nil, err
@@ -181,7 +182,7 @@ func NewStack(store cardflow.Store, outbox *boltstore.Store, cfg Config) (*Stack
 	if st.Scheduler, err = localscheduler.New(fire, localscheduler.WithLogger(cfg.Log)); err != nil {
 		return nil, err
 	}
-	st.Service, err = app.New(store, app.WithChecker(eng), app.WithRunner(st.Runner), app.WithScheduler(st.Scheduler), app.WithEarlyResumeWindow(early))
+	st.Service, err = app.New(store, app.WithChecker(eng), app.WithCardChecker(cards.Checker{}), app.WithRunner(st.Runner), app.WithScheduler(st.Scheduler), app.WithEarlyResumeWindow(early))
 	if err != nil {
 		return nil, err
 	}

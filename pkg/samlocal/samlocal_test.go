@@ -21,6 +21,7 @@ import (
 
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/cards"
 	"github.com/cardflow/cardflow/pkg/dynamostore"
 	"github.com/cardflow/cardflow/pkg/ebscheduler"
 	"github.com/cardflow/cardflow/pkg/ebscheduler/ebschedulertest"
@@ -101,6 +102,9 @@ func newEndpoint(t *testing.T, env lambdamode.Env, log *slog.Logger, name, sched
 			t.Fatal(err)
 		}
 		opts = append(opts, app.WithChecker(checker))
+	}
+	if name == "saveCard" {
+		opts = append(opts, app.WithCardChecker(cards.Checker{}))
 	}
 	h, err := env.NewEndpointFunction(log, name, opts...)
 	if err != nil {
@@ -183,7 +187,8 @@ func TestEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var handlers, parkHandlers *sfnrunner.Handlers
+	var handlers *sfnrunner.Handlers
+	var parkHandlers *sfnrunner.Parker
 	sfnStandin, err := sfnfake.New(sfnfake.Config{
 		Definition:    def,
 		Substitutions: map[string]string{"AdvanceFunctionArn": advanceARN, "ParkFunctionArn": parkARN},
@@ -204,7 +209,7 @@ func TestEvents(t *testing.T) {
 	if handlers, err = advance.NewHandlers(envFor("advance"), log, atSFN); err != nil {
 		t.Fatal(err)
 	}
-	if parkHandlers, err = advance.NewHandlers(envFor("park"), log, atSFN); err != nil {
+	if parkHandlers, err = runner.NewParkFunction(envFor("park"), log, atSFN); err != nil {
 		t.Fatal(err)
 	}
 	runOpt, err := runner.Option(env, log, atSFN)

@@ -19,6 +19,7 @@ import (
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/cards"
 	"github.com/cardflow/cardflow/pkg/dynamostore"
 	"github.com/cardflow/cardflow/pkg/localmode"
 	"github.com/cardflow/cardflow/pkg/runnertest"
@@ -268,7 +269,7 @@ func TestDefinitionOnLocalStepFunctions(t *testing.T) {
 		t.Fatal(err)
 	}
 	runner := &localSFN{t: t, node: node, root: root, scripts: scripts, runs: map[string]chan error{}}
-	svc, err := app.New(store, app.WithChecker(eng), app.WithRunner(runner))
+	svc, err := app.New(store, app.WithChecker(eng), app.WithCardChecker(cards.Checker{}), app.WithRunner(runner))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
-// Package advance wires the engine into the Advance and Park functions the
-// runner's state machine invokes. Only these functions link the engine's
-// step kinds and outbound calls.
+// Package advance wires the engine into the Advance function the runner's
+// state machine invokes. Only it links the engine's step kinds and
+// outbound calls; Park is built without the engine (runner.NewParkFunction).
 package advance
 
 import (
@@ -25,7 +25,7 @@ import (
 // in template.yaml (300 s) leaves room for a step that starts at its end.
 const Budget = 2 * time.Minute
 
-// NewHandlers builds the Advance and Park handlers: the engine over the
+// NewHandlers builds the Advance function's handlers: the engine over the
 // store, with outbound calls and secrets as the environment configures
 // them (CARDFLOW_OUTBOUND_ALLOW, CARDFLOW_SECRETS), and the Step Functions
 // client that ends Park tasks. optFns adjust that client.

@@ -1,7 +1,7 @@
 // Package runner wires the Step Functions runner into the Lambda functions
 // that start, wake or stop executions: triggerWorkflow, resumeWorkflow,
-// cancelExecution, the schedule target and housekeeping. It links the Step
-// Functions client but not the engine.
+// cancelExecution, the schedule target, housekeeping and Park. It links the
+// Step Functions client but not the engine.
 package runner
 
 import (
@@ -42,4 +42,14 @@ func NewEndpointFunction(env lambdamode.Env, log *slog.Logger, name string, optF
 		return nil, err
 	}
 	return env.NewEndpointFunction(log, name, opt)
+}
+
+// NewParkFunction builds the Park function's handler: it stores task
+// tokens on process records and ends Park tasks, and runs no steps.
+func NewParkFunction(env lambdamode.Env, log *slog.Logger, optFns ...func(*sfn.Options)) (*sfnrunner.Parker, error) {
+	store, err := env.OpenStore(log)
+	if err != nil {
+		return nil, err
+	}
+	return sfnrunner.NewParker(store, StepFunctionsClient(env, optFns...), sfnrunner.WithHandlerLogger(log))
 }
