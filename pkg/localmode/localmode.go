@@ -20,6 +20,7 @@ import (
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/cards"
 	"github.com/cardflow/cardflow/pkg/dynamostore"
+	"github.com/cardflow/cardflow/pkg/dynamostore/dynamoclient"
 	"github.com/cardflow/cardflow/pkg/engine"
 	"github.com/cardflow/cardflow/pkg/expr"
 	"github.com/cardflow/cardflow/pkg/httpapi"
@@ -94,7 +95,7 @@ func openDynamoDB() (*dynamostore.Store, error) {
 	if prefix == "" {
 		prefix = dynamostore.DefaultPrefix
 	}
-	client, err := dynamostore.NewClient(ctx, endpoint, "")
+	client, err := dynamoclient.New(ctx, endpoint, "")
 	if err != nil {
 		return nil, err
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/cards"
 	"github.com/cardflow/cardflow/pkg/dynamostore"
+	"github.com/cardflow/cardflow/pkg/dynamostore/dynamoclient"
 	"github.com/cardflow/cardflow/pkg/ebscheduler"
 	"github.com/cardflow/cardflow/pkg/ebscheduler/ebschedulertest"
 	"github.com/cardflow/cardflow/pkg/engine"
@@ -58,7 +59,7 @@ func newTables(t *testing.T, ep string) (*dynamodb.Client, string) {
 	t.Helper()
 	ctx := context.Background()
 	prefix := "cardflow-samlocal-" + strings.ToLower(cardflow.NewID(time.Now())) + "-"
-	client, err := dynamostore.NewClient(ctx, ep, "")
+	client, err := dynamoclient.New(ctx, ep, "")
 	if err != nil {
 		t.Fatal(err)
 	}

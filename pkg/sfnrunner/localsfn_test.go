@@ -21,6 +21,7 @@ import (
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/cards"
 	"github.com/cardflow/cardflow/pkg/dynamostore"
+	"github.com/cardflow/cardflow/pkg/dynamostore/dynamoclient"
 	"github.com/cardflow/cardflow/pkg/localmode"
 	"github.com/cardflow/cardflow/pkg/runnertest"
 	"github.com/cardflow/cardflow/pkg/sfnrunner"
@@ -54,7 +55,7 @@ func runTask(task, arg string, out *os.File) error {
 		return fmt.Errorf("task input: %w", err)
 	}
 	ctx := context.Background()
-	client, err := dynamostore.NewClient(ctx, os.Getenv("DYNAMODB_ENDPOINT"), "")
+	client, err := dynamoclient.New(ctx, os.Getenv("DYNAMODB_ENDPOINT"), "")
 	if err != nil {
 		return err
 	}
