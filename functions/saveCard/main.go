@@ -10,6 +10,7 @@ import (
 
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/cards"
+	"github.com/cardflow/cardflow/pkg/httpapi"
 	"github.com/cardflow/cardflow/pkg/lambdamode"
 )
 
@@ -18,7 +19,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	h, err := env.NewEndpointFunction(env.Logger(os.Stdout), "saveCard", app.WithCardChecker(cards.Checker{}))
+	h, err := env.NewEndpointFunction(env.Logger(os.Stdout), httpapi.SaveCard, app.WithCardChecker(cards.Checker{}))
 	if err != nil {
 		log.Fatal(err)
 	}

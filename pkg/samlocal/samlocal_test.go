@@ -28,6 +28,7 @@ import (
 	"github.com/cardflow/cardflow/pkg/ebscheduler/ebschedulertest"
 	"github.com/cardflow/cardflow/pkg/engine"
 	"github.com/cardflow/cardflow/pkg/expr"
+	"github.com/cardflow/cardflow/pkg/httpapi"
 	"github.com/cardflow/cardflow/pkg/lambdamode"
 	"github.com/cardflow/cardflow/pkg/lambdamode/advance"
 	"github.com/cardflow/cardflow/pkg/lambdamode/runner"
@@ -78,15 +79,20 @@ func newTables(t *testing.T, ep string) (*dynamodb.Client, string) {
 // with EventBridge Scheduler at the stand-in's URL.
 func newEndpoint(t *testing.T, env lambdamode.Env, log *slog.Logger, name, schedulerURL string, atSFN func(*sfn.Options)) *lambdamode.Endpoint {
 	t.Helper()
+	i := slices.IndexFunc(httpapi.Endpoints(), func(ep httpapi.Endpoint) bool { return ep.Name == name })
+	if i < 0 {
+		t.Fatalf("the API has no endpoint %s", name)
+	}
+	ep := httpapi.Endpoints()[i]
 	if name == "triggerWorkflow" || name == "resumeWorkflow" || name == "cancelExecution" {
-		h, err := runner.NewEndpointFunction(env, log, name, atSFN)
+		h, err := runner.NewEndpointFunction(env, log, ep, atSFN)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		return h
 	}
 	if name == "publishWorkflow" || name == "toggleScheduledWorkflow" {
-		h, err := schedules.NewEndpointFunction(env, log, name, func(o *scheduler.Options) { o.BaseEndpoint = aws.String(schedulerURL) })
+		h, err := schedules.NewEndpointFunction(env, log, ep, func(o *scheduler.Options) { o.BaseEndpoint = aws.String(schedulerURL) })
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -107,7 +113,7 @@ func newEndpoint(t *testing.T, env lambdamode.Env, log *slog.Logger, name, sched
 	if name == "saveCard" {
 		opts = append(opts, app.WithCardChecker(cards.Checker{}))
 	}
-	h, err := env.NewEndpointFunction(log, name, opts...)
+	h, err := env.NewEndpointFunction(log, ep, opts...)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}

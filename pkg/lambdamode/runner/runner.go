@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
 	"github.com/cardflow/cardflow/pkg/app"
+	"github.com/cardflow/cardflow/pkg/httpapi"
 	"github.com/cardflow/cardflow/pkg/lambdamode"
 	"github.com/cardflow/cardflow/pkg/sfnrunner"
 )
@@ -36,12 +37,12 @@ func Option(env lambdamode.Env, log *slog.Logger, optFns ...func(*sfn.Options)) 
 
 // NewEndpointFunction builds an endpoint function that runs executions
 // (triggerWorkflow, resumeWorkflow, cancelExecution).
-func NewEndpointFunction(env lambdamode.Env, log *slog.Logger, name string, optFns ...func(*sfn.Options)) (*lambdamode.Endpoint, error) {
+func NewEndpointFunction(env lambdamode.Env, log *slog.Logger, ep httpapi.Endpoint, optFns ...func(*sfn.Options)) (*lambdamode.Endpoint, error) {
 	opt, err := Option(env, log, optFns...)
 	if err != nil {
 		return nil, err
 	}
-	return env.NewEndpointFunction(log, name, opt)
+	return env.NewEndpointFunction(log, ep, opt)
 }
 
 // NewParkFunction builds the Park function's handler: it stores task
