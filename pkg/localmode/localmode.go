@@ -30,6 +30,7 @@ import (
 	"github.com/cardflow/cardflow/pkg/outbound"
 	"github.com/cardflow/cardflow/pkg/sample"
 	"github.com/cardflow/cardflow/pkg/secrets"
+	"github.com/cardflow/cardflow/pkg/secrets/smclient"
 )
 
 // The demo tenant created on first start.
@@ -141,7 +142,7 @@ func integrationOptions() ([]engine.Option, error) {
 	if err != nil {
 		return nil, err
 	}
-	src, err := secrets.FromEnv(context.Background())
+	src, err := secrets.FromEnv(context.Background(), smclient.New)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
@@ -42,7 +43,7 @@ func NewHandlers(env lambdamode.Env, log *slog.Logger, optFns ...func(*sfn.Optio
 	if err != nil {
 		return nil, err
 	}
-	src, err := secrets.FromEnv(context.Background())
+	src, err := secrets.FromEnv(context.Background(), SecretsManagerClient(env))
 	if err != nil {
 		return nil, err
 	}
@@ -52,6 +53,15 @@ func NewHandlers(env lambdamode.Env, log *slog.Logger, optFns ...func(*sfn.Optio
 		return nil, err
 	}
 	return sfnrunner.NewHandlers(eng, store, runner.StepFunctionsClient(env, optFns...), sfnrunner.WithHandlerLogger(log))
+}
+
+// SecretsManagerClient returns the secrets.ClientFunc of the Advance
+// function: a Secrets Manager client with the function's region and role,
+// from the environment Lambda provides, as the other SDK clients are.
+func SecretsManagerClient(env lambdamode.Env) secrets.ClientFunc {
+	return func(_ context.Context, optFns ...func(*secretsmanager.Options)) (*secretsmanager.Client, error) {
+		return secretsmanager.New(secretsmanager.Options{Region: env.Region, Credentials: env.Credentials()}, optFns...), nil
+	}
 }
 
 // LogDeliverer delivers the cards of card steps to the function's log, one
