@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cardflow/cardflow/pkg/dynamostore"
+	"github.com/cardflow/cardflow/pkg/dynamostore/dynamoclient"
 	"github.com/cardflow/cardflow/pkg/samlocal"
 )
 
@@ -39,7 +40,7 @@ func samEvents(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *endpoint == "" {
 		return fmt.Errorf("sam-events writes sample records and needs DynamoDB Local: give --endpoint")
 	}
-	client, err := dynamostore.NewClient(ctx, *endpoint, "")
+	client, err := dynamoclient.New(ctx, *endpoint, "")
 	if err != nil {
 		return err
 	}

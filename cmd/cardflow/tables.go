@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/cardflow/cardflow/pkg/dynamostore"
+	"github.com/cardflow/cardflow/pkg/dynamostore/dynamoclient"
 )
 
 const tablesUsage = `usage:
@@ -40,7 +41,7 @@ func tables(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fs.Usage()
 		return fmt.Errorf("tables create takes no arguments, got %q", fs.Args())
 	}
-	client, err := dynamostore.NewClient(ctx, *endpoint, *region)
+	client, err := dynamoclient.New(ctx, *endpoint, *region)
 	if err != nil {
 		return err
 	}

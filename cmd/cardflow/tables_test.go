@@ -13,6 +13,7 @@ import (
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/dynamostore"
+	"github.com/cardflow/cardflow/pkg/dynamostore/dynamoclient"
 )
 
 // dynamoDB returns DYNAMODB_ENDPOINT and a table prefix of the test's own,
@@ -33,7 +34,7 @@ func dynamoDB(t *testing.T) (endpoint, prefix string) {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		client, err := dynamostore.NewClient(ctx, endpoint, "")
+		client, err := dynamoclient.New(ctx, endpoint, "")
 		if err != nil {
 			t.Error(err)
 			return

@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
+	"github.com/cardflow/cardflow/pkg/httpapi"
 	"github.com/cardflow/cardflow/pkg/lambdamode"
 	"github.com/cardflow/cardflow/pkg/lambdamode/runner"
 )
@@ -17,7 +18,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	h, err := runner.NewEndpointFunction(env, env.Logger(os.Stdout), "cancelExecution")
+	h, err := runner.NewEndpointFunction(env, env.Logger(os.Stdout), httpapi.CancelExecution)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
+	"github.com/cardflow/cardflow/pkg/httpapi"
 	"github.com/cardflow/cardflow/pkg/lambdamode"
 )
 
@@ -15,7 +16,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	h, err := env.NewEndpointFunction(env.Logger(os.Stdout), "getLatestActiveCard")
+	h, err := env.NewEndpointFunction(env.Logger(os.Stdout), httpapi.GetLatestActiveCard)
 	if err != nil {
 		log.Fatal(err)
 	}

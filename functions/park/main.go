@@ -8,7 +8,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/cardflow/cardflow/pkg/lambdamode"
-	"github.com/cardflow/cardflow/pkg/lambdamode/advance"
+	"github.com/cardflow/cardflow/pkg/lambdamode/runner"
 )
 
 func main() {
@@ -16,7 +16,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	h, err := advance.NewHandlers(env, env.Logger(os.Stdout))
+	h, err := runner.NewParkFunction(env, env.Logger(os.Stdout))
 	if err != nil {
 		log.Fatal(err)
 	}

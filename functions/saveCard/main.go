@@ -1,4 +1,5 @@
-// Command saveCard is the Lambda function of the saveCard endpoint.
+// Command saveCard is the Lambda function of the saveCard endpoint; it
+// checks cards, so it alone links the card validator.
 package main
 
 import (
@@ -7,6 +8,9 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
+	"github.com/cardflow/cardflow/pkg/app"
+	"github.com/cardflow/cardflow/pkg/cards"
+	"github.com/cardflow/cardflow/pkg/httpapi"
 	"github.com/cardflow/cardflow/pkg/lambdamode"
 )
 
@@ -15,7 +19,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	h, err := env.NewEndpointFunction(env.Logger(os.Stdout), "saveCard")
+	h, err := env.NewEndpointFunction(env.Logger(os.Stdout), httpapi.SaveCard, app.WithCardChecker(cards.Checker{}))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/engine"
 	"github.com/cardflow/cardflow/pkg/expr"
+	"github.com/cardflow/cardflow/pkg/httpapi"
 	"github.com/cardflow/cardflow/pkg/lambdamode"
 )
 
@@ -27,7 +28,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	h, err := env.NewEndpointFunction(env.Logger(os.Stdout), "saveWorkflow", app.WithChecker(checker))
+	h, err := env.NewEndpointFunction(env.Logger(os.Stdout), httpapi.SaveWorkflow, app.WithChecker(checker))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
+	"github.com/cardflow/cardflow/pkg/httpapi"
 	"github.com/cardflow/cardflow/pkg/lambdamode"
 	"github.com/cardflow/cardflow/pkg/lambdamode/schedules"
 )
@@ -17,7 +18,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	h, err := schedules.NewEndpointFunction(env, env.Logger(os.Stdout), "toggleScheduledWorkflow")
+	h, err := schedules.NewEndpointFunction(env, env.Logger(os.Stdout), httpapi.ToggleScheduledWorkflow)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -16,6 +16,7 @@ type Service struct {
 	store       cardflow.Store
 	now         func() time.Time
 	checker     Checker
+	cardChecker CardChecker
 	runner      cardflow.Runner
 	scheduler   cardflow.Scheduler
 	earlyResume time.Duration
@@ -26,6 +27,13 @@ type Checker interface {
 	Check(w *cardflow.Workflow) error
 }
 
+// CardChecker checks an Adaptive Card before saveCard stores it: the card
+// and its template bindings (pkg/cards does). It is an option so that only
+// what saves cards links the card validator.
+type CardChecker interface {
+	CheckCard(payload map[string]any) error
+}
+
 // Option configures a Service.
 type Option func(*Service)
 
@@ -34,6 +42,10 @@ func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = 
 
 // WithChecker sets the expression checker saveWorkflow runs.
 func WithChecker(c Checker) Option { return func(s *Service) { s.checker = c } }
+
+// WithCardChecker sets the card checker saveCard runs; without one,
+// saveCard fails and stores nothing.
+func WithCardChecker(c CardChecker) Option { return func(s *Service) { s.cardChecker = c } }
 
 // WithRunner sets the runner that executions start on.
 func WithRunner(r cardflow.Runner) Option { return func(s *Service) { s.runner = r } }

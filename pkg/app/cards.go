@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
-	"github.com/cardflow/cardflow/pkg/cards"
 )
 
 // SaveCardInput is the body of saveCard (DESIGN section 8).
@@ -33,12 +32,11 @@ func (s *Service) SaveCard(ctx context.Context, in SaveCardInput) (*cardflow.Car
 	case in.CardPayload == nil:
 		return nil, cardflow.Errorf(cardflow.EINVALID, "card_payload is required: an Adaptive Card JSON object")
 	}
-	if err := cards.Validate(in.CardPayload); err != nil {
-		return nil, err
+	// An unchecked card would fail only when a card step first sends it.
+	if s.cardChecker == nil {
+		return nil, cardflow.Errorf(cardflow.EINTERNAL, "saving cards is not available here: the service has no card checker")
 	}
-	// A card is a template: its bindings must parse now, not when a card
-	// step first sends it.
-	if err := cards.Check(in.CardPayload); err != nil {
+	if err := s.cardChecker.CheckCard(in.CardPayload); err != nil {
 		return nil, err
 	}
 	if in.WorkflowID != "" || in.WorkflowVersion != 0 {

@@ -9,6 +9,7 @@ import (
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/cards"
 	"github.com/cardflow/cardflow/pkg/engine"
 	"github.com/cardflow/cardflow/pkg/expr"
 	"github.com/cardflow/cardflow/pkg/localrunner"
@@ -37,7 +38,7 @@ func newNode(t *testing.T, store cardflow.Store, ahead time.Duration) *node {
 	}
 	t.Cleanup(func() { runner.Close() })
 	clock := func() time.Time { return time.Now().Add(ahead) }
-	svc, err := app.New(store, app.WithChecker(eng), app.WithRunner(runner), app.WithClock(clock))
+	svc, err := app.New(store, app.WithChecker(eng), app.WithCardChecker(cards.Checker{}), app.WithRunner(runner), app.WithClock(clock))
 	if err != nil {
 		t.Fatal(err)
 	}

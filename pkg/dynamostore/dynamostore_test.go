@@ -14,6 +14,7 @@ import (
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/dynamostore"
+	"github.com/cardflow/cardflow/pkg/dynamostore/dynamoclient"
 	"github.com/cardflow/cardflow/pkg/storetest"
 )
 
@@ -65,7 +66,7 @@ func tables(tb testing.TB) string {
 	shared.once.Do(func() {
 		ctx := context.Background()
 		shared.prefix = "cardflow-test-" + strings.ToLower(cardflow.NewID(time.Now())) + "-"
-		if shared.client, shared.err = dynamostore.NewClient(ctx, ep, ""); shared.err != nil {
+		if shared.client, shared.err = dynamoclient.New(ctx, ep, ""); shared.err != nil {
 			return
 		}
 		_, shared.err = dynamostore.CreateTables(ctx, shared.client, shared.prefix)
@@ -84,7 +85,7 @@ func newStore(tb testing.TB, clientOpts ...func(*dynamodb.Options)) *dynamostore
 	client := shared.client
 	if len(clientOpts) > 0 {
 		var err error
-		if client, err = dynamostore.NewClient(tb.Context(), endpoint(tb), "", clientOpts...); err != nil {
+		if client, err = dynamoclient.New(tb.Context(), endpoint(tb), "", clientOpts...); err != nil {
 			tb.Fatal(err)
 		}
 	}

@@ -40,13 +40,10 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"net/url"
 	"strconv"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -105,41 +102,6 @@ func New(client Client, opts ...Option) (*Store, error) {
 		return nil, errors.New("dynamostore: logger is nil")
 	}
 	return s, nil
-}
-
-// NewClient returns a DynamoDB client. With an endpoint (DynamoDB Local, as
-// http://localhost:8000) it signs with fake static credentials and defaults
-// the region to us-east-1, so no AWS account is involved; without one it
-// uses the standard AWS configuration of the environment. An empty region
-// leaves the region to that configuration.
-func NewClient(ctx context.Context, endpoint, region string, optFns ...func(*dynamodb.Options)) (*dynamodb.Client, error) {
-	var load []func(*config.LoadOptions) error
-	if region != "" {
-		load = append(load, config.WithRegion(region))
-	}
-	if endpoint != "" {
-		u, err := url.Parse(endpoint)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("dynamostore: endpoint %q: want a URL such as http://localhost:8000", endpoint)
-		}
-		load = append(load, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
-	}
-	cfg, err := config.LoadDefaultConfig(ctx, load...)
-	if err != nil {
-		return nil, fmt.Errorf("dynamostore: load AWS configuration: %w", err)
-	}
-	if endpoint != "" && cfg.Region == "" {
-		cfg.Region = "us-east-1"
-	}
-	return dynamodb.NewFromConfig(cfg, append([]func(*dynamodb.Options){func(o *dynamodb.Options) {
-		if endpoint != "" {
-			o.BaseEndpoint = aws.String(endpoint)
-			// DynamoDB Local sends no CRC32 header with error responses, and
-			// the SDK then warns about a checksum mismatch on every failed
-			// condition (aws-sdk-go-v2 issue 3545).
-			o.DisableValidateResponseChecksum = true
-		}
-	}}, optFns...)...), nil
 }
 
 // Close does nothing: the client holds no resources of its own.

@@ -11,6 +11,7 @@ import (
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/cards"
 	"github.com/cardflow/cardflow/pkg/ebscheduler"
 	"github.com/cardflow/cardflow/pkg/ebscheduler/ebschedulertest"
 	"github.com/cardflow/cardflow/pkg/engine"
@@ -48,7 +49,7 @@ func newDeployment(t *testing.T, opts ...app.Option) *deployment {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { runner.Close() })
-	svc, err := app.New(store, append([]app.Option{app.WithChecker(eng), app.WithRunner(runner),
+	svc, err := app.New(store, append([]app.Option{app.WithChecker(eng), app.WithCardChecker(cards.Checker{}), app.WithRunner(runner),
 		app.WithScheduler(newScheduler(t, newClient(srv.URL)))}, opts...)...)
 	if err != nil {
 		t.Fatal(err)

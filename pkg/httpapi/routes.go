@@ -9,29 +9,8 @@ import (
 
 type route struct {
 	method, path string
-	// scope is checked before the request is read, so a caller without it
-	// gets 403 whatever it sent; the use case checks it again.
-	scope  string
-	handle handlerFunc
-}
-
-// table lists every route of the API.
-func (s *Server) table() []route {
-	return []route{
-		{"GET", "/v1/workflows/getWorkflowExecutionById", cardflow.ScopeRead, s.getExecution},
-		{"GET", "/v1/workflows/getWorkflowExecutionHistory", cardflow.ScopeRead, s.getExecutionHistory},
-		{"GET", "/v1/workflows/getOrganizationExecutions", cardflow.ScopeRead, s.getOrganizationExecutions},
-		{"GET", "/v1/workflows/getWorkflowById", cardflow.ScopeRead, s.getWorkflow},
-		{"GET", "/v1/workflows/getOrganizationWorkflows", cardflow.ScopeRead, s.getOrganizationWorkflows},
-		{"GET", "/v1/workflows/getWorkflowSchemaById", cardflow.ScopeRead, s.getSchema},
-		{"POST", "/v1/workflows/saveWorkflow", cardflow.ScopeAdmin, s.saveWorkflow},
-		{"POST", "/v1/workflows/publishWorkflow", cardflow.ScopeAdmin, s.publishWorkflow},
-		{"GET", "/v1/adaptive-cards/getCardById", cardflow.ScopeRead, s.getCard},
-		{"GET", "/v1/adaptive-cards/getLatestActiveCard", cardflow.ScopeRead, s.getLatestActiveCard},
-		{"GET", "/v1/adaptive-cards/getOrganizationCards", cardflow.ScopeRead, s.getOrganizationCards},
-		{"POST", "/v1/adaptive-cards/saveCard", cardflow.ScopeAdmin, s.saveCard},
-		{"POST", "/v1/adaptive-cards/publishCard", cardflow.ScopeAdmin, s.publishCard},
-	}
+	scope        string // Endpoint.scope
+	handle       handlerFunc
 }
 
 func (s *Server) getExecution(w http.ResponseWriter, r *http.Request) error {

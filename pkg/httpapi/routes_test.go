@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -27,15 +28,29 @@ func TestEveryRouteNeedsAKey(t *testing.T) {
 	}
 }
 
-// TestWithRoutes checks that a server limited to one route, as one Lambda
-// function per endpoint uses it, answers only that route.
-func TestWithRoutes(t *testing.T) {
+// TestNewEndpoints checks that a server of some endpoints, as one Lambda
+// function per endpoint builds it, answers only their routes.
+func TestNewEndpoints(t *testing.T) {
 	e := newEnv(t)
-	api, err := httpapi.New(e.svc, httpapi.KeyAuthenticator{Service: e.svc}, httpapi.WithRoutes("GET /v1/adaptive-cards/getCardById"))
-	if err != nil {
-		t.Fatal(err)
+	auth := httpapi.KeyAuthenticator{Service: e.svc}
+	for _, tc := range []struct {
+		endpoints []httpapi.Endpoint
+		want      string
+	}{
+		{[]httpapi.Endpoint{httpapi.GetCardById}, "GET /v1/adaptive-cards/getCardById"},
+		{[]httpapi.Endpoint{httpapi.TriggerWorkflow}, "POST /v1/workflows/triggerworkflow/{workflow_id};POST /v1/workflows/triggerworkflow/{workflow_id}/{workflow_version}"},
+	} {
+		api, err := httpapi.NewEndpoints(e.svc, auth, tc.endpoints)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(slices.Sorted(slices.Values(api.Routes())), ";"); got != tc.want {
+			t.Errorf("got routes %s, want %s", got, tc.want)
+		}
 	}
-	if got, want := strings.Join(api.Routes(), ";"), "GET /v1/adaptive-cards/getCardById"; got != want {
-		t.Errorf("got routes %s, want %s", got, want)
+	for _, bad := range [][]httpapi.Endpoint{nil, {{Name: "made up", Routes: []string{"GET /v1/x"}}}} {
+		if _, err := httpapi.NewEndpoints(e.svc, auth, bad); err == nil {
+			t.Errorf("NewEndpoints(%v): no error", bad)
+		}
 	}
 }

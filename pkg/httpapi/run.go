@@ -10,18 +10,6 @@ import (
 	"github.com/cardflow/cardflow/pkg/cardflow"
 )
 
-// runRoutes are the endpoints that start and steer executions.
-func (s *Server) runRoutes() []route {
-	return []route{
-		{"POST", "/v1/workflows/triggerworkflow/{workflow_id}", cardflow.ScopeExecute, s.trigger},
-		{"POST", "/v1/workflows/triggerworkflow/{workflow_id}/{workflow_version}", cardflow.ScopeExecute, s.trigger},
-		{"POST", "/v1/workflows/toggleScheduledWorkflow", cardflow.ScopeExecute, s.toggle},
-		{"POST", "/v1/workflows/cancelExecution", cardflow.ScopeExecute, s.cancel},
-		// Last: its {action} segment would match every other name.
-		{"POST", "/v1/workflows/{action}/{process_id}", cardflow.ScopeExecute, s.resume},
-	}
-}
-
 type triggerResponse struct {
 	Message            string `json:"message"`
 	ServiceExecutionID string `json:"service_execution_id"`

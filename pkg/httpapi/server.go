@@ -10,7 +10,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -45,7 +44,6 @@ type Server struct {
 	routes map[string]map[string]route // path -> method -> route
 	// patterns are the paths with {name} segments, in matching order.
 	patterns []string
-	keep     func(*Server)
 	outbox   Outbox
 	teams    *teams.Integration
 }
@@ -58,52 +56,44 @@ type Option func(*Server)
 // WithLogger sets the logger for failed requests.
 func WithLogger(l *slog.Logger) Option { return func(s *Server) { s.log = l } }
 
-// WithRoutes limits the server to the named routes ("GET /v1/..."), as one
-// Lambda function per endpoint needs.
-func WithRoutes(names ...string) Option {
-	return func(s *Server) { s.keep = func(s *Server) { s.limit(names) } }
-}
-
 // WithOutbox adds GET /v1/adaptive-cards/outbox, local mode's view of the
-// cards card steps sent.
-func WithOutbox(o Outbox) Option { return func(s *Server) { s.outbox = o } }
-
-// limit drops every route not named.
-func (s *Server) limit(names []string) {
-	keep := make(map[string]bool, len(names))
-	for _, n := range names {
-		keep[n] = true
-	}
-	for path, methods := range s.routes {
-		for method := range methods {
-			if !keep[method+" "+path] {
-				delete(methods, method)
-			}
+// cards card steps sent; a nil outbox adds nothing. The route is added
+// here rather than in NewEndpoints, so that a program that gives no outbox
+// links no outbox handler.
+func WithOutbox(o Outbox) Option {
+	return func(s *Server) {
+		if o == nil {
+			return
 		}
-		if len(methods) == 0 {
-			delete(s.routes, path)
-		}
+		s.outbox = o
+		s.add([]route{{"GET", "/v1/adaptive-cards/outbox", cardflow.ScopeRead, s.getOutbox}})
 	}
-	s.patterns = slices.DeleteFunc(s.patterns, func(p string) bool { return s.routes[p] == nil })
 }
 
-// New returns a Server for svc, authenticating requests with auth.
+// New returns a Server of every endpoint for svc, authenticating requests
+// with auth.
 func New(svc *app.Service, auth Authenticator, opts ...Option) (*Server, error) {
+	return NewEndpoints(svc, auth, Endpoints(), opts...)
+}
+
+// NewEndpoints returns a Server of the endpoints given, as one Lambda
+// function per endpoint needs; in matching order, like Endpoints.
+func NewEndpoints(svc *app.Service, auth Authenticator, endpoints []Endpoint, opts ...Option) (*Server, error) {
 	if svc == nil || auth == nil {
 		return nil, errors.New("httpapi: service and authenticator are required")
+	}
+	if len(endpoints) == 0 {
+		return nil, errors.New("httpapi: no endpoint to serve")
 	}
 	s := &Server{svc: svc, auth: auth, log: slog.Default(), routes: map[string]map[string]route{}}
 	for _, o := range opts {
 		o(s)
 	}
-	s.add(s.table())
-	s.add(s.runRoutes())
-	if s.outbox != nil {
-		s.add([]route{{"GET", "/v1/adaptive-cards/outbox", cardflow.ScopeRead, s.getOutbox}})
-	}
-	s.add(s.teamsRoutes())
-	if s.keep != nil {
-		s.keep(s)
+	for _, e := range endpoints {
+		if e.handle == nil {
+			return nil, errors.New("httpapi: an endpoint is not one of Endpoints")
+		}
+		s.add(e.routes(s))
 	}
 	return s, nil
 }

@@ -17,13 +17,20 @@ import (
 // POST /v1/teams/messages when in has a bot, GET /v1/teams/respond when it
 // has a signing secret. They authenticate by Bot Framework JWT and by
 // signature, not by x-api-key.
-func WithTeams(in *teams.Integration) Option { return func(s *Server) { s.teams = in } }
+// Like WithOutbox, the option adds the routes, so a program without Teams
+// links none of their handlers.
+func WithTeams(in *teams.Integration) Option {
+	return func(s *Server) {
+		if in == nil {
+			return
+		}
+		s.teams = in
+		s.add(s.teamsRoutes())
+	}
+}
 
 func (s *Server) teamsRoutes() []route {
 	var out []route
-	if s.teams == nil {
-		return nil
-	}
 	if s.teams.HasBot() {
 		out = append(out, route{"POST", "/v1/teams/messages", "", s.teamsMessage})
 	}

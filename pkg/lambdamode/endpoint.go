@@ -2,9 +2,7 @@ package lambdamode
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
-	"slices"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
@@ -19,21 +17,13 @@ type Endpoint struct {
 	adapter *httpadapter.HandlerAdapter
 }
 
-// NewEndpoint returns the endpoint serving routes ("GET /v1/...") over svc.
-// Every route named must exist.
-func NewEndpoint(svc *app.Service, log *slog.Logger, routes ...string) (*Endpoint, error) {
-	if len(routes) == 0 {
-		return nil, fmt.Errorf("lambdamode: an endpoint needs at least one route")
-	}
-	srv, err := httpapi.New(svc, AuthorizerAuthenticator{}, httpapi.WithLogger(log), httpapi.WithRoutes(routes...))
+// NewEndpoint returns the function serving ep over svc. Naming the
+// endpoint, rather than looking it up, keeps every other endpoint's
+// handler out of the function's binary.
+func NewEndpoint(svc *app.Service, log *slog.Logger, ep httpapi.Endpoint) (*Endpoint, error) {
+	srv, err := httpapi.NewEndpoints(svc, AuthorizerAuthenticator{}, []httpapi.Endpoint{ep}, httpapi.WithLogger(log))
 	if err != nil {
 		return nil, err
-	}
-	have := srv.Routes()
-	for _, r := range routes {
-		if !slices.Contains(have, r) {
-			return nil, fmt.Errorf("lambdamode: the API has no route %q", r)
-		}
 	}
 	return &Endpoint{adapter: httpadapter.New(srv)}, nil
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/cardflow/cardflow/pkg/httpapi"
 )
 
 func TestLoadEnv(t *testing.T) {
@@ -52,11 +54,11 @@ func TestAPIWildcard(t *testing.T) {
 
 // TestEndpointWithoutAuthorizer checks that a request that reaches an
 // endpoint without the authorizer's context is refused, and that an
-// unknown route is a construction error.
+// endpoint that is not the API's is a construction error.
 func TestEndpointWithoutAuthorizer(t *testing.T) {
 	env := Env{Region: "us-east-1", DynamoDBEndpoint: "http://127.0.0.1:1", TablePrefix: "t-"}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	h, err := env.NewEndpointFunction(log, "getWorkflowById")
+	h, err := env.NewEndpointFunction(log, httpapi.GetWorkflowById)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,14 +78,19 @@ func TestEndpointWithoutAuthorizer(t *testing.T) {
 			t.Errorf("%s: got %d %s, %v; want 401 UNAUTHORIZED", c.name, got.StatusCode, got.Body, err)
 		}
 	}
-	svc, err := env.NewService(log)
-	if err != nil {
-		t.Fatal(err)
+	// Every endpoint of the API has its function, with the same routes.
+	for _, ep := range httpapi.Endpoints() {
+		if _, err := env.NewEndpointFunction(log, ep); err != nil {
+			t.Errorf("NewEndpointFunction(%s): %v", ep.Name, err)
+		}
 	}
-	if _, err := NewEndpoint(svc, log, "GET /v1/workflows/getWorkflowByID"); err == nil {
-		t.Error("NewEndpoint with an unknown route: no error")
-	}
-	if _, err := env.NewEndpointFunction(log, "getWorkflowByID"); err == nil {
-		t.Error("NewEndpointFunction of an unknown function: no error")
+	misnamed := httpapi.GetWorkflowById
+	misnamed.Name = "getWorkflowByID"
+	rerouted := httpapi.GetWorkflowById
+	rerouted.Routes = []string{"GET /v1/workflows/getWorkflowByID"}
+	for _, ep := range []httpapi.Endpoint{misnamed, rerouted, {Name: "getWorkflowById", Routes: httpapi.GetWorkflowById.Routes}} {
+		if _, err := env.NewEndpointFunction(log, ep); err == nil {
+			t.Errorf("NewEndpointFunction(%s %v), not an endpoint of the API: no error", ep.Name, ep.Routes)
+		}
 	}
 }

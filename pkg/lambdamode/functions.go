@@ -3,8 +3,10 @@ package lambdamode
 import (
 	"fmt"
 	"log/slog"
+	"slices"
 
 	"github.com/cardflow/cardflow/pkg/app"
+	"github.com/cardflow/cardflow/pkg/httpapi"
 )
 
 // Function is an API endpoint's Lambda function: its directory under
@@ -62,17 +64,21 @@ func (e Env) NewService(log *slog.Logger, opts ...app.Option) (*app.Service, err
 	return app.New(store, opts...)
 }
 
-// NewEndpointFunction builds the handler of the endpoint function named.
-func (e Env) NewEndpointFunction(log *slog.Logger, name string, opts ...app.Option) (*Endpoint, error) {
-	f, err := EndpointFunction(name)
+// NewEndpointFunction builds the handler of ep's function; ep must be
+// the endpoint of one of Endpoints, with the same routes.
+func (e Env) NewEndpointFunction(log *slog.Logger, ep httpapi.Endpoint, opts ...app.Option) (*Endpoint, error) {
+	f, err := EndpointFunction(ep.Name)
 	if err != nil {
 		return nil, err
+	}
+	if !slices.Equal(f.Routes, ep.Routes) {
+		return nil, fmt.Errorf("lambdamode: function %s serves %v, the endpoint has %v", f.Name, f.Routes, ep.Routes)
 	}
 	svc, err := e.NewService(log, opts...)
 	if err != nil {
 		return nil, err
 	}
-	return NewEndpoint(svc, log, f.Routes...)
+	return NewEndpoint(svc, log, ep)
 }
 
 // NewAuthorizerFunction builds the handler of the authorizer function.

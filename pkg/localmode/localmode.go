@@ -18,7 +18,9 @@ import (
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/cards"
 	"github.com/cardflow/cardflow/pkg/dynamostore"
+	"github.com/cardflow/cardflow/pkg/dynamostore/dynamoclient"
 	"github.com/cardflow/cardflow/pkg/engine"
 	"github.com/cardflow/cardflow/pkg/expr"
 	"github.com/cardflow/cardflow/pkg/httpapi"
@@ -28,6 +30,7 @@ import (
 	"github.com/cardflow/cardflow/pkg/outbound"
 	"github.com/cardflow/cardflow/pkg/sample"
 	"github.com/cardflow/cardflow/pkg/secrets"
+	"github.com/cardflow/cardflow/pkg/secrets/smclient"
 	"github.com/cardflow/cardflow/pkg/teams"
 )
 
@@ -84,7 +87,7 @@ func OpenService(dataDir string) (*app.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	svc, err := app.New(store)
+	svc, err := app.New(store, app.WithCardChecker(cards.Checker{}))
 	if err != nil {
 		store.Close()
 		return nil, err
@@ -102,7 +105,7 @@ func openDynamoDB() (*dynamostore.Store, error) {
 	if prefix == "" {
 		prefix = dynamostore.DefaultPrefix
 	}
-	client, err := dynamostore.NewClient(ctx, endpoint, "")
+	client, err := dynamoclient.New(ctx, endpoint, "")
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +152,7 @@ func integrations() (*http.Client, secrets.Source, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	src, err := secrets.FromEnv(context.Background())
+	src, err := secrets.FromEnv(context.Background(), smclient.New)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -193,7 +196,7 @@ func NewStack(store cardflow.Store, outbox *boltstore.Store, cfg Config) (*Stack
 	if st.Scheduler, err = localscheduler.New(fire, localscheduler.WithLogger(cfg.Log)); err != nil {
 		return nil, err
 	}
-	st.Service, err = app.New(store, app.WithChecker(eng), app.WithRunner(st.Runner), app.WithScheduler(st.Scheduler), app.WithEarlyResumeWindow(early))
+	st.Service, err = app.New(store, app.WithChecker(eng), app.WithCardChecker(cards.Checker{}), app.WithRunner(st.Runner), app.WithScheduler(st.Scheduler), app.WithEarlyResumeWindow(early))
 	if err != nil {
 		return nil, err
 	}

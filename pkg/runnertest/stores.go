@@ -11,6 +11,7 @@ import (
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/dynamostore"
+	"github.com/cardflow/cardflow/pkg/dynamostore/dynamoclient"
 )
 
 // BoltStore opens an embedded store file in the test's temporary
@@ -39,7 +40,7 @@ func DynamoDB(t testing.TB) (open func(t testing.TB) *dynamostore.Store, prefix 
 		t.Skip(why)
 	}
 	ctx := context.Background()
-	client, err := dynamostore.NewClient(ctx, ep, "")
+	client, err := dynamoclient.New(ctx, ep, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/cards"
 	"github.com/cardflow/cardflow/pkg/ebscheduler"
 	"github.com/cardflow/cardflow/pkg/lambdamode"
 	"github.com/cardflow/cardflow/pkg/localscheduler"
@@ -52,7 +53,7 @@ func Seed(ctx context.Context, store cardflow.Store, now time.Time) (*Fixture, e
 	if err != nil {
 		return nil, err
 	}
-	svc, err := app.New(store, app.WithScheduler(sched))
+	svc, err := app.New(store, app.WithScheduler(sched), app.WithCardChecker(cards.Checker{}))
 	if err != nil {
 		return nil, err
 	}

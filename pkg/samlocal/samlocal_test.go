@@ -21,11 +21,14 @@ import (
 
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/cards"
 	"github.com/cardflow/cardflow/pkg/dynamostore"
+	"github.com/cardflow/cardflow/pkg/dynamostore/dynamoclient"
 	"github.com/cardflow/cardflow/pkg/ebscheduler"
 	"github.com/cardflow/cardflow/pkg/ebscheduler/ebschedulertest"
 	"github.com/cardflow/cardflow/pkg/engine"
 	"github.com/cardflow/cardflow/pkg/expr"
+	"github.com/cardflow/cardflow/pkg/httpapi"
 	"github.com/cardflow/cardflow/pkg/lambdamode"
 	"github.com/cardflow/cardflow/pkg/lambdamode/advance"
 	"github.com/cardflow/cardflow/pkg/lambdamode/runner"
@@ -57,7 +60,7 @@ func newTables(t *testing.T, ep string) (*dynamodb.Client, string) {
 	t.Helper()
 	ctx := context.Background()
 	prefix := "cardflow-samlocal-" + strings.ToLower(cardflow.NewID(time.Now())) + "-"
-	client, err := dynamostore.NewClient(ctx, ep, "")
+	client, err := dynamoclient.New(ctx, ep, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,15 +79,20 @@ func newTables(t *testing.T, ep string) (*dynamodb.Client, string) {
 // with EventBridge Scheduler at the stand-in's URL.
 func newEndpoint(t *testing.T, env lambdamode.Env, log *slog.Logger, name, schedulerURL string, atSFN func(*sfn.Options)) *lambdamode.Endpoint {
 	t.Helper()
+	i := slices.IndexFunc(httpapi.Endpoints(), func(ep httpapi.Endpoint) bool { return ep.Name == name })
+	if i < 0 {
+		t.Fatalf("the API has no endpoint %s", name)
+	}
+	ep := httpapi.Endpoints()[i]
 	if name == "triggerWorkflow" || name == "resumeWorkflow" || name == "cancelExecution" {
-		h, err := runner.NewEndpointFunction(env, log, name, atSFN)
+		h, err := runner.NewEndpointFunction(env, log, ep, atSFN)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		return h
 	}
 	if name == "publishWorkflow" || name == "toggleScheduledWorkflow" {
-		h, err := schedules.NewEndpointFunction(env, log, name, func(o *scheduler.Options) { o.BaseEndpoint = aws.String(schedulerURL) })
+		h, err := schedules.NewEndpointFunction(env, log, ep, func(o *scheduler.Options) { o.BaseEndpoint = aws.String(schedulerURL) })
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -102,7 +110,10 @@ func newEndpoint(t *testing.T, env lambdamode.Env, log *slog.Logger, name, sched
 		}
 		opts = append(opts, app.WithChecker(checker))
 	}
-	h, err := env.NewEndpointFunction(log, name, opts...)
+	if name == "saveCard" {
+		opts = append(opts, app.WithCardChecker(cards.Checker{}))
+	}
+	h, err := env.NewEndpointFunction(log, ep, opts...)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -183,7 +194,8 @@ func TestEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var handlers, parkHandlers *sfnrunner.Handlers
+	var handlers *sfnrunner.Handlers
+	var parkHandlers *sfnrunner.Parker
 	sfnStandin, err := sfnfake.New(sfnfake.Config{
 		Definition:    def,
 		Substitutions: map[string]string{"AdvanceFunctionArn": advanceARN, "ParkFunctionArn": parkARN},
@@ -204,7 +216,7 @@ func TestEvents(t *testing.T) {
 	if handlers, err = advance.NewHandlers(envFor("advance"), log, atSFN); err != nil {
 		t.Fatal(err)
 	}
-	if parkHandlers, err = advance.NewHandlers(envFor("park"), log, atSFN); err != nil {
+	if parkHandlers, err = runner.NewParkFunction(envFor("park"), log, atSFN); err != nil {
 		t.Fatal(err)
 	}
 	runOpt, err := runner.Option(env, log, atSFN)

@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 
 	"github.com/cardflow/cardflow/pkg/secrets"
+	"github.com/cardflow/cardflow/pkg/secrets/smclient"
 )
 
 // fakeSecretsManager speaks Secrets Manager's AWS JSON 1.1 protocol for
@@ -205,7 +206,7 @@ func TestFromEnv(t *testing.T) {
 			for k, v := range tc.env {
 				t.Setenv(k, v)
 			}
-			src, err := secrets.FromEnv(context.Background())
+			src, err := secrets.FromEnv(context.Background(), smclient.New)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -225,7 +226,7 @@ func TestFromEnv(t *testing.T) {
 		for k, v := range env {
 			t.Setenv(k, v)
 		}
-		if _, err := secrets.FromEnv(context.Background()); err == nil {
+		if _, err := secrets.FromEnv(context.Background(), smclient.New); err == nil {
 			t.Errorf("FromEnv with %v: got no error", env)
 		}
 		for k := range env {

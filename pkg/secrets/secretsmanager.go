@@ -8,7 +8,6 @@ import (
 	"os"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager/types"
 	"github.com/aws/smithy-go"
@@ -77,10 +76,17 @@ const (
 	DefaultPrefix = "cardflow/"
 )
 
+// ClientFunc builds the Secrets Manager client FromEnv reads through;
+// optFns carry EndpointEnv. Local mode loads the AWS configuration of the
+// environment (secrets/smclient); a Lambda function builds its client from
+// the environment Lambda provides, which keeps the SDK's configuration
+// loader, with its SSO, STS and sign-in clients, out of its binary.
+type ClientFunc func(ctx context.Context, optFns ...func(*secretsmanager.Options)) (*secretsmanager.Client, error)
+
 // FromEnv builds the source the environment configures (see SourceEnv).
-// Secrets Manager uses the AWS configuration of the environment and caches
+// Secrets Manager reads through the client newClient builds and caches
 // values for DefaultTTL.
-func FromEnv(ctx context.Context) (Source, error) {
+func FromEnv(ctx context.Context, newClient ClientFunc) (Source, error) {
 	switch kind := os.Getenv(SourceEnv); kind {
 	case "", "env":
 		if dir := os.Getenv(DirEnv); dir != "" {
@@ -91,21 +97,20 @@ func FromEnv(ctx context.Context) (Source, error) {
 		}
 		return Env{}, nil
 	case "secretsmanager":
-		cfg, err := config.LoadDefaultConfig(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("secrets: load AWS configuration: %w", err)
-		}
 		endpoint := os.Getenv(EndpointEnv)
 		if endpoint != "" {
 			if u, err := url.Parse(endpoint); err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 				return nil, fmt.Errorf("%s=%s: want a URL such as http://localhost:4566", EndpointEnv, endpoint)
 			}
 		}
-		client := secretsmanager.NewFromConfig(cfg, func(o *secretsmanager.Options) {
+		client, err := newClient(ctx, func(o *secretsmanager.Options) {
 			if endpoint != "" {
 				o.BaseEndpoint = aws.String(endpoint)
 			}
 		})
+		if err != nil {
+			return nil, fmt.Errorf("secrets: Secrets Manager client: %w", err)
+		}
 		prefix, ok := os.LookupEnv(PrefixEnv)
 		if !ok {
 			prefix = DefaultPrefix

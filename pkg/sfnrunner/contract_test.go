@@ -16,6 +16,7 @@ import (
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/cards"
 	"github.com/cardflow/cardflow/pkg/localmode"
 	"github.com/cardflow/cardflow/pkg/localscheduler"
 	"github.com/cardflow/cardflow/pkg/runnertest"
@@ -146,7 +147,7 @@ func newStack(t testing.TB, store cardflow.Store, outbox *boltstore.Store) *stac
 	if err != nil {
 		t.Fatal(err)
 	}
-	if svc, err = app.New(store, app.WithChecker(eng), app.WithRunner(runner), app.WithScheduler(sched)); err != nil {
+	if svc, err = app.New(store, app.WithChecker(eng), app.WithCardChecker(cards.Checker{}), app.WithRunner(runner), app.WithScheduler(sched)); err != nil {
 		t.Fatal(err)
 	}
 	st.harness = runnertest.Harness{Service: svc, Store: store}

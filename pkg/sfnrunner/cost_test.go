@@ -15,6 +15,7 @@ import (
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/dynamostore"
+	"github.com/cardflow/cardflow/pkg/dynamostore/dynamoclient"
 	"github.com/cardflow/cardflow/pkg/runnertest"
 	"github.com/cardflow/cardflow/pkg/sample"
 	"github.com/cardflow/cardflow/pkg/sfnfake"
@@ -275,7 +276,7 @@ func BenchmarkExecutionCost(b *testing.B) {
 	_, prefix := runnertest.DynamoDB(b)
 	var capacity capacityCounter
 	ctx := context.Background()
-	client, err := dynamostore.NewClient(ctx, os.Getenv("DYNAMODB_ENDPOINT"), "", capacity.clientOption)
+	client, err := dynamoclient.New(ctx, os.Getenv("DYNAMODB_ENDPOINT"), "", capacity.clientOption)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -285,7 +286,7 @@ func BenchmarkExecutionCost(b *testing.B) {
 	}
 	// The benchmark watches executions through a store of its own, whose
 	// reads are not counted.
-	plain, err := dynamostore.NewClient(ctx, os.Getenv("DYNAMODB_ENDPOINT"), "")
+	plain, err := dynamoclient.New(ctx, os.Getenv("DYNAMODB_ENDPOINT"), "")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -61,12 +61,21 @@ type ParkInput struct {
 	TaskToken      string                `json:"task_token"`
 }
 
-// Handlers are the Lambda handlers the state machine invokes.
+// Handlers are the Lambda handlers the state machine invokes: Advance, and
+// Park of the embedded Parker.
 type Handlers struct {
-	eng   Advancer
+	*Parker
+	eng Advancer
+	now func() time.Time
+	log *slog.Logger
+}
+
+// Parker is the Park handler alone. It needs the store and the Step
+// Functions client but not the engine, so the Park function, built with
+// NewParker, links neither the engine nor CEL.
+type Parker struct {
 	store cardflow.EngineStore
 	api   API
-	now   func() time.Time
 	log   *slog.Logger
 }
 
@@ -87,11 +96,28 @@ func NewHandlers(eng Advancer, store cardflow.EngineStore, api API, opts ...Hand
 	if eng == nil || store == nil || api == nil {
 		return nil, errors.New("sfnrunner: engine, store and Step Functions client are required")
 	}
-	h := &Handlers{eng: eng, store: store, api: api, now: time.Now, log: slog.Default()}
+	h := newHandlers(opts)
+	h.eng = eng
+	h.Parker = &Parker{store: store, api: api, log: h.log}
+	return h, nil
+}
+
+// NewParker returns the Park handler over the store the engine uses and a
+// Step Functions client. Of the options, only the logger applies.
+func NewParker(store cardflow.EngineStore, api API, opts ...HandlerOption) (*Parker, error) {
+	if store == nil || api == nil {
+		return nil, errors.New("sfnrunner: store and Step Functions client are required")
+	}
+	return &Parker{store: store, api: api, log: newHandlers(opts).log}, nil
+}
+
+// newHandlers returns handlers with the defaults and opts applied.
+func newHandlers(opts []HandlerOption) *Handlers {
+	h := &Handlers{now: time.Now, log: slog.Default()}
 	for _, o := range opts {
 		o(h)
 	}
-	return h, nil
+	return h
 }
 
 // Advance runs the execution until it must wait, sleeps, ends or uses up
@@ -132,7 +158,7 @@ func (h *Handlers) Advance(ctx context.Context, in AdvanceInput) (AdvanceOutput,
 // resume can end the task. When the wait was claimed (or the execution
 // ended) before the token was stored, nobody else would end the task, so
 // Park ends it at once.
-func (h *Handlers) Park(ctx context.Context, in ParkInput) error {
+func (h *Parker) Park(ctx context.Context, in ParkInput) error {
 	if in.TaskToken == "" || in.ProcessID == "" || in.Execution.OrganizationID == "" {
 		return errors.New("sfnrunner: the input lacks a task token, process id or organization")
 	}
@@ -159,7 +185,7 @@ func (h *Handlers) Park(ctx context.Context, in ParkInput) error {
 
 // endTask ends a Park task so that Advance runs and sees what became of
 // the wait. A task that has ended already is fine.
-func (h *Handlers) endTask(ctx context.Context, token string) error {
+func (h *Parker) endTask(ctx context.Context, token string) error {
 	_, err := h.api.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: aws.String(token), Output: aws.String(claimedOutput)})
 	if cardflow.ErrorCode(translate(err)) == cardflow.ECONFLICT {
 		return nil

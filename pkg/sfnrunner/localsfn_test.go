@@ -19,7 +19,9 @@ import (
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/cards"
 	"github.com/cardflow/cardflow/pkg/dynamostore"
+	"github.com/cardflow/cardflow/pkg/dynamostore/dynamoclient"
 	"github.com/cardflow/cardflow/pkg/localmode"
 	"github.com/cardflow/cardflow/pkg/runnertest"
 	"github.com/cardflow/cardflow/pkg/sfnrunner"
@@ -53,7 +55,7 @@ func runTask(task, arg string, out *os.File) error {
 		return fmt.Errorf("task input: %w", err)
 	}
 	ctx := context.Background()
-	client, err := dynamostore.NewClient(ctx, os.Getenv("DYNAMODB_ENDPOINT"), "")
+	client, err := dynamoclient.New(ctx, os.Getenv("DYNAMODB_ENDPOINT"), "")
 	if err != nil {
 		return err
 	}
@@ -268,7 +270,7 @@ func TestDefinitionOnLocalStepFunctions(t *testing.T) {
 		t.Fatal(err)
 	}
 	runner := &localSFN{t: t, node: node, root: root, scripts: scripts, runs: map[string]chan error{}}
-	svc, err := app.New(store, app.WithChecker(eng), app.WithRunner(runner))
+	svc, err := app.New(store, app.WithChecker(eng), app.WithCardChecker(cards.Checker{}), app.WithRunner(runner))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
-// Package advance wires the engine into the Advance and Park functions the
-// runner's state machine invokes. Only these functions link the engine's
-// step kinds and outbound calls.
+// Package advance wires the engine into the Advance function the runner's
+// state machine invokes. Only it links the engine's step kinds and
+// outbound calls; Park is built without the engine (runner.NewParkFunction).
 package advance
 
 import (
@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
@@ -25,7 +26,7 @@ import (
 // in template.yaml (300 s) leaves room for a step that starts at its end.
 const Budget = 2 * time.Minute
 
-// NewHandlers builds the Advance and Park handlers: the engine over the
+// NewHandlers builds the Advance function's handlers: the engine over the
 // store, with outbound calls and secrets as the environment configures
 // them (CARDFLOW_OUTBOUND_ALLOW, CARDFLOW_SECRETS), and the Step Functions
 // client that ends Park tasks. optFns adjust that client.
@@ -42,7 +43,7 @@ func NewHandlers(env lambdamode.Env, log *slog.Logger, optFns ...func(*sfn.Optio
 	if err != nil {
 		return nil, err
 	}
-	src, err := secrets.FromEnv(context.Background())
+	src, err := secrets.FromEnv(context.Background(), SecretsManagerClient(env))
 	if err != nil {
 		return nil, err
 	}
@@ -52,6 +53,15 @@ func NewHandlers(env lambdamode.Env, log *slog.Logger, optFns ...func(*sfn.Optio
 		return nil, err
 	}
 	return sfnrunner.NewHandlers(eng, store, runner.StepFunctionsClient(env, optFns...), sfnrunner.WithHandlerLogger(log))
+}
+
+// SecretsManagerClient returns the secrets.ClientFunc of the Advance
+// function: a Secrets Manager client with the function's region and role,
+// from the environment Lambda provides, as the other SDK clients are.
+func SecretsManagerClient(env lambdamode.Env) secrets.ClientFunc {
+	return func(_ context.Context, optFns ...func(*secretsmanager.Options)) (*secretsmanager.Client, error) {
+		return secretsmanager.New(secretsmanager.Options{Region: env.Region, Credentials: env.Credentials()}, optFns...), nil
+	}
 }
 
 // LogDeliverer delivers the cards of card steps to the function's log, one

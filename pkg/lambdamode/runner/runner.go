@@ -1,7 +1,7 @@
 // Package runner wires the Step Functions runner into the Lambda functions
 // that start, wake or stop executions: triggerWorkflow, resumeWorkflow,
-// cancelExecution, the schedule target and housekeeping. It links the Step
-// Functions client but not the engine.
+// cancelExecution, the schedule target, housekeeping and Park. It links the
+// Step Functions client but not the engine.
 package runner
 
 import (
@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
 	"github.com/cardflow/cardflow/pkg/app"
+	"github.com/cardflow/cardflow/pkg/httpapi"
 	"github.com/cardflow/cardflow/pkg/lambdamode"
 	"github.com/cardflow/cardflow/pkg/sfnrunner"
 )
@@ -36,10 +37,20 @@ func Option(env lambdamode.Env, log *slog.Logger, optFns ...func(*sfn.Options)) 
 
 // NewEndpointFunction builds an endpoint function that runs executions
 // (triggerWorkflow, resumeWorkflow, cancelExecution).
-func NewEndpointFunction(env lambdamode.Env, log *slog.Logger, name string, optFns ...func(*sfn.Options)) (*lambdamode.Endpoint, error) {
+func NewEndpointFunction(env lambdamode.Env, log *slog.Logger, ep httpapi.Endpoint, optFns ...func(*sfn.Options)) (*lambdamode.Endpoint, error) {
 	opt, err := Option(env, log, optFns...)
 	if err != nil {
 		return nil, err
 	}
-	return env.NewEndpointFunction(log, name, opt)
+	return env.NewEndpointFunction(log, ep, opt)
+}
+
+// NewParkFunction builds the Park function's handler: it stores task
+// tokens on process records and ends Park tasks, and runs no steps.
+func NewParkFunction(env lambdamode.Env, log *slog.Logger, optFns ...func(*sfn.Options)) (*sfnrunner.Parker, error) {
+	store, err := env.OpenStore(log)
+	if err != nil {
+		return nil, err
+	}
+	return sfnrunner.NewParker(store, StepFunctionsClient(env, optFns...), sfnrunner.WithHandlerLogger(log))
 }

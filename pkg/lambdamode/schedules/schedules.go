@@ -11,6 +11,7 @@ import (
 
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/ebscheduler"
+	"github.com/cardflow/cardflow/pkg/httpapi"
 	"github.com/cardflow/cardflow/pkg/lambdamode"
 )
 
@@ -28,12 +29,12 @@ func NewScheduler(env lambdamode.Env, log *slog.Logger, optFns ...func(*schedule
 
 // NewEndpointFunction builds an endpoint function that manages schedules
 // (publishWorkflow, toggleScheduledWorkflow).
-func NewEndpointFunction(env lambdamode.Env, log *slog.Logger, name string, optFns ...func(*scheduler.Options)) (*lambdamode.Endpoint, error) {
+func NewEndpointFunction(env lambdamode.Env, log *slog.Logger, ep httpapi.Endpoint, optFns ...func(*scheduler.Options)) (*lambdamode.Endpoint, error) {
 	sched, err := NewScheduler(env, log, optFns...)
 	if err != nil {
 		return nil, err
 	}
-	return env.NewEndpointFunction(log, name, app.WithScheduler(sched))
+	return env.NewEndpointFunction(log, ep, app.WithScheduler(sched))
 }
 
 // NewTargetFunction builds the function that schedules invoke, which

@@ -1,0 +1,68 @@
+package lambdamode
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// heavy are packages that make a function's bootstrap large; a function
+// may link one only where linksHeavy allows it.
+var heavy = []string{
+	"github.com/cardflow/cardflow/pkg/cards",      // card validation, x/text tables
+	"github.com/cardflow/cardflow/pkg/engine",     // step kinds, outbound calls
+	"github.com/cardflow/cardflow/pkg/expr",       // CEL
+	"cel.dev/cel-go/cel",                          // with protobuf and ANTLR
+	"github.com/aws/aws-sdk-go-v2/config",         // SSO, STS and sign-in clients
+	"github.com/aws/aws-sdk-go-v2/service/sso",    // the same, reached otherwise
+	"github.com/aws/aws-sdk-go-v2/service/sts",    // the same
+	"github.com/aws/aws-sdk-go-v2/service/signin", // the same
+}
+
+// withCEL are the heavy packages of the functions that compile or run
+// expressions.
+var withCEL = heavy[:4]
+
+// linksHeavy says which heavy packages a function needs: saveCard checks
+// cards; saveWorkflow compiles expressions, which takes the engine's step
+// kinds; advance runs steps. Every other function links none, and none
+// links the SDK's configuration loader.
+var linksHeavy = map[string][]string{
+	"saveCard":     {"github.com/cardflow/cardflow/pkg/cards"},
+	"saveWorkflow": withCEL,
+	"advance":      withCEL,
+}
+
+// TestFunctionLinks lists each function's dependencies as `make build`
+// builds it and fails when one links a heavy package it does not need, so
+// that read endpoints and Park stay small.
+func TestFunctionLinks(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skipf("no go command: %v", err)
+	}
+	cmd := exec.Command("go", "list", "-tags", "lambda.norpc", "-f", "{{.ImportPath}} {{join .Deps \" \"}}", "./functions/...")
+	cmd.Dir = filepath.Join("..", "..")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH=arm64")
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	seen := 0
+	for line := range strings.Lines(strings.TrimSpace(string(out))) {
+		fields := strings.Fields(line)
+		name := fields[0][strings.LastIndex(fields[0], "/")+1:]
+		seen++
+		for _, dep := range fields[1:] {
+			if slices.Contains(heavy, dep) && !slices.Contains(linksHeavy[name], dep) {
+				t.Errorf("functions/%s links %s", name, dep)
+			}
+		}
+	}
+	if seen < len(Endpoints)+1 {
+		t.Errorf("go list found %d functions, want at least the %d endpoints and the authorizer", seen, len(Endpoints))
+	}
+}
