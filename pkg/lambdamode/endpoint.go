@@ -22,10 +22,16 @@ type Endpoint struct {
 // NewEndpoint returns the endpoint serving routes ("GET /v1/...") over svc.
 // Every route named must exist.
 func NewEndpoint(svc *app.Service, log *slog.Logger, routes ...string) (*Endpoint, error) {
+	return newEndpoint(svc, log, nil, routes)
+}
+
+// newEndpoint is NewEndpoint with more options of the HTTP API.
+func newEndpoint(svc *app.Service, log *slog.Logger, opts []httpapi.Option, routes []string) (*Endpoint, error) {
 	if len(routes) == 0 {
 		return nil, fmt.Errorf("lambdamode: an endpoint needs at least one route")
 	}
-	srv, err := httpapi.New(svc, AuthorizerAuthenticator{}, httpapi.WithLogger(log), httpapi.WithRoutes(routes...))
+	opts = append([]httpapi.Option{httpapi.WithLogger(log), httpapi.WithRoutes(routes...)}, opts...)
+	srv, err := httpapi.New(svc, AuthorizerAuthenticator{}, opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
-	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/engine"
 	"github.com/cardflow/cardflow/pkg/expr"
 	"github.com/cardflow/cardflow/pkg/lambdamode"
@@ -26,9 +25,9 @@ import (
 const Budget = 2 * time.Minute
 
 // NewHandlers builds the Advance and Park handlers: the engine over the
-// store, with outbound calls and secrets as the environment configures
-// them (CARDFLOW_OUTBOUND_ALLOW, CARDFLOW_SECRETS), and the Step Functions
-// client that ends Park tasks. optFns adjust that client.
+// store, with outbound calls, secrets and Teams delivery as the environment
+// configures them (CARDFLOW_OUTBOUND_ALLOW, CARDFLOW_SECRETS, CARDFLOW_TEAMS_*),
+// and the Step Functions client that ends Park tasks. optFns adjust that client.
 func NewHandlers(env lambdamode.Env, log *slog.Logger, optFns ...func(*sfn.Options)) (*sfnrunner.Handlers, error) {
 	store, err := env.OpenStore(log)
 	if err != nil {
@@ -46,22 +45,14 @@ func NewHandlers(env lambdamode.Env, log *slog.Logger, optFns ...func(*sfn.Optio
 	if err != nil {
 		return nil, err
 	}
-	eng, err := engine.New(store, LogDeliverer{Log: log}, exprs,
+	tm, err := env.NewTeams(log, src, client)
+	if err != nil {
+		return nil, err
+	}
+	eng, err := engine.New(store, tm, exprs,
 		engine.WithLogger(log), engine.WithHTTPClient(client), engine.WithSecrets(src), engine.WithBudget(Budget))
 	if err != nil {
 		return nil, err
 	}
 	return sfnrunner.NewHandlers(eng, store, runner.StepFunctionsClient(env, optFns...), sfnrunner.WithHandlerLogger(log))
-}
-
-// LogDeliverer delivers the cards of card steps to the function's log, one
-// JSON record each ("card delivered", with the delivery), where a
-// CloudWatch Logs subscription can pick them up. It is the deliverer until
-// a Teams integration is configured.
-type LogDeliverer struct{ Log *slog.Logger }
-
-// Deliver implements cardflow.Deliverer.
-func (d LogDeliverer) Deliver(ctx context.Context, dl *cardflow.Delivery) error {
-	d.Log.InfoContext(ctx, "card delivered", slog.Any("delivery", dl))
-	return nil
 }
