@@ -95,13 +95,15 @@ template-check: aws-tools
 	$(SAM) build --build-in-source --build-dir .aws-sam/build
 
 ## deploy: sam build, then sam deploy with samconfig.toml to the stack cardflow-$(STAGE)
-## (STAGE=dev, REGION=eu-central-1, LOG_LEVEL=INFO unless given)
+## (STAGE=dev, REGION=eu-central-1, LOG_LEVEL=INFO unless given); DEPLOY_PARAMS adds
+## parameters ("TeamsSigningSecretName=teams-signing TeamsPublicUrl=https://...")
 STAGE     ?= dev
 REGION    ?= eu-central-1
 LOG_LEVEL ?= INFO
+DEPLOY_PARAMS ?=
 deploy: aws-tools
 	$(SAM) build --build-in-source
-	$(SAM) deploy --stack-name cardflow-$(STAGE) --region $(REGION) --parameter-overrides Stage=$(STAGE) LogLevel=$(LOG_LEVEL)
+	$(SAM) deploy --stack-name cardflow-$(STAGE) --region $(REGION) --parameter-overrides Stage=$(STAGE) LogLevel=$(LOG_LEVEL) $(DEPLOY_PARAMS)
 
 ## aws-tools: SAM CLI and cfn-lint from PyPI into .cache/awstools (once)
 aws-tools: $(AWS_TOOLS_STAMP)

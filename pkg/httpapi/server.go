@@ -82,9 +82,6 @@ func NewEndpoints(svc *app.Service, auth Authenticator, endpoints []Endpoint, op
 	if svc == nil || auth == nil {
 		return nil, errors.New("httpapi: service and authenticator are required")
 	}
-	if len(endpoints) == 0 {
-		return nil, errors.New("httpapi: no endpoint to serve")
-	}
 	s := &Server{svc: svc, auth: auth, log: slog.Default(), routes: map[string]map[string]route{}}
 	for _, o := range opts {
 		o(s)
@@ -94,6 +91,9 @@ func NewEndpoints(svc *app.Service, auth Authenticator, endpoints []Endpoint, op
 			return nil, errors.New("httpapi: an endpoint is not one of Endpoints")
 		}
 		s.add(e.routes(s))
+	}
+	if len(s.routes) == 0 {
+		return nil, errors.New("httpapi: no endpoint to serve")
 	}
 	return s, nil
 }

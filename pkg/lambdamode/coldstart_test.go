@@ -85,6 +85,11 @@ func coldStart(b *testing.B, exe string) time.Duration {
 		"CARDFLOW_SCHEDULER_ROLE_ARN=arn:aws:iam::123456789012:role/cardflow-bench-scheduler",
 		"CARDFLOW_SCHEDULER_DEAD_LETTER_ARN=arn:aws:sqs:us-east-1:123456789012:cardflow-bench-dlq",
 		"CARDFLOW_STATE_MACHINE_ARN=arn:aws:states:us-east-1:123456789012:stateMachine:cardflow-bench-runner",
+		// A bot and response links, so that both Teams functions exist.
+		"CARDFLOW_PUBLIC_URL=https://cardflow.example.com",
+		"CARDFLOW_TEAMS_SIGNING_SECRET=teams-signing",
+		"CARDFLOW_TEAMS_APP_ID=00000000-0000-0000-0000-000000000000",
+		"CARDFLOW_TEAMS_APP_SECRET=bot-secret",
 	}
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	start := time.Now()

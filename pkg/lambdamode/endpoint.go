@@ -21,7 +21,12 @@ type Endpoint struct {
 // endpoint, rather than looking it up, keeps every other endpoint's
 // handler out of the function's binary.
 func NewEndpoint(svc *app.Service, log *slog.Logger, ep httpapi.Endpoint) (*Endpoint, error) {
-	srv, err := httpapi.NewEndpoints(svc, AuthorizerAuthenticator{}, []httpapi.Endpoint{ep}, httpapi.WithLogger(log))
+	return newEndpoint(svc, log, []httpapi.Endpoint{ep})
+}
+
+// newEndpoint serves the endpoints given and the routes opts add.
+func newEndpoint(svc *app.Service, log *slog.Logger, eps []httpapi.Endpoint, opts ...httpapi.Option) (*Endpoint, error) {
+	srv, err := httpapi.NewEndpoints(svc, AuthorizerAuthenticator{}, eps, append([]httpapi.Option{httpapi.WithLogger(log)}, opts...)...)
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/cardflow/cardflow/pkg/dynamostore"
+	"github.com/cardflow/cardflow/pkg/teams"
 )
 
 // Environment variables a function reads.
@@ -53,6 +54,13 @@ type Env struct {
 
 	ScheduleGroup, ScheduleTargetARN, SchedulerRoleARN, SchedulerDeadLetterARN string
 	StateMachineARN                                                            string
+
+	// Teams is the Microsoft Teams setup (CARDFLOW_TEAMS_*, CARDFLOW_PUBLIC_URL)
+	// of the functions that deliver cards or receive answers.
+	Teams teams.Config
+	// TeamsOptions adjust the Teams integration (tests give a client that
+	// trusts their stand-in for Microsoft).
+	TeamsOptions []teams.Option
 }
 
 // LoadEnv reads the configuration through getenv (os.Getenv in main).
@@ -70,6 +78,10 @@ func LoadEnv(getenv func(string) string) (Env, error) {
 		SchedulerRoleARN:       getenv(EnvSchedulerRoleARN),
 		SchedulerDeadLetterARN: getenv(EnvSchedulerDeadLetterARN),
 		StateMachineARN:        getenv(EnvStateMachineARN),
+	}
+	var err error
+	if e.Teams, err = loadTeams(getenv); err != nil {
+		return Env{}, err
 	}
 	if e.TablePrefix == "" {
 		e.TablePrefix = dynamostore.DefaultPrefix

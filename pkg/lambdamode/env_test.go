@@ -4,12 +4,15 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/cardflow/cardflow/pkg/httpapi"
+	"github.com/cardflow/cardflow/pkg/teams"
 )
 
 func TestLoadEnv(t *testing.T) {
@@ -27,6 +30,19 @@ func TestLoadEnv(t *testing.T) {
 		{"no region", map[string]string{}, Env{}, "AWS_REGION is not set"},
 		{"bad level", map[string]string{"AWS_REGION": "eu-central-1", "LOG_LEVEL": "LOUD"}, Env{}, `LOG_LEVEL="LOUD"`},
 		{"bad endpoint", map[string]string{"DYNAMODB_ENDPOINT": "localhost:8000"}, Env{}, `DYNAMODB_ENDPOINT="localhost:8000"`},
+		{"Teams", map[string]string{"AWS_REGION": "eu-central-1", "CARDFLOW_PUBLIC_URL": "https://cardflow.example.com",
+			"CARDFLOW_TEAMS_SIGNING_SECRET": "teams-signing", "CARDFLOW_TEAMS_LINK_TTL": "48h", "CARDFLOW_TEAMS_APP_ID": "app",
+			"CARDFLOW_TEAMS_APP_SECRET": "bot-secret", "CARDFLOW_TEAMS_TOKEN_URL": "https://login.example.com/token",
+			"CARDFLOW_TEAMS_OPENID_URL": "https://login.example.com/openid", "CARDFLOW_TEAMS_SERVICE_HOSTS": " smba.trafficmanager.net, .botframework.com,"},
+			Env{Region: "eu-central-1", TablePrefix: "cardflow-dev-", Teams: teams.Config{
+				PublicURL: "https://cardflow.example.com", SigningSecret: "teams-signing", LinkTTL: 48 * time.Hour, AppID: "app",
+				AppSecret: "bot-secret", TokenURL: "https://login.example.com/token", OpenIDMetadataURL: "https://login.example.com/openid",
+				ServiceHosts: []string{"smba.trafficmanager.net", ".botframework.com"}}}, ""},
+		{"Teams defaults", map[string]string{"AWS_REGION": "eu-central-1", "CARDFLOW_PUBLIC_URL": "", "CARDFLOW_TEAMS_SERVICE_HOSTS": ""},
+			Env{Region: "eu-central-1", TablePrefix: "cardflow-dev-"}, ""},
+		{"bad link TTL", map[string]string{"AWS_REGION": "eu-central-1", "CARDFLOW_TEAMS_LINK_TTL": "14d"}, Env{}, `CARDFLOW_TEAMS_LINK_TTL="14d": want a positive duration`},
+		{"bot without secrets", map[string]string{"AWS_REGION": "eu-central-1", "CARDFLOW_TEAMS_APP_ID": "app", "CARDFLOW_TEAMS_APP_SECRET": "bot-secret"}, Env{},
+			"the bot also needs CARDFLOW_TEAMS_APP_SECRET and CARDFLOW_TEAMS_SIGNING_SECRET"},
 	} {
 		got, err := LoadEnv(func(k string) string { return c.vars[k] })
 		if c.err != "" {
@@ -35,7 +51,7 @@ func TestLoadEnv(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || got != c.want {
+		if err != nil || !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s: got %+v, %v; want %+v", c.name, got, err, c.want)
 		}
 	}

@@ -18,6 +18,8 @@ import (
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/dynamostore"
 	"github.com/cardflow/cardflow/pkg/httpapi"
+	"github.com/cardflow/cardflow/pkg/secrets"
+	"github.com/cardflow/cardflow/pkg/teams"
 )
 
 // node is a YAML node of template.yaml. CloudFormation's short tags (!Ref,
@@ -432,5 +434,95 @@ func TestTemplateStateMachine(t *testing.T) {
 	}
 	if !slices.Equal(invokes, []string{"AdvanceFunction", "ParkFunction"}) {
 		t.Errorf("the state machine may invoke %v, want AdvanceFunction and ParkFunction", invokes)
+	}
+}
+
+// TestTemplateTeams checks the Teams functions: one per route the API adds
+// with a bot and response links, each an Api event without the API key
+// authorizer, created only when configured; and that the functions that
+// deliver or receive cards get every Teams setting from a parameter.
+func TestTemplateTeams(t *testing.T) {
+	tpl := loadTemplate(t)
+	fns := tpl.resources("AWS::Serverless::Function")
+
+	env := Env{Region: "us-east-1", DynamoDBEndpoint: "http://127.0.0.1:1", TablePrefix: "t-"}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	store, err := env.OpenStore(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := app.New(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := httpapi.New(svc, AuthorizerAuthenticator{}, httpapi.WithLogger(log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm, err := teams.New(teams.Config{AppID: "app", AppSecret: "bot-secret", SigningSecret: "teams-signing"}, LogDeliverer{Log: log}, secrets.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	withTeams, err := httpapi.New(svc, AuthorizerAuthenticator{}, httpapi.WithLogger(log), httpapi.WithTeams(tm))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, r := range withTeams.Routes() {
+		if !slices.Contains(base.Routes(), r) {
+			want = append(want, r)
+		}
+	}
+	slices.Sort(want)
+
+	var served []string
+	conditions := map[string]string{TeamsMessages: "HasTeamsBot", TeamsRespond: "HasTeamsLinks"}
+	for _, f := range TeamsEndpoints {
+		id := functionID(f.Name)
+		fn, ok := fns[id]
+		if !ok {
+			t.Errorf("template.yaml lacks %s, the function of %v", id, f.Routes)
+			continue
+		}
+		if got := fn.get("Condition").value(); got != conditions[f.Name] {
+			t.Errorf("%s: Condition %q, want %q", id, got, conditions[f.Name])
+		}
+		var events []string
+		_, evs := fn.get("Properties", "Events").pairs()
+		for _, ev := range evs {
+			p := ev.get("Properties")
+			if ev.get("Type").value() != "Api" || p.get("RestApiId").value() != "Api" || p.get("Auth", "Authorizer").value() != "NONE" {
+				t.Errorf("%s: every event must be an Api event on the REST API Api with Auth Authorizer NONE", id)
+			}
+			events = append(events, strings.ToUpper(p.get("Method").value())+" "+p.get("Path").value())
+		}
+		if !slices.Equal(events, f.Routes) {
+			t.Errorf("%s: Api events %v, want %v", id, events, f.Routes)
+		}
+		served = append(served, f.Routes...)
+	}
+	slices.Sort(served)
+	if !slices.Equal(served, want) {
+		t.Errorf("the Teams functions serve %v, the API adds %v for Teams", served, want)
+	}
+
+	params := map[string]string{
+		EnvPublicURL: "TeamsPublicUrl", EnvTeamsSigningSecret: "TeamsSigningSecretName", EnvTeamsLinkTTL: "TeamsLinkTtl",
+		EnvTeamsAppID: "TeamsAppId", EnvTeamsAppSecret: "TeamsAppSecretName", EnvTeamsTokenURL: "TeamsTokenUrl",
+		EnvTeamsOpenIDURL: "TeamsOpenIdMetadataUrl", EnvTeamsServiceHosts: "TeamsServiceHosts",
+	}
+	for _, id := range []string{"AdvanceFunction", functionID(TeamsMessages), functionID(TeamsRespond)} {
+		vars := fns[id].get("Properties", "Environment", "Variables")
+		if got := vars.get("CARDFLOW_SECRETS").value(); got != "secretsmanager" {
+			t.Errorf("%s: CARDFLOW_SECRETS = %q, want secretsmanager", id, got)
+		}
+		for env, param := range params {
+			if v := vars.get(env); v.Tag != "!Ref" || v.value() != param {
+				t.Errorf("%s: %s = %s %q, want !Ref %s", id, env, v.Tag, v.value(), param)
+			}
+			if tpl.get("Parameters", param).Node == nil {
+				t.Errorf("template.yaml lacks the parameter %s", param)
+			}
+		}
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/cardflow/cardflow/pkg/localscheduler"
 	"github.com/cardflow/cardflow/pkg/sample"
 	"github.com/cardflow/cardflow/pkg/sfnrunner"
+	"github.com/cardflow/cardflow/pkg/teams"
 )
 
 // The tenant of the sample records.
@@ -41,6 +42,15 @@ type Fixture struct {
 	// WaitingExecutionID waits at the approval card for ProcessID.
 	WaitingExecutionID string
 	ProcessID          string
+	// Two more executions wait at the approval card: the Teams events
+	// answer LinkProcessID's through a response link and BotProcessID's
+	// through the bot.
+	LinkExecutionID, LinkProcessID string
+	BotExecutionID, BotProcessID   string
+	// BotToken is the Bot Framework JWT of the bot's event, issued for
+	// BotServiceURL (default DefaultBotServiceURL). Only Microsoft signs
+	// tokens a deployment accepts: without one the event carries none.
+	BotToken, BotServiceURL string
 	// SeededAt is when the records were written.
 	SeededAt time.Time
 }
@@ -66,24 +76,28 @@ func Seed(ctx context.Context, store cardflow.Store, now time.Time) (*Fixture, e
 	if f.IDs, err = sample.Load(cardflow.NewContextWithPrincipal(ctx, admin), svc, now); err != nil {
 		return nil, err
 	}
-	if err := f.seedWaiting(ctx, svc, now); err != nil {
-		return nil, err
+	for _, w := range []struct{ ex, proc *string }{
+		{&f.WaitingExecutionID, &f.ProcessID}, {&f.LinkExecutionID, &f.LinkProcessID}, {&f.BotExecutionID, &f.BotProcessID},
+	} {
+		if *w.ex, *w.proc, err = f.seedWaiting(ctx, svc, now); err != nil {
+			return nil, err
+		}
 	}
 	return f, nil
 }
 
 // seedWaiting records an execution of the approval workflow that waits at
-// its card for a process id, as the engine leaves one.
-func (f *Fixture) seedWaiting(ctx context.Context, svc *app.Service, now time.Time) error {
+// its card for a process id, as the engine leaves one, and returns both.
+func (f *Fixture) seedWaiting(ctx context.Context, svc *app.Service, now time.Time) (executionID, processID string, err error) {
 	const version = 2
 	admin := cardflow.NewContextWithPrincipal(ctx, &cardflow.Principal{OrganizationID: Organization, WorkspaceID: Workspace, Scopes: cardflow.AllScopes, Actor: f.Actor})
 	w, err := svc.GetWorkflow(admin, f.ApprovalWorkflowID, version)
 	if err != nil {
-		return err
+		return "", "", err
 	}
 	ms := now.UnixMilli()
 	id := cardflow.NewID(now)
-	f.WaitingExecutionID, f.ProcessID = id, "PO-"+strings.ToLower(id[len(id)-8:])
+	pid := "PO-" + strings.ToLower(id[len(id)-8:])
 	input := map[string]any{"requester": "ann@example.com", "item": "Workstation", "amount": 4800.0}
 	ex := &cardflow.Execution{
 		WorkflowExecutionID: id, WorkflowID: w.WorkflowID, WorkflowVersion: w.WorkflowVersion,
@@ -97,14 +111,25 @@ func (f *Fixture) seedWaiting(ctx context.Context, svc *app.Service, now time.Ti
 		WorkflowInputPayload: input,
 		WorkflowDetails:      cardflow.WorkflowDetails{WorkflowName: w.WorkflowName, WorkflowSteps: w.WorkflowSteps, WorkflowConnections: w.WorkflowConnections},
 		CreatedOn:            ms, ModifiedOn: ms,
-		State: cardflow.ExecutionState{StepID: "approve", Phase: cardflow.PhaseWaiting, ProcessID: f.ProcessID, Outputs: map[string]any{}, Wait: 1},
+		State: cardflow.ExecutionState{StepID: "approve", Phase: cardflow.PhaseWaiting, ProcessID: pid, Outputs: map[string]any{}, Wait: 1},
 	}
 	proc := &cardflow.Process{
-		OrganizationID: Organization, ProcessID: f.ProcessID, WorkflowID: w.WorkflowID, ExecutionID: id,
+		OrganizationID: Organization, ProcessID: pid, WorkflowID: w.WorkflowID, ExecutionID: id,
 		Wait: &cardflow.Wait{Seq: 1, StepID: "approve", OpenedOn: ms}, Waits: 1, CreatedOn: ms,
 	}
-	return svc.Store().StartExecution(ctx, ex, proc, nil)
+	return id, pid, svc.Store().StartExecution(ctx, ex, proc, nil)
 }
+
+// What the Teams functions need under sam local (env.local.json): the name
+// of the signing secret, and as CARDFLOW_SECRET_TEAMS_SIGNING the sample
+// key that signs the link and the action data of the sample events. A
+// deployment makes a key of its own.
+const (
+	SigningSecret = "teams-signing"
+	SigningKey    = "sam-local-teams-signing-key-0123456789"
+	// DefaultBotServiceURL is the Bot Connector of the bot's event.
+	DefaultBotServiceURL = "https://smba.trafficmanager.net/emea/"
+)
 
 // The functions that are not endpoints, by the names of their events.
 const (
@@ -194,6 +219,16 @@ func Events(f *Fixture) (map[string]any, error) {
 		}
 		out[fn.Name] = ev
 	}
+	teamsReqs, err := f.teamsRequests()
+	if err != nil {
+		return nil, err
+	}
+	for _, fn := range lambdamode.TeamsEndpoints {
+		// Without the API key authorizer there is no authorizer context.
+		if out[fn.Name], err = teamsReqs[fn.Name].event(nil); err != nil {
+			return nil, fmt.Errorf("samlocal: %s: %w", fn.Name, err)
+		}
+	}
 	out[Authorizer] = events.APIGatewayCustomAuthorizerRequestTypeRequest{
 		Type:       "REQUEST",
 		MethodArn:  "arn:aws:execute-api:us-east-1:123456789012:abcdef1234/dev/GET/v1/workflows/getWorkflowById",
@@ -234,11 +269,49 @@ func Events(f *Fixture) (map[string]any, error) {
 	return out, nil
 }
 
+// teamsRequests returns what Teams sends the Teams functions: the click of
+// an Approve response link, and the bot's Action.Execute of Approve.
+func (f *Fixture) teamsRequests() (map[string]request, error) {
+	key := []byte(SigningKey)
+	link, err := teams.SignLink(key, teams.Ref{
+		OrganizationID: Organization, ProcessID: f.LinkProcessID, ExecutionID: f.LinkExecutionID, Wait: 1,
+		Choice: map[string]any{"decision": "approve"}, Expires: f.SeededAt.Add(teams.DefaultLinkTTL).Unix(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	action, err := teams.SignAction(key, teams.Ref{OrganizationID: Organization, ProcessID: f.BotProcessID, ExecutionID: f.BotExecutionID, Wait: 1})
+	if err != nil {
+		return nil, err
+	}
+	serviceURL := f.BotServiceURL
+	if serviceURL == "" {
+		serviceURL = DefaultBotServiceURL
+	}
+	bot := request{method: "POST", resource: "/v1/teams/messages", path: "/v1/teams/messages", body: map[string]any{
+		"type": teams.ActivityInvoke, "name": teams.InvokeCardAction, "id": "f:5486013427548447021", "channelId": "msteams",
+		"serviceUrl":   serviceURL,
+		"from":         map[string]any{"id": "29:1ann-example", "name": "Ann Example", "aadObjectId": "6d0bd5a8-3a8e-4a4e-9d3c-0c2f8f0a1b2c"},
+		"conversation": map[string]any{"id": "19:approvers@thread.tacv2", "tenantId": "72f988bf-86f1-41af-91ab-2d7cd011db47"},
+		"value": map[string]any{"action": map[string]any{
+			"type": "Action.Execute", "verb": "approve", "data": map[string]any{"decision": "approve", teams.DataKey: action},
+		}, "trigger": "manual"},
+	}}
+	if f.BotToken != "" {
+		bot.headers = map[string]string{"Authorization": "Bearer " + f.BotToken}
+	}
+	return map[string]request{
+		lambdamode.TeamsRespond:  {method: "GET", resource: "/v1/teams/respond", path: "/v1/teams/respond", query: map[string]string{"token": link}},
+		lambdamode.TeamsMessages: bot,
+	}, nil
+}
+
 // request is the part of an API Gateway proxy event that differs between
 // endpoints.
 type request struct {
 	method, resource, path string
 	pathParams, query      map[string]string
+	headers                map[string]string
 	body                   any
 }
 
@@ -264,6 +337,9 @@ func (r request) event(auth map[string]any) (events.APIGatewayProxyRequest, erro
 		for k, v := range r.query {
 			ev.MultiValueQueryStringParameters[k] = []string{v}
 		}
+	}
+	for k, v := range r.headers {
+		ev.Headers[k] = v
 	}
 	ev.MultiValueHeaders = map[string][]string{}
 	if r.body != nil {

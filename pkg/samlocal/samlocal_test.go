@@ -31,11 +31,15 @@ import (
 	"github.com/cardflow/cardflow/pkg/httpapi"
 	"github.com/cardflow/cardflow/pkg/lambdamode"
 	"github.com/cardflow/cardflow/pkg/lambdamode/advance"
+	"github.com/cardflow/cardflow/pkg/lambdamode/answers"
 	"github.com/cardflow/cardflow/pkg/lambdamode/runner"
 	"github.com/cardflow/cardflow/pkg/lambdamode/schedules"
 	"github.com/cardflow/cardflow/pkg/samlocal"
+	"github.com/cardflow/cardflow/pkg/secrets"
 	"github.com/cardflow/cardflow/pkg/sfnfake"
 	"github.com/cardflow/cardflow/pkg/sfnrunner"
+	"github.com/cardflow/cardflow/pkg/teams"
+	"github.com/cardflow/cardflow/pkg/teams/teamstest"
 )
 
 // endpoint returns DYNAMODB_ENDPOINT. Without it the test is skipped, or
@@ -174,6 +178,15 @@ func TestEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Microsoft's side of Teams, and the secrets the Teams settings name.
+	fake := teamstest.New(t)
+	t.Setenv(secrets.EnvName(samlocal.SigningSecret), samlocal.SigningKey)
+	t.Setenv(secrets.EnvName("bot-secret"), teamstest.AppSecret)
+	env.Teams = teams.Config{
+		SigningSecret: samlocal.SigningSecret, AppID: teamstest.AppID, AppSecret: "bot-secret",
+		TokenURL: fake.TokenURL(), OpenIDMetadataURL: fake.MetadataURL(), ServiceHosts: []string{fake.Host()},
+	}
+	env.TeamsOptions = []teams.Option{teams.WithHTTPClient(fake.Client())}
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	ctx := context.Background()
 	// Each function reaches DynamoDB through a proxy that notes the
@@ -231,6 +244,8 @@ func TestEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	f.BotServiceURL = fake.ServiceURL()
+	f.BotToken = fake.Token(t, time.Now(), f.BotServiceURL)
 	evs, err := samlocal.Events(f)
 	if err != nil {
 		t.Fatal(err)
@@ -283,7 +298,7 @@ func TestEvents(t *testing.T) {
 	}{
 		{"getWorkflowExecutionById", 200, `"workflow_execution_id":"` + f.ExecutionID + `"`},
 		{"getWorkflowExecutionHistory", 200, `"workflow_execution_id":"` + f.ExecutionID + `"`},
-		{"getOrganizationExecutions", 200, `"count":3`},
+		{"getOrganizationExecutions", 200, `"count":5`},
 		{"getWorkflowById", 200, `"workflow_status_version":"ACTIVE_2"`},
 		{"getOrganizationWorkflows", 200, `"count":5`},
 		{"getWorkflowSchemaById", 200, `"workflow_mock_payload"`},
@@ -310,6 +325,51 @@ func TestEvents(t *testing.T) {
 			}
 			if ct := got.MultiValueHeaders["Content-Type"]; !slices.Equal(ct, []string{"application/json"}) {
 				t.Errorf("Content-Type = %q, want application/json", ct)
+			}
+		})
+	}
+
+	// Teams answers the two executions waiting for it: each function, built
+	// as its main.go builds it, checks what came and claims the wait.
+	for _, c := range []struct {
+		name, processID string
+		status          int
+		contentType     string
+		body            string
+	}{
+		{lambdamode.TeamsRespond, f.LinkProcessID, 200, "text/html; charset=utf-8", "Thank you: your answer was recorded."},
+		{lambdamode.TeamsMessages, f.BotProcessID, 200, "application/json", `"type":"application/vnd.microsoft.card.adaptive"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h, err := answers.NewEndpointFunction(envFor(c.name), log, c.name, atSFN)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := decode[events.APIGatewayProxyRequest](t, c.name, evs[c.name])
+			got, err := h.Handle(ctx, req)
+			if err != nil {
+				t.Fatalf("Handle: %v", err)
+			}
+			if got.StatusCode != c.status || !strings.Contains(got.Body, c.body) {
+				t.Errorf("got %d %s\nwant %d with %s", got.StatusCode, got.Body, c.status, c.body)
+			}
+			if ct := got.MultiValueHeaders["Content-Type"]; !slices.Equal(ct, []string{c.contentType}) {
+				t.Errorf("Content-Type = %q, want %s", ct, c.contentType)
+			}
+			p, err := store.GetProcess(ctx, samlocal.Organization, c.processID)
+			if err != nil || p.Wait == nil || p.Wait.Resume == nil || p.Wait.Resume.Payload.(map[string]any)["decision"] != "approve" {
+				t.Errorf("process %s: %+v, %v; want its wait claimed by decision approve", c.processID, p, err)
+			}
+			// Without its proof (a token, a signature) nothing is answered.
+			if c.name == lambdamode.TeamsMessages {
+				delete(req.Headers, "Authorization")
+				delete(req.MultiValueHeaders, "Authorization")
+			} else {
+				req.QueryStringParameters["token"] += "x"
+				req.MultiValueQueryStringParameters["token"] = []string{req.QueryStringParameters["token"]}
+			}
+			if got, err := h.Handle(ctx, req); err != nil || (got.StatusCode != 401 && got.StatusCode != 400) {
+				t.Errorf("without proof: got %d %s, %v; want 401 or 400", got.StatusCode, got.Body, err)
 			}
 		})
 	}
@@ -427,6 +487,13 @@ func TestCommittedEvents(t *testing.T) {
 		}
 		got := decode[events.APIGatewayProxyRequest](t, name, raw)
 		w := want[name].(events.APIGatewayProxyRequest)
+		if name == lambdamode.TeamsMessages || name == lambdamode.TeamsRespond {
+			// Teams calls these without an API key: no authorizer context.
+			if got.Resource != w.Resource || got.HTTPMethod != w.HTTPMethod || got.RequestContext.Authorizer != nil {
+				t.Errorf("events/%s.json: %s %s with authorizer %v, want %s %s without", name, got.HTTPMethod, got.Resource, got.RequestContext.Authorizer, w.HTTPMethod, w.Resource)
+			}
+			continue
+		}
 		if got.Resource != w.Resource || got.HTTPMethod != w.HTTPMethod || got.RequestContext.Authorizer["organization_id"] != samlocal.Organization {
 			t.Errorf("events/%s.json: %s %s for %v, want %s %s for %s", name, got.HTTPMethod, got.Resource, got.RequestContext.Authorizer["organization_id"], w.HTTPMethod, w.Resource, samlocal.Organization)
 		}

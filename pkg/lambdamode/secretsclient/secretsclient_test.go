@@ -1,4 +1,4 @@
-package advance_test
+package secretsclient_test
 
 import (
 	"encoding/json"
@@ -8,12 +8,12 @@ import (
 	"testing"
 
 	"github.com/cardflow/cardflow/pkg/lambdamode"
-	"github.com/cardflow/cardflow/pkg/lambdamode/advance"
+	"github.com/cardflow/cardflow/pkg/lambdamode/secretsclient"
 	"github.com/cardflow/cardflow/pkg/secrets"
 )
 
-// TestSecretsManagerClient reads a secret through the Advance function's
-// Secrets Manager client from a stand-in speaking the service's JSON
+// TestSecretsManagerClient reads a secret through a function's Secrets
+// Manager client from a stand-in speaking the service's JSON
 // protocol, and checks that the request is signed with the function's
 // region and role, as Lambda provides them.
 func TestSecretsManagerClient(t *testing.T) {
@@ -35,7 +35,7 @@ func TestSecretsManagerClient(t *testing.T) {
 	t.Setenv(secrets.PrefixEnv, "acme/")
 
 	env := lambdamode.Env{Region: "eu-central-1", AccessKeyID: "ASIAROLE", SecretAccessKey: "role-secret", SessionToken: "role-token"}
-	src, err := secrets.FromEnv(t.Context(), advance.SecretsManagerClient(env))
+	src, err := secrets.FromEnv(t.Context(), secretsclient.New(env))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,42 @@
+// Package answers wires the functions Microsoft Teams sends card answers
+// to: teamsMessages (the bot's messaging endpoint) and teamsRespond
+// (response links). They check what arrives themselves, read the signing
+// key and the bot's secret from the secrets the environment names, and
+// wake the answered execution on the Step Functions runner. They link
+// neither the engine nor CEL.
+package answers
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
+
+	"github.com/cardflow/cardflow/pkg/lambdamode"
+	"github.com/cardflow/cardflow/pkg/lambdamode/runner"
+	"github.com/cardflow/cardflow/pkg/lambdamode/secretsclient"
+	"github.com/cardflow/cardflow/pkg/outbound"
+	"github.com/cardflow/cardflow/pkg/secrets"
+)
+
+// NewEndpointFunction builds the Teams function named (lambdamode.TeamsMessages
+// or lambdamode.TeamsRespond). optFns adjust the Step Functions client.
+func NewEndpointFunction(env lambdamode.Env, log *slog.Logger, name string, optFns ...func(*sfn.Options)) (*lambdamode.Endpoint, error) {
+	client, err := outbound.FromEnv()
+	if err != nil {
+		return nil, err
+	}
+	src, err := secrets.FromEnv(context.Background(), secretsclient.New(env))
+	if err != nil {
+		return nil, err
+	}
+	tm, err := env.NewTeams(log, src, client)
+	if err != nil {
+		return nil, err
+	}
+	run, err := runner.Option(env, log, optFns...)
+	if err != nil {
+		return nil, err
+	}
+	return env.NewTeamsFunction(log, name, tm, run)
+}

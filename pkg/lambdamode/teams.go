@@ -1,0 +1,116 @@
+package lambdamode
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/cardflow/cardflow/pkg/app"
+	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/httpapi"
+	"github.com/cardflow/cardflow/pkg/teams"
+)
+
+// Environment variables of the Microsoft Teams integration, the same names
+// `cardflow serve` reads. Secrets are named, never given: their values
+// live in Secrets Manager under the secrets prefix.
+const (
+	EnvPublicURL          = "CARDFLOW_PUBLIC_URL"
+	EnvTeamsSigningSecret = "CARDFLOW_TEAMS_SIGNING_SECRET"
+	EnvTeamsLinkTTL       = "CARDFLOW_TEAMS_LINK_TTL"
+	EnvTeamsAppID         = "CARDFLOW_TEAMS_APP_ID"
+	EnvTeamsAppSecret     = "CARDFLOW_TEAMS_APP_SECRET"
+	EnvTeamsTokenURL      = "CARDFLOW_TEAMS_TOKEN_URL"
+	EnvTeamsOpenIDURL     = "CARDFLOW_TEAMS_OPENID_URL"
+	EnvTeamsServiceHosts  = "CARDFLOW_TEAMS_SERVICE_HOSTS"
+)
+
+// Names of the functions Microsoft Teams answers cards through.
+const (
+	TeamsMessages = "teamsMessages"
+	TeamsRespond  = "teamsRespond"
+)
+
+// TeamsEndpoints lists the functions of the endpoints Teams answers cards
+// through. They check a Bot Framework JWT or a link's signature
+// themselves, so API Gateway calls them without the API key authorizer.
+var TeamsEndpoints = []Function{
+	{TeamsMessages, []string{"POST /v1/teams/messages"}},
+	{TeamsRespond, []string{"GET /v1/teams/respond"}},
+}
+
+// loadTeams reads the Teams settings; empty ones take the defaults of
+// pkg/teams.
+func loadTeams(getenv func(string) string) (teams.Config, error) {
+	cfg := teams.Config{
+		PublicURL:         getenv(EnvPublicURL),
+		SigningSecret:     getenv(EnvTeamsSigningSecret),
+		AppID:             getenv(EnvTeamsAppID),
+		AppSecret:         getenv(EnvTeamsAppSecret),
+		TokenURL:          getenv(EnvTeamsTokenURL),
+		OpenIDMetadataURL: getenv(EnvTeamsOpenIDURL),
+	}
+	if v := getenv(EnvTeamsLinkTTL); v != "" {
+		ttl, err := time.ParseDuration(v)
+		if err != nil || ttl <= 0 {
+			return teams.Config{}, fmt.Errorf("%s=%q: want a positive duration such as 336h", EnvTeamsLinkTTL, v)
+		}
+		cfg.LinkTTL = ttl
+	}
+	if cfg.AppID != "" && (cfg.AppSecret == "" || cfg.SigningSecret == "") {
+		return teams.Config{}, fmt.Errorf("%s is set: the bot also needs %s and %s (secret names)", EnvTeamsAppID, EnvTeamsAppSecret, EnvTeamsSigningSecret)
+	}
+	for _, h := range strings.Split(getenv(EnvTeamsServiceHosts), ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			cfg.ServiceHosts = append(cfg.ServiceHosts, h)
+		}
+	}
+	return cfg, nil
+}
+
+// NewTeams returns the Teams integration of the function: cards go to
+// Teams as their delivery profiles say, with secrets from src and calls
+// through client. There is no outbox on AWS: cards of outbox profiles go
+// to the log (LogDeliverer).
+func (e Env) NewTeams(log *slog.Logger, src teams.Secrets, client *http.Client) (*teams.Integration, error) {
+	opts := append([]teams.Option{teams.WithHTTPClient(client)}, e.TeamsOptions...)
+	return teams.New(e.Teams, LogDeliverer{Log: log}, src, opts...)
+}
+
+// NewTeamsFunction builds the handler of the Teams endpoint function named
+// over tm, with opts (the runner that wakes answered executions).
+func (e Env) NewTeamsFunction(log *slog.Logger, name string, tm *teams.Integration, opts ...app.Option) (*Endpoint, error) {
+	var f Function
+	for _, t := range TeamsEndpoints {
+		if t.Name == name {
+			f = t
+		}
+	}
+	switch {
+	case f.Name == "":
+		return nil, fmt.Errorf("lambdamode: no Teams function %q", name)
+	case name == TeamsMessages && !tm.HasBot():
+		return nil, fmt.Errorf("%s serves the Teams bot, and %s is not set", name, EnvTeamsAppID)
+	case name == TeamsRespond && !tm.HasLinks():
+		return nil, fmt.Errorf("%s answers response links, and %s is not set", name, EnvTeamsSigningSecret)
+	}
+	svc, err := e.NewService(log, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return newEndpoint(svc, log, nil, httpapi.WithTeams(tm))
+}
+
+// LogDeliverer delivers cards to the function's log, one JSON record each
+// ("card delivered", with the delivery), where a CloudWatch Logs
+// subscription can pick them up.
+type LogDeliverer struct{ Log *slog.Logger }
+
+// Deliver implements cardflow.Deliverer.
+func (d LogDeliverer) Deliver(ctx context.Context, dl *cardflow.Delivery) error {
+	d.Log.InfoContext(ctx, "card delivered", slog.Any("delivery", dl))
+	return nil
+}
