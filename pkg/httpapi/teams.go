@@ -3,7 +3,10 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
-	"html/template"
+	"fmt"
+	"html"
+	"io"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -17,6 +20,7 @@ import (
 // POST /v1/teams/messages when in has a bot, GET /v1/teams/respond when it
 // has a signing secret. They authenticate by Bot Framework JWT and by
 // signature, not by x-api-key.
+//
 // Like WithOutbox, the option adds the routes, so a program without Teams
 // links none of their handlers.
 func WithTeams(in *teams.Integration) Option {
@@ -198,12 +202,14 @@ func factsOf(res *cardflow.Resume) map[string]string {
 	return out
 }
 
-var pageTemplate = template.Must(template.New("page").Parse(`<!doctype html>
+// pageHead opens every page; the page is written by hand rather than with
+// html/template, whose use of reflection would keep every method of every
+// type in each Lambda binary that links this package.
+const pageHead = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{.Title}}</title>
+<title>%[1]s</title>
 <style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#242424}h1{font-size:1.3rem}dt{font-weight:600}dd{margin:0 0 .5rem}</style>
-</head><body><h1>{{.Title}}</h1><p>{{.Text}}</p>{{if .Facts}}<dl>{{range $k, $v := .Facts}}<dt>{{$k}}</dt><dd>{{$v}}</dd>{{end}}</dl>{{end}}</body></html>
-`))
+</head><body><h1>%[1]s</h1><p>%[2]s</p>`
 
 // writePage answers with a small HTML page, for people who opened a link.
 func writePage(w http.ResponseWriter, status int, title, text string, facts map[string]string) {
@@ -216,8 +222,15 @@ func writePage(w http.ResponseWriter, status int, title, text string, facts map[
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
 	h.Set("Referrer-Policy", "no-referrer")
 	w.WriteHeader(status)
-	pageTemplate.Execute(w, struct {
-		Title, Text string
-		Facts       map[string]string
-	}{title, text, facts})
+	var b strings.Builder
+	fmt.Fprintf(&b, pageHead, html.EscapeString(title), html.EscapeString(text))
+	if len(facts) > 0 {
+		b.WriteString("<dl>")
+		for _, k := range slices.Sorted(maps.Keys(facts)) {
+			fmt.Fprintf(&b, "<dt>%s</dt><dd>%s</dd>", html.EscapeString(k), html.EscapeString(facts[k]))
+		}
+		b.WriteString("</dl>")
+	}
+	b.WriteString("</body></html>\n")
+	io.WriteString(w, b.String())
 }
