@@ -37,7 +37,13 @@ trap stop EXIT
 
 (cd "$root" && go build -o "$work/cardflow" ./cmd/cardflow)
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$work/cardflow" serve --addr "127.0.0.1:$port" --data-dir "$work/data" >"$work/server.out" 2>"$work/server.log" &
+# Teams is configured, bot and links, so that its two endpoints exist and
+# are tested too; the secrets are test values from the environment.
+CARDFLOW_SECRET_TEAMS_SIGNING=schemathesis-signing-key CARDFLOW_SECRET_TEAMS_APP=schemathesis-app-secret \
+	"$work/cardflow" serve --addr "127.0.0.1:$port" --data-dir "$work/data" \
+	--public-url "http://127.0.0.1:$port" --teams-signing-secret teams-signing \
+	--teams-app-id 00000000-0000-0000-0000-000000000001 --teams-app-secret teams-app \
+	>"$work/server.out" 2>"$work/server.log" &
 pid=$!
 for _ in $(seq 1 200); do
 	[ -s "$work/data/demo-key" ] && (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
