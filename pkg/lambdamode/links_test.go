@@ -20,7 +20,13 @@ var heavy = []string{
 	"github.com/aws/aws-sdk-go-v2/service/sso",    // the same, reached otherwise
 	"github.com/aws/aws-sdk-go-v2/service/sts",    // the same
 	"github.com/aws/aws-sdk-go-v2/service/signin", // the same
+	"text/template",                               // reflection keeps every method of every type
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager",
 }
+
+// secretsManager is the client of the functions that read secrets;
+// textTemplate comes with cel-go, which imports it.
+var secretsManager, textTemplate = heavy[len(heavy)-1], heavy[len(heavy)-2]
 
 // withCEL are the heavy packages of the functions that compile or run
 // expressions.
@@ -28,12 +34,14 @@ var withCEL = heavy[:4]
 
 // linksHeavy says which heavy packages a function needs: saveCard checks
 // cards; saveWorkflow compiles expressions, which takes the engine's step
-// kinds; advance runs steps. Every other function links none, and none
+// kinds; advance runs steps; the Teams answers read their secrets. Every other function links none, and none
 // links the SDK's configuration loader.
 var linksHeavy = map[string][]string{
-	"saveCard":     {"github.com/cardflow/cardflow/pkg/cards"},
-	"saveWorkflow": withCEL,
-	"advance":      withCEL,
+	"saveCard":      {"github.com/cardflow/cardflow/pkg/cards"},
+	"saveWorkflow":  append(slices.Clone(withCEL), textTemplate, secretsManager),
+	"advance":       append(slices.Clone(withCEL), textTemplate, secretsManager),
+	"teamsMessages": {secretsManager},
+	"teamsRespond":  {secretsManager},
 }
 
 // TestFunctionLinks lists each function's dependencies as `make build`

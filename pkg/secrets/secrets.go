@@ -20,8 +20,15 @@ type Source interface {
 	Secret(ctx context.Context, name string) (string, error)
 }
 
-// ErrNotFound is wrapped by the errors of a secret no source has.
-var ErrNotFound = errors.New("secret not found")
+// ErrNotFound is wrapped by the errors of a secret no source has. Its
+// NotFound method lets a package tell such an error apart without
+// importing this one and, with it, the Secrets Manager client.
+var ErrNotFound error = notFound{}
+
+type notFound struct{}
+
+func (notFound) Error() string  { return "secret not found" }
+func (notFound) NotFound() bool { return true }
 
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.@+=/-]{0,255}$`)
 

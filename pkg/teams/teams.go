@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
-	"github.com/cardflow/cardflow/pkg/secrets"
 )
 
 // Secrets resolves secret references by name (the engine's secrets).
@@ -30,7 +29,8 @@ type configured struct{ Secrets }
 
 func (c configured) Secret(ctx context.Context, name string) (string, error) {
 	v, err := c.Secrets.Secret(ctx, name)
-	if err != nil && errors.Is(err, secrets.ErrNotFound) && cardflow.ErrorCode(err) == cardflow.EINTERNAL {
+	var nf interface{ NotFound() bool }
+	if err != nil && errors.As(err, &nf) && nf.NotFound() && cardflow.ErrorCode(err) == cardflow.EINTERNAL {
 		return "", cardflow.Errorf(cardflow.EINVALID, "%v", err)
 	}
 	return v, err
