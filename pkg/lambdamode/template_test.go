@@ -238,15 +238,10 @@ func TestTemplateTables(t *testing.T) {
 // functionID is a function's logical id in template.yaml.
 func functionID(name string) string { return strings.ToUpper(name[:1]) + name[1:] + "Function" }
 
-// TestTemplateFunctions checks that every route of the HTTP API has one
-// function, wired to it by an Api event on the REST API, that every
-// function has its main package and builds with the Makefile, and the
-// settings every function shares.
-func TestTemplateFunctions(t *testing.T) {
-	tpl := loadTemplate(t)
-	fns := tpl.resources("AWS::Serverless::Function")
-
-	// The routes of the API, as served on AWS (local mode adds the outbox).
+// apiRoutes returns the routes of the whole HTTP API built with opts, over
+// a store that is never called.
+func apiRoutes(t *testing.T, opts ...httpapi.Option) []string {
+	t.Helper()
 	env := Env{Region: "us-east-1", DynamoDBEndpoint: "http://127.0.0.1:1", TablePrefix: "t-"}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	store, err := env.OpenStore(log)
@@ -257,11 +252,23 @@ func TestTemplateFunctions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := httpapi.New(svc, AuthorizerAuthenticator{}, httpapi.WithLogger(log))
+	srv, err := httpapi.New(svc, AuthorizerAuthenticator{}, append([]httpapi.Option{httpapi.WithLogger(log)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	routes := srv.Routes()
+	return srv.Routes()
+}
+
+// TestTemplateFunctions checks that every route of the HTTP API has one
+// function, wired to it by an Api event on the REST API, that every
+// function has its main package and builds with the Makefile, and the
+// settings every function shares.
+func TestTemplateFunctions(t *testing.T) {
+	tpl := loadTemplate(t)
+	fns := tpl.resources("AWS::Serverless::Function")
+
+	// The routes of the API, as served on AWS (local mode adds the outbox).
+	routes := apiRoutes(t)
 	sort.Strings(routes)
 
 	var served []string
@@ -445,31 +452,15 @@ func TestTemplateTeams(t *testing.T) {
 	tpl := loadTemplate(t)
 	fns := tpl.resources("AWS::Serverless::Function")
 
-	env := Env{Region: "us-east-1", DynamoDBEndpoint: "http://127.0.0.1:1", TablePrefix: "t-"}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	store, err := env.OpenStore(log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := app.New(store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	base, err := httpapi.New(svc, AuthorizerAuthenticator{}, httpapi.WithLogger(log))
-	if err != nil {
-		t.Fatal(err)
-	}
 	tm, err := teams.New(teams.Config{AppID: "app", AppSecret: "bot-secret", SigningSecret: "teams-signing"}, LogDeliverer{Log: log}, secrets.Env{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	withTeams, err := httpapi.New(svc, AuthorizerAuthenticator{}, httpapi.WithLogger(log), httpapi.WithTeams(tm))
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := apiRoutes(t)
 	var want []string
-	for _, r := range withTeams.Routes() {
-		if !slices.Contains(base.Routes(), r) {
+	for _, r := range apiRoutes(t, httpapi.WithTeams(tm)) {
+		if !slices.Contains(base, r) {
 			want = append(want, r)
 		}
 	}
