@@ -198,36 +198,18 @@ func TestStartAndStop(t *testing.T) {
 func TestAdvanceOutput(t *testing.T) {
 	store := runnertest.BoltStore(t, "advance.db")
 	st := newStack(t, store, store)
-	ctx := cardflow.NewContextWithPrincipal(context.Background(), &cardflow.Principal{
-		OrganizationID: "org-1", WorkspaceID: "ws-1", Scopes: cardflow.AllScopes, Actor: "test",
-	})
+	ctx := testContext()
 	svc := st.harness.Service
-	card, err := svc.SaveCard(ctx, app.SaveCardInput{CardName: "c", CardPayload: map[string]any{"type": "AdaptiveCard", "version": "1.5", "body": []any{}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := svc.PublishCard(ctx, card.CardID, card.CardVersion); err != nil {
-		t.Fatal(err)
-	}
+	cardID := publishCard(t, svc, ctx)
 	run := func(typ string, cfg map[string]any) *cardflow.Execution {
 		t.Helper()
-		wf, err := svc.SaveWorkflow(ctx, app.SaveWorkflowInput{WorkflowName: "w", WorkflowSteps: []cardflow.Step{
-			{ID: "start", Name: "start", Type: "trigger", Config: map[string]any{"kind": "REQUEST"}},
-			{ID: "hold", Name: "hold", Type: typ, Config: cfg},
-			{ID: "done", Name: "done", Type: "end", Config: map[string]any{}},
-		}, WorkflowConnections: []cardflow.Connection{{From: "start", To: "hold"}, {From: "hold", To: "done"}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := svc.PublishWorkflow(ctx, wf.WorkflowID, wf.WorkflowVersion); err != nil {
-			t.Fatal(err)
-		}
-		out, err := svc.Trigger(ctx, app.TriggerInput{WorkflowID: wf.WorkflowID})
+		workflowID := publishWorkflow(t, svc, ctx, cardflow.Step{ID: "hold", Name: "hold", Type: typ, Config: cfg})
+		out, err := svc.Trigger(ctx, app.TriggerInput{WorkflowID: workflowID})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-			ex, err := svc.GetExecution(ctx, wf.WorkflowID, out.ExecutionID)
+			ex, err := svc.GetExecution(ctx, workflowID, out.ExecutionID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -253,7 +235,7 @@ func TestAdvanceOutput(t *testing.T) {
 		cfg     map[string]any
 		timeout int64
 	}{
-		{"card", map[string]any{"card_id": card.CardID, "timeout": "PT1H"}, 3601},
+		{"card", map[string]any{"card_id": cardID, "timeout": "PT1H"}, 3601},
 		{"wait", map[string]any{"timeout": "P90D"}, sfnrunner.MaxWaitSeconds},
 		{"wait", map[string]any{}, sfnrunner.MaxWaitSeconds},
 	} {
@@ -288,29 +270,11 @@ func TestAdvanceOutput(t *testing.T) {
 func TestResumeAfterDeadline(t *testing.T) {
 	store := runnertest.BoltStore(t, "deadline.db")
 	st := newStack(t, store, store)
-	ctx := cardflow.NewContextWithPrincipal(context.Background(), &cardflow.Principal{
-		OrganizationID: "org-1", WorkspaceID: "ws-1", Scopes: cardflow.AllScopes, Actor: "test",
-	})
+	ctx := testContext()
 	svc := st.harness.Service
-	card, err := svc.SaveCard(ctx, app.SaveCardInput{CardName: "c", CardPayload: map[string]any{"type": "AdaptiveCard", "version": "1.5", "body": []any{}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := svc.PublishCard(ctx, card.CardID, card.CardVersion); err != nil {
-		t.Fatal(err)
-	}
-	wf, err := svc.SaveWorkflow(ctx, app.SaveWorkflowInput{WorkflowName: "w", WorkflowSteps: []cardflow.Step{
-		{ID: "start", Name: "start", Type: "trigger", Config: map[string]any{"kind": "REQUEST"}},
-		{ID: "ask", Name: "ask", Type: "card", Config: map[string]any{"card_id": card.CardID, "timeout": "PT1S"}},
-		{ID: "done", Name: "done", Type: "end", Config: map[string]any{}},
-	}, WorkflowConnections: []cardflow.Connection{{From: "start", To: "ask"}, {From: "ask", To: "done"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := svc.PublishWorkflow(ctx, wf.WorkflowID, wf.WorkflowVersion); err != nil {
-		t.Fatal(err)
-	}
-	out, err := svc.Trigger(ctx, app.TriggerInput{WorkflowID: wf.WorkflowID, ProcessID: "LATE-1"})
+	cardID := publishCard(t, svc, ctx)
+	workflowID := publishWorkflow(t, svc, ctx, cardflow.Step{ID: "ask", Name: "ask", Type: "card", Config: map[string]any{"card_id": cardID, "timeout": "PT1S"}})
+	out, err := svc.Trigger(ctx, app.TriggerInput{WorkflowID: workflowID, ProcessID: "LATE-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -333,7 +297,7 @@ func TestResumeAfterDeadline(t *testing.T) {
 		t.Fatalf("resume after the deadline: got %v, want CONFLICT", err)
 	}
 	for limit := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		ex, err := svc.GetExecution(ctx, wf.WorkflowID, out.ExecutionID)
+		ex, err := svc.GetExecution(ctx, workflowID, out.ExecutionID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -354,20 +318,9 @@ func TestResumeAfterDeadline(t *testing.T) {
 func TestAdvanceRetried(t *testing.T) {
 	store := runnertest.BoltStore(t, "retry.db")
 	st := newStack(t, store, store)
-	ctx := cardflow.NewContextWithPrincipal(context.Background(), &cardflow.Principal{
-		OrganizationID: "org-1", WorkspaceID: "ws-1", Scopes: cardflow.AllScopes, Actor: "test",
-	})
+	ctx := testContext()
 	svc := st.harness.Service
-	wf, err := svc.SaveWorkflow(ctx, app.SaveWorkflowInput{WorkflowName: "w", WorkflowSteps: []cardflow.Step{
-		{ID: "start", Name: "start", Type: "trigger", Config: map[string]any{"kind": "REQUEST"}},
-		{ID: "done", Name: "done", Type: "end", Config: map[string]any{}},
-	}, WorkflowConnections: []cardflow.Connection{{From: "start", To: "done"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := svc.PublishWorkflow(ctx, wf.WorkflowID, wf.WorkflowVersion); err != nil {
-		t.Fatal(err)
-	}
+	workflowID := publishWorkflow(t, svc, ctx)
 	for _, tt := range []struct {
 		failures    int32
 		transitions int
@@ -376,7 +329,7 @@ func TestAdvanceRetried(t *testing.T) {
 		{1, 4}, // and one retry
 	} {
 		st.failAdvance.Store(tt.failures)
-		out, err := svc.Trigger(ctx, app.TriggerInput{WorkflowID: wf.WorkflowID})
+		out, err := svc.Trigger(ctx, app.TriggerInput{WorkflowID: workflowID})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -385,9 +338,50 @@ func TestAdvanceRetried(t *testing.T) {
 			t.Errorf("%d failures: got %d transitions and %d Advance invocations, want %d and %d",
 				tt.failures, c.Transitions, c.Invocations[advanceARN], tt.transitions, tt.failures+1)
 		}
-		ex, err := svc.GetExecution(ctx, wf.WorkflowID, out.ExecutionID)
+		ex, err := svc.GetExecution(ctx, workflowID, out.ExecutionID)
 		if err != nil || ex.Status != cardflow.ExecSucceeded {
 			t.Errorf("%d failures: got %v, %v, want SUCCEEDED", tt.failures, ex, err)
 		}
 	}
+}
+
+// testContext is the caller of the handler tests.
+func testContext() context.Context {
+	return cardflow.NewContextWithPrincipal(context.Background(), &cardflow.Principal{
+		OrganizationID: "org-1", WorkspaceID: "ws-1", Scopes: cardflow.AllScopes, Actor: "test",
+	})
+}
+
+// publishCard publishes an empty card and returns its id.
+func publishCard(t *testing.T, svc *app.Service, ctx context.Context) string {
+	t.Helper()
+	card, err := svc.SaveCard(ctx, app.SaveCardInput{CardName: "c", CardPayload: map[string]any{"type": "AdaptiveCard", "version": "1.5", "body": []any{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.PublishCard(ctx, card.CardID, card.CardVersion); err != nil {
+		t.Fatal(err)
+	}
+	return card.CardID
+}
+
+// publishWorkflow publishes start -> steps... -> done, a chain, and
+// returns the workflow's id.
+func publishWorkflow(t *testing.T, svc *app.Service, ctx context.Context, steps ...cardflow.Step) string {
+	t.Helper()
+	all := []cardflow.Step{{ID: "start", Name: "start", Type: "trigger", Config: map[string]any{"kind": "REQUEST"}}}
+	all = append(all, steps...)
+	all = append(all, cardflow.Step{ID: "done", Name: "done", Type: "end", Config: map[string]any{}})
+	var conns []cardflow.Connection
+	for i := 1; i < len(all); i++ {
+		conns = append(conns, cardflow.Connection{From: all[i-1].ID, To: all[i].ID})
+	}
+	wf, err := svc.SaveWorkflow(ctx, app.SaveWorkflowInput{WorkflowName: "w", WorkflowSteps: all, WorkflowConnections: conns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.PublishWorkflow(ctx, wf.WorkflowID, wf.WorkflowVersion); err != nil {
+		t.Fatal(err)
+	}
+	return wf.WorkflowID
 }
