@@ -1,0 +1,419 @@
+package expr
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+)
+
+// evaluator runs one checked syntax tree over the variables of one Eval
+// call, spending from the call's budget.
+type evaluator struct {
+	ctx   context.Context
+	act   *activation
+	b     *budget
+	check uint64 // the budget use at which the context is next checked
+}
+
+// scope binds the variables of macros and cel.bind.
+type scope struct {
+	name string
+	val  any
+	up   *scope
+}
+
+// stop ends an evaluation at once: the cost limit or the context.
+type stop struct{ err error }
+
+// run evaluates root. An error value that reaches the top becomes the
+// error; so do the cost limit and the context.
+func (e *evaluator) run(root exprNode) (val any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s, ok := r.(stop)
+			if !ok {
+				panic(r)
+			}
+			val, err = nil, s.err
+		}
+	}()
+	e.check = e.b.used
+	val = e.eval(root, nil)
+	if ev, ok := val.(*evalError); ok {
+		return nil, ev
+	}
+	return val, nil
+}
+
+// spend counts n units of cost, and checks the context every 100 units.
+func (e *evaluator) spend(n uint64) {
+	e.b.used += n
+	if e.b.used > e.b.limit {
+		panic(stop{fmt.Errorf("%w of %d", ErrCostLimit, e.b.limit)})
+	}
+	if e.b.used >= e.check {
+		e.check = e.b.used + 100
+		if err := e.ctx.Err(); err != nil {
+			panic(stop{err})
+		}
+	}
+}
+
+func (e *evaluator) eval(n exprNode, s *scope) any {
+	e.spend(1)
+	switch n := n.(type) {
+	case *literal:
+		return n.Value
+	case *ident:
+		return e.resolve(n.Name, s)
+	case *selectExpr:
+		return e.selectField(n, s)
+	case *call:
+		return e.call(n, s)
+	case *listExpr:
+		out := make([]any, 0, len(n.Elems))
+		for i, el := range n.Elems {
+			v := e.eval(el, s)
+			if isError(v) {
+				return v
+			}
+			if n.Optional[i] {
+				o, ok := v.(optional)
+				if !ok {
+					return errorf("cannot initialize optional list element from non-optional value %v", v)
+				}
+				if !o.has {
+					continue
+				}
+				v = o.v
+			}
+			out = append(out, v)
+		}
+		return out
+	case *mapExpr:
+		m := &mapValue{}
+		for _, en := range n.Entries {
+			k := e.eval(en.Key, s)
+			if isError(k) {
+				return k
+			}
+			v := e.eval(en.Value, s)
+			if isError(v) {
+				return v
+			}
+			if en.Optional {
+				o, ok := v.(optional)
+				if !ok {
+					return errorf("cannot initialize optional entry '%v' from non-optional value %v", k, v)
+				}
+				if !o.has {
+					continue
+				}
+				v = o.v
+			}
+			if i := slices.IndexFunc(m.keys, func(key any) bool { return equal(key, k) }); i >= 0 {
+				m.vals[i] = v // the last of repeated keys wins, as in cel-go
+				continue
+			}
+			m.keys = append(m.keys, k)
+			m.vals = append(m.vals, v)
+		}
+		return m
+	case *macro:
+		return e.macro(n, s)
+	}
+	return errorf("unknown expression %T", n)
+}
+
+func isError(v any) bool {
+	_, ok := v.(*evalError)
+	return ok
+}
+
+// typeNames are the type names an expression may use as values.
+var typeNames = []typeValue{"int", "uint", "double", "bool", "string", "bytes", "list", "map",
+	"null_type", "type", "google.protobuf.Timestamp", "google.protobuf.Duration", "optional_type"}
+
+func (e *evaluator) resolve(name string, s *scope) any {
+	for ; s != nil; s = s.up {
+		if s.name == name {
+			return s.val
+		}
+	}
+	if v, ok := e.act.ResolveName(name); ok {
+		return norm(v)
+	}
+	for _, t := range typeNames {
+		if string(t) == name {
+			return t
+		}
+	}
+	return errorf("undeclared reference to '%s'", name)
+}
+
+func (e *evaluator) selectField(n *selectExpr, s *scope) any {
+	v := e.eval(n.Operand, s)
+	if isError(v) {
+		return v
+	}
+	if n.Test {
+		if !isMap(v) {
+			return false
+		}
+		_, ok := mapGet(v, n.Field)
+		return ok
+	}
+	return index(v, n.Field, n.Optional)
+}
+
+// index is v[k]; opt makes it v[?k], which yields an optional.
+func index(v, k any, opt bool) any {
+	switch c := v.(type) {
+	case optional:
+		if !c.has {
+			return c
+		}
+		return index(c.v, k, true)
+	case []any:
+		i, ok := listIndex(k)
+		if !ok {
+			return errorf("unsupported index value %v in list", k)
+		}
+		if i < 0 || i >= int64(len(c)) {
+			if opt {
+				return optional{}
+			}
+			return errorf("index out of bounds: %v", k)
+		}
+		return wrapOpt(norm(c[i]), opt)
+	case map[string]any, *mapValue:
+		val, ok := mapGet(c, k)
+		if !ok {
+			if opt {
+				return optional{}
+			}
+			return errorf("no such key: %v", k)
+		}
+		return wrapOpt(val, opt)
+	}
+	return errorf("no such key: %v", k)
+}
+
+func wrapOpt(v any, opt bool) any {
+	if opt {
+		return optional{v, true}
+	}
+	return v
+}
+
+// listIndex reads a list index: an int, a uint or a double without a
+// fraction.
+func listIndex(k any) (int64, bool) {
+	switch k := k.(type) {
+	case int64:
+		return k, true
+	case uint64:
+		if k > math.MaxInt64 {
+			return -1, true
+		}
+		return int64(k), true
+	case float64:
+		if i := int64(k); float64(i) == k {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+func (e *evaluator) call(n *call, s *scope) any {
+	switch n.Func {
+	case "_&&_", "_||_":
+		return e.logic(n.Func == "_||_", n.Args[0], n.Args[1], s)
+	case "_?_:_":
+		c := e.eval(n.Args[0], s)
+		b, ok := c.(bool)
+		switch {
+		case isError(c):
+			return c
+		case !ok:
+			return errNoOverload
+		case b:
+			return e.eval(n.Args[1], s)
+		}
+		return e.eval(n.Args[2], s)
+	}
+	args := make([]any, 0, len(n.Args)+1)
+	if n.Target != nil {
+		args = append(args, e.eval(n.Target, s))
+	}
+	for _, a := range n.Args {
+		args = append(args, e.eval(a, s))
+	}
+	for _, a := range args {
+		if isError(a) {
+			return a
+		}
+	}
+	f := functions[n.Func]
+	if f == nil {
+		return errorf("no such overload: %s", n.Func)
+	}
+	return f(e, args)
+}
+
+// logic is && (or || when or is set): a side that decides absorbs an
+// error or a non-bool on the other side, whichever side it is.
+func (e *evaluator) logic(or bool, left, right exprNode, s *scope) any {
+	l := e.eval(left, s)
+	if b, ok := l.(bool); ok && b == or {
+		return b
+	}
+	r := e.eval(right, s)
+	if b, ok := r.(bool); ok && b == or {
+		return b
+	}
+	_, lok := l.(bool)
+	_, rok := r.(bool)
+	switch {
+	case lok && rok:
+		return !or
+	case isError(l):
+		return l
+	case isError(r):
+		return r
+	}
+	return errNoOverload
+}
+
+func (e *evaluator) macro(n *macro, s *scope) any {
+	r := e.eval(n.Range, s)
+	if isError(r) {
+		return r
+	}
+	switch n.Kind {
+	case macroBind:
+		return e.eval(n.Body, &scope{n.Var, r, s})
+	case macroOptMap, macroOptFlatMap:
+		o, ok := r.(optional)
+		if !ok {
+			return errNoOverload
+		}
+		if !o.has {
+			return o
+		}
+		v := e.eval(n.Body, &scope{n.Var, o.v, s})
+		if n.Kind == macroOptFlatMap || isError(v) {
+			if _, ok := v.(optional); !ok && !isError(v) {
+				return errNoOverload
+			}
+			return v
+		}
+		return optional{v, true}
+	}
+	var items []any
+	switch c := r.(type) {
+	case []any:
+		items = c
+	case map[string]any, *mapValue:
+		items = mapKeys(c)
+	default:
+		return errorf("got '%s', expected iterable type", goTypeName(r))
+	}
+	var (
+		firstErr any
+		count    int
+		out      []any
+	)
+	for _, it := range items {
+		e.spend(3) // the loop's condition, step and accumulator
+		sc := &scope{n.Var, norm(it), s}
+		if n.Kind == macroMap || n.Kind == macroFilter {
+			keep := any(true)
+			if n.Filter != nil || n.Kind == macroFilter {
+				pred := n.Filter
+				if n.Kind == macroFilter {
+					pred = n.Body
+				}
+				keep = e.eval(pred, sc)
+				if isError(keep) {
+					return keep
+				}
+				if _, ok := keep.(bool); !ok {
+					return errNoOverload
+				}
+			}
+			if !keep.(bool) {
+				continue
+			}
+			v := sc.val
+			if n.Kind == macroMap {
+				v = e.eval(n.Body, sc)
+				if isError(v) {
+					return v
+				}
+			}
+			out = append(out, v)
+			continue
+		}
+		p := e.eval(n.Body, sc)
+		b, ok := p.(bool)
+		if !ok {
+			if n.Kind == macroExistsOne {
+				if isError(p) {
+					return p
+				}
+				return errNoOverload
+			}
+			if firstErr == nil {
+				firstErr = p
+				if !isError(p) {
+					firstErr = errNoOverload
+				}
+			}
+			continue
+		}
+		switch {
+		case n.Kind == macroAll && !b:
+			return false
+		case n.Kind == macroExists && b:
+			return true
+		case n.Kind == macroExistsOne && b:
+			count++
+		}
+	}
+	switch n.Kind {
+	case macroMap, macroFilter:
+		if out == nil {
+			out = []any{}
+		}
+		return out
+	case macroExistsOne:
+		return count == 1
+	}
+	if firstErr != nil {
+		return firstErr
+	}
+	return n.Kind == macroAll
+}
+
+// goTypeName names a value's type as cel-go's Go types do, for the message
+// of a comprehension over a value that is not a list or map.
+func goTypeName(v any) string {
+	switch v.(type) {
+	case optional:
+		return "*types.Optional"
+	case typeValue:
+		return "*types.Type"
+	case time.Time:
+		return "types.Timestamp"
+	case time.Duration:
+		return "types.Duration"
+	case nil:
+		return "types.Null"
+	}
+	t := typeOf(v)
+	return "types." + strings.ToUpper(string(t[:1])) + string(t[1:])
+}
