@@ -19,6 +19,9 @@ import (
 type function func(e *evaluator, args []any) any
 
 // functions holds every function by the name check leaves on the call.
+// The functions that build functions are kept from being inlined here, so
+// that each closure body exists once in the binary rather than once for
+// every entry that uses it.
 var functions = map[string]function{
 	"_==_": func(_ *evaluator, a []any) any { return equal(a[0], a[1]) },
 	"_!=_": func(_ *evaluator, a []any) any { return !equal(a[0], a[1]) },
@@ -231,6 +234,7 @@ func (e *evaluator) walk(n int) {
 	}
 }
 
+//go:noinline
 func ordering(ok func(int) bool) function {
 	return func(_ *evaluator, a []any) any {
 		if isNaN(a[0]) || isNaN(a[1]) {
@@ -630,6 +634,7 @@ func toDuration(_ *evaluator, a []any) any {
 	return errNoOverload
 }
 
+//go:noinline
 func stringTest(test func(s, sub string) bool) function {
 	return func(e *evaluator, a []any) any {
 		s, ok1 := a[0].(string)
@@ -774,6 +779,7 @@ func findString(e *evaluator, a []any, last bool) any {
 	return runeIndex(r, sub, int(off), last)
 }
 
+//go:noinline
 func mapASCII(lo, hi rune, shift rune) function {
 	return func(e *evaluator, a []any) any {
 		s, ok := a[0].(string)
@@ -932,6 +938,7 @@ func quote(e *evaluator, a []any) any {
 	return b.String()
 }
 
+//go:noinline
 func timePart(ofTime func(time.Time) int64, ofDuration func(time.Duration) float64) function {
 	return func(_ *evaluator, a []any) any {
 		switch v := a[0].(type) {
@@ -1036,6 +1043,7 @@ func unwrap(_ *evaluator, a []any) any {
 	return out
 }
 
+//go:noinline
 func encode(enc *base64.Encoding) function {
 	return func(e *evaluator, a []any) any {
 		b, ok := a[0].([]byte)
@@ -1047,6 +1055,7 @@ func encode(enc *base64.Encoding) function {
 	}
 }
 
+//go:noinline
 func decode(enc, raw *base64.Encoding) function {
 	return func(e *evaluator, a []any) any {
 		s, ok := a[0].(string)
@@ -1172,6 +1181,7 @@ func sortList(e *evaluator, a []any) any {
 	return out
 }
 
+//go:noinline
 func listSet(test func(x, y []any) bool) function {
 	return func(e *evaluator, a []any) any {
 		x, ok1 := a[0].([]any)
@@ -1196,6 +1206,8 @@ func subset(x, y []any) bool {
 
 // extreme is math.greatest (dir 1) or math.least (dir -1), over arguments
 // or over one list.
+//
+//go:noinline
 func extreme(dir int) function {
 	return func(e *evaluator, a []any) any {
 		if len(a) == 1 {
@@ -1255,6 +1267,7 @@ func sign(_ *evaluator, a []any) any {
 	return errNoOverload
 }
 
+//go:noinline
 func double2double(f func(float64) float64) function {
 	return func(_ *evaluator, a []any) any {
 		if v, ok := a[0].(float64); ok {
@@ -1264,6 +1277,7 @@ func double2double(f func(float64) float64) function {
 	}
 }
 
+//go:noinline
 func double2bool(f func(float64) bool) function {
 	return func(_ *evaluator, a []any) any {
 		if v, ok := a[0].(float64); ok {
@@ -1285,6 +1299,7 @@ func sqrt(_ *evaluator, a []any) any {
 	return errNoOverload
 }
 
+//go:noinline
 func bitwise(op func(x, y uint64) uint64) function {
 	return func(_ *evaluator, a []any) any {
 		switch x := a[0].(type) {
@@ -1311,6 +1326,7 @@ func bitNot(_ *evaluator, a []any) any {
 	return errNoOverload
 }
 
+//go:noinline
 func shift(left bool) function {
 	name := "math.bitShiftRight"
 	if left {
