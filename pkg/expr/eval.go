@@ -244,6 +244,28 @@ func (e *evaluator) call(n *call, s *scope) any {
 			return e.eval(n.Args[1], s)
 		}
 		return e.eval(n.Args[2], s)
+	case "or", "orValue":
+		// The alternative is evaluated only when needed, as in cel-go.
+		if n.Target != nil && len(n.Args) == 1 {
+			v := e.eval(n.Target, s)
+			o, ok := v.(optional)
+			switch {
+			case isError(v):
+				return v
+			case !ok:
+				return errNoOverload
+			case o.has && n.Func == "or":
+				return o
+			case o.has:
+				return o.v
+			}
+			return e.eval(n.Args[0], s)
+		}
+	case "@in":
+		// cel-go folds x in [] to false without evaluating x.
+		if l, ok := n.Args[1].(*listExpr); ok && len(l.Elems) == 0 {
+			return false
+		}
 	}
 	args := make([]any, 0, len(n.Args)+1)
 	if n.Target != nil {

@@ -165,7 +165,8 @@ var differential = []string{
 	// Optionals.
 	"input.?discount", "input.?amount", "input.?discount.orValue(5)", "input.?customer.?name.orValue('x')",
 	"input.?customer.name", "input.?nope.name", "optional.of(1).value()", "optional.none().value()",
-	"optional.none().hasValue()", "optional.of(1).hasValue()", "optional.ofNonZeroValue(0).hasValue()",
+	"optional.none().hasValue()", "optional.of(1).orValue(1 / 0)", "optional.of(1).or(optional.of(1 / 0))",
+	"optional.none().orValue(1 / 0)", "(1 / 0 == 1 ? optional.none() : optional.none()).orValue(1)", "1 / 0 in []", "optional.of(1).hasValue()", "optional.ofNonZeroValue(0).hasValue()",
 	"optional.ofNonZeroValue('a')", "optional.none().or(optional.of(2))", "optional.of(1).or(optional.of(2))",
 	"[1, 2][?5]", "[1, 2][?1]", "{'a': 1}[?'a']", "{'a': 1}[?'b'].orValue(0)", "[1, ?optional.none(), ?optional.of(3)]",
 	"{'a': 1, ?'b': optional.none(), ?'c': optional.of(2)}", "optional.of(2).optMap(x, x * 3)",
@@ -252,7 +253,7 @@ func TestDifferential(t *testing.T) {
 // functions that macros expand into, are left out.
 func TestFunctionsImplemented(t *testing.T) {
 	inEval := map[string]bool{
-		"_&&_": true, "_||_": true, "_?_:_": true, "_?._": true, "@not_strictly_false": true,
+		"_&&_": true, "_||_": true, "_?_:_": true, "or": true, "orValue": true, "_?._": true, "@not_strictly_false": true,
 		"__not_strictly_false__": true, "cel.@block": true, "@sortByAssociatedKeys": true,
 		"in": true, "_in_": true, // old spellings of @in
 	}

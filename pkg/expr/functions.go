@@ -150,26 +150,6 @@ var functions = map[string]function{
 		}
 		return o.v
 	},
-	"or": func(_ *evaluator, a []any) any {
-		o, ok := a[0].(optional)
-		if _, ok2 := a[1].(optional); !ok || !ok2 {
-			return errNoOverload
-		}
-		if o.has {
-			return o
-		}
-		return a[1]
-	},
-	"orValue": func(_ *evaluator, a []any) any {
-		o, ok := a[0].(optional)
-		if !ok {
-			return errNoOverload
-		}
-		if o.has {
-			return o.v
-		}
-		return a[1]
-	},
 
 	// Encodings.
 	"base64.encode":    encode(base64.StdEncoding),
