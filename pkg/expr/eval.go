@@ -436,6 +436,6 @@ func goTypeName(v any) string {
 	case nil:
 		return "types.Null"
 	}
-	t := typeOf(v)
+	t := valueType(v)
 	return "types." + strings.ToUpper(string(t[:1])) + string(t[1:])
 }

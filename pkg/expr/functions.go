@@ -57,7 +57,7 @@ var functions = map[string]function{
 		}
 		return errNoOverload
 	},
-	"type": func(_ *evaluator, a []any) any { return typeOf(a[0]) },
+	"type": func(_ *evaluator, a []any) any { return valueType(a[0]) },
 	"dyn":  func(_ *evaluator, a []any) any { return a[0] },
 
 	// Conversions.
@@ -1139,7 +1139,7 @@ func sortList(e *evaluator, a []any) any {
 	for i, v := range list {
 		out[i] = norm(v)
 	}
-	kind := typeOf(out[0])
+	kind := valueType(out[0])
 	switch kind {
 	case "int", "uint", "double", "bool", "string", "bytes", "google.protobuf.Timestamp", "google.protobuf.Duration":
 	default:
@@ -1148,7 +1148,7 @@ func sortList(e *evaluator, a []any) any {
 	var bad *evalError
 	e.walk(len(out) * bits.Len(uint(len(out))))
 	slices.SortStableFunc(out, func(x, y any) int {
-		if typeOf(x) != kind || typeOf(y) != kind {
+		if valueType(x) != kind || valueType(y) != kind {
 			bad = errorf("list elements must have the same type")
 			return 0
 		}
@@ -1398,7 +1398,7 @@ func format(e *evaluator, a []any) any {
 
 func formatClause(b []byte, verb byte, prec int, v any) ([]byte, *evalError) {
 	bad := func(what string) ([]byte, *evalError) {
-		return nil, errorf("error during formatting: %s, was given %s", what, typeOf(v))
+		return nil, errorf("error during formatting: %s, was given %s", what, valueType(v))
 	}
 	if f, ok := v.(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) && strings.IndexByte("sdfe", verb) >= 0 {
 		switch {
@@ -1564,5 +1564,5 @@ func appendString(b []byte, v any) ([]byte, *evalError) {
 		}
 		return append(b, '}'), nil
 	}
-	return nil, errorf("error during formatting: string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given %s", typeOf(v))
+	return nil, errorf("error during formatting: string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given %s", valueType(v))
 }

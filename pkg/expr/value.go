@@ -103,8 +103,8 @@ func checkTime(t time.Time) any {
 	return t
 }
 
-// typeOf names the type of a value, as type() and messages do.
-func typeOf(v any) typeValue {
+// valueType names the type of a value, as type() and messages do.
+func valueType(v any) typeValue {
 	switch v.(type) {
 	case nil:
 		return "null_type"
@@ -141,7 +141,7 @@ func kindName(v any) string {
 	if v == nil {
 		return "null"
 	}
-	return string(typeOf(v))
+	return string(valueType(v))
 }
 
 // isMap tells whether v is a map.
@@ -424,11 +424,11 @@ func valueJSON(v any) (any, error) {
 			case bool:
 				key = strconv.FormatBool(k)
 			default:
-				return nil, fmt.Errorf("a map key of type %s cannot be turned into JSON", typeOf(k))
+				return nil, fmt.Errorf("a map key of type %s cannot be turned into JSON", valueType(k))
 			}
 			out[key] = j
 		}
 		return out, nil
 	}
-	return nil, fmt.Errorf("a value of type %s cannot be turned into JSON", typeOf(v))
+	return nil, fmt.Errorf("a value of type %s cannot be turned into JSON", valueType(v))
 }
