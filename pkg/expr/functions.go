@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"regexp"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -179,6 +180,7 @@ var functions = map[string]function{
 	"first":      func(_ *evaluator, a []any) any { return end(a[0], true) },
 	"last":       func(_ *evaluator, a []any) any { return end(a[0], false) },
 	"sort":       sortList,
+	"sortBy":     sortBy,
 	"hasAll":     listSet(func(x, y []any) bool { return subset(y, x) }),
 	"hasAny":     listSet(func(x, y []any) bool { return slices.ContainsFunc(x, func(v any) bool { return contains(y, v) }) }),
 	"hasOnly":    listSet(subset),
@@ -1128,37 +1130,65 @@ func end(v any, first bool) any {
 }
 
 func sortList(e *evaluator, a []any) any {
-	list, ok := a[0].([]any)
-	if !ok {
+	return sortBy(e, []any{a[0], a[0]})
+}
+
+// sortBy orders a list by the keys at the same indexes of a second list,
+// as list.sort() and the list.sortBy(x, key) macro do. The keys must be of
+// one comparable type.
+func sortBy(e *evaluator, a []any) any {
+	list, ok1 := a[0].([]any)
+	keys, ok2 := a[1].([]any)
+	switch {
+	case !ok1 || !ok2:
 		return errNoOverload
-	}
-	if len(list) == 0 {
+	case len(list) != len(keys):
+		return errorf("@sortByAssociatedKeys() expected a list of the same size as the associated keys list, but got %d and %d elements respectively", len(list), len(keys))
+	case len(list) == 0:
 		return list
 	}
-	out := make([]any, len(list))
-	for i, v := range list {
-		out[i] = norm(v)
-	}
-	kind := valueType(out[0])
+	kind := valueType(norm(keys[0]))
 	switch kind {
 	case "int", "uint", "double", "bool", "string", "bytes", "google.protobuf.Timestamp", "google.protobuf.Duration":
 	default:
 		return errorf("list elements must be comparable")
 	}
-	var bad *evalError
-	e.walk(len(out) * bits.Len(uint(len(out))))
-	slices.SortStableFunc(out, func(x, y any) int {
-		if valueType(x) != kind || valueType(y) != kind {
-			bad = errorf("list elements must have the same type")
-			return 0
-		}
-		c, _ := compare(x, y)
-		return c
-	})
-	if bad != nil {
-		return bad
+	o := &keyOrder{idx: make([]int, len(list)), keys: keys, kind: kind}
+	for i := range o.idx {
+		o.idx[i] = i
+	}
+	e.walk(len(list) * bits.Len(uint(len(list))))
+	// sort.Sort, not a stable sort, so that equal keys end as cel-go leaves
+	// them.
+	sort.Sort(o)
+	if o.bad != nil {
+		return o.bad
+	}
+	out := make([]any, len(list))
+	for i, k := range o.idx {
+		out[i] = norm(list[k])
 	}
 	return out
+}
+
+// keyOrder sorts indexes by their keys.
+type keyOrder struct {
+	idx  []int
+	keys []any
+	kind typeValue
+	bad  *evalError
+}
+
+func (o *keyOrder) Len() int      { return len(o.idx) }
+func (o *keyOrder) Swap(i, j int) { o.idx[i], o.idx[j] = o.idx[j], o.idx[i] }
+func (o *keyOrder) Less(i, j int) bool {
+	x, y := norm(o.keys[o.idx[i]]), norm(o.keys[o.idx[j]])
+	if valueType(x) != o.kind || valueType(y) != o.kind {
+		o.bad = errorf("list elements must have the same type")
+		return false
+	}
+	c, _ := compare(x, y)
+	return c < 0
 }
 
 //go:noinline
