@@ -50,10 +50,11 @@ func (e *evaluator) run(root exprNode) (val any, err error) {
 
 // spend counts n units of cost, and checks the context every 100 units.
 func (e *evaluator) spend(n uint64) {
-	e.b.used += n
-	if e.b.used > e.b.limit {
+	if n > e.b.limit-min(e.b.used, e.b.limit) {
+		e.b.used = e.b.limit
 		panic(stop{fmt.Errorf("%w of %d", ErrCostLimit, e.b.limit)})
 	}
+	e.b.used += n
 	if e.b.used >= e.check {
 		e.check = e.b.used + 100
 		if err := e.ctx.Err(); err != nil {
