@@ -11,7 +11,7 @@ import (
 
 	"cel.dev/cel-go/common"
 	"cel.dev/cel-go/common/ast"
-	"cel.dev/cel-go/parser"
+	celparser "cel.dev/cel-go/parser"
 )
 
 // celTree parses src with CEL's reference parser, macros off, and turns its
@@ -19,7 +19,7 @@ import (
 // has() as a test select, namespaced calls as global calls.
 func celTree(t testing.TB, src string) exprNode {
 	t.Helper()
-	p, err := parser.NewParser(parser.Macros(), parser.EnableOptionalSyntax(true))
+	p, err := celparser.NewParser(celparser.Macros(), celparser.EnableOptionalSyntax(true))
 	if err != nil {
 		t.Fatal(err)
 	}
