@@ -259,7 +259,7 @@ func TestFunctionsImplemented(t *testing.T) {
 		"__not_strictly_false__": true, "cel.@block": true, "@sortByAssociatedKeys": true,
 		"in": true, "_in_": true, // old spellings of @in
 	}
-	for name := range newEnv(t).cel.Functions() {
+	for name := range newReference(t).env.Functions() {
 		if inEval[name] {
 			continue
 		}
