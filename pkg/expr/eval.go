@@ -284,7 +284,17 @@ func (e *evaluator) call(n *call, s *scope) any {
 	if f == nil {
 		return errorf("no such overload: %s", n.Func)
 	}
-	return f(e, args)
+	v := f(e, args)
+	if v == errNoOverload && !strings.ContainsAny(n.Func[:1], "_!-@") {
+		// Functions, unlike operators, name the argument types, as cel-go's
+		// dispatch does.
+		names := make([]string, len(args))
+		for i, a := range args {
+			names[i] = string(valueType(a))
+		}
+		return errorf("no such overload: %s(%s)", n.Func, strings.Join(names, ", "))
+	}
+	return v
 }
 
 // logic is && (or || when or is set): a side that decides absorbs an
@@ -439,4 +449,91 @@ func goTypeName(v any) string {
 	}
 	t := valueType(v)
 	return "types." + strings.ToUpper(string(t[:1])) + string(t[1:])
+}
+
+// conversions are the functions cel-go runs when it builds a program, if
+// their argument is a constant.
+var conversions = map[string]bool{"bool": true, "bytes": true, "double": true, "duration": true, "dyn": true,
+	"int": true, "string": true, "timestamp": true, "type": true, "uint": true}
+
+// constantError finds what cel-go refuses when it builds a program: a type
+// conversion of a constant that fails, or a constant pattern of matches
+// that does not compile. Lists and maps of constants are constants too.
+func constantError(n exprNode) *evalError {
+	_, _, err := constant(n)
+	return err
+}
+
+// constant reports the value of n if it is a constant as cel-go sees it,
+// and the first error of a conversion or pattern anywhere inside n.
+func constant(n exprNode) (val any, ok bool, err *evalError) {
+	// all visits every child, so that an error anywhere is found, and
+	// reports whether all of them are constants.
+	all := func(nodes ...exprNode) ([]any, bool, *evalError) {
+		vals, every := make([]any, 0, len(nodes)), true
+		for _, c := range nodes {
+			if c == nil {
+				continue
+			}
+			v, ok, err := constant(c)
+			if err != nil {
+				return nil, false, err
+			}
+			vals, every = append(vals, v), every && ok
+		}
+		return vals, every, nil
+	}
+	ev := &evaluator{ctx: context.Background(), act: Vars{}.activation(), b: &budget{limit: DefaultCostLimit}}
+	switch n := n.(type) {
+	case *literal:
+		return n.Value, true, nil
+	case *listExpr:
+		_, every, err := all(n.Elems...)
+		if !every || err != nil {
+			return nil, false, err
+		}
+		return ev.eval(n, nil), true, nil
+	case *mapExpr:
+		every := true
+		for _, en := range n.Entries {
+			_, ok, err := all(en.Key, en.Value)
+			if err != nil {
+				return nil, false, err
+			}
+			every = every && ok
+		}
+		if !every {
+			return nil, false, nil
+		}
+		return ev.eval(n, nil), true, nil
+	case *selectExpr:
+		_, _, err := all(n.Operand)
+		return nil, false, err
+	case *macro:
+		_, _, err := all(n.Range, n.Filter, n.Body)
+		return nil, false, err
+	case *call:
+		vals, every, err := all(append([]exprNode{n.Target}, n.Args...)...)
+		if err != nil {
+			return nil, false, err
+		}
+		if n.Func == "matches" && len(vals) == 2 {
+			if _, ok, _ := constant(n.Args[len(n.Args)-1]); ok {
+				if p, isString := vals[1].(string); isString {
+					if _, err := compileRegexp(p); err != nil {
+						return nil, false, errorf("%s", err)
+					}
+				}
+			}
+		}
+		if !conversions[n.Func] || n.Target != nil || len(n.Args) != 1 || !every {
+			return nil, false, nil
+		}
+		v := ev.call(n, nil)
+		if e, isErr := v.(*evalError); isErr {
+			return nil, false, e
+		}
+		return v, true, nil
+	}
+	return nil, false, nil
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"cel.dev/cel-go/cel"
 	"cel.dev/cel-go/common"
 	"cel.dev/cel-go/common/ast"
 	celparser "cel.dev/cel-go/parser"
@@ -332,4 +333,44 @@ func TestMapLiteralOrder(t *testing.T) {
 	if got, want := v, []any{"z", "a", "3"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v, want %v", got, want)
 	}
+}
+
+// TestConstantErrors checks that constantError refuses what cel-go refuses
+// when it builds a program, with the same message.
+func TestConstantErrors(t *testing.T) {
+	ref := newReference(t)
+	for _, src := range []string{
+		"int(1e19)", "int('4x')", "uint(-1)", "double('x')", "string(b'\\xff')", "string(null)", "bool('yes')",
+		"duration('1d')", "timestamp('2024-13-01T00:00:00Z')", "'abc'.matches('[')", "matches('abc', '(')",
+		"uint(string(duration('1h')))", "input.id.matches('[')", "[1, 2].map(x, int('y'))", "{'a': int('z')}",
+		"execution.started_on + execution.started_on - duration('a,b,c')", "string(dyn([1, 'a']))", "type(int('q'))",
+		"duration(dyn(null))", "int('12') + 1", "input.id.matches(input.id)", "int(input.id)", "string(dyn({1: 2}))", "dyn([int('w')])",
+	} {
+		_, iss := ref.env.Compile(src)
+		if iss.Err() != nil {
+			t.Errorf("reference Compile(%q): %v", src, iss.Err())
+			continue
+		}
+		_, refErr := ref.env.Program(mustCompile(t, ref, src), cel.EvalOptions(cel.OptOptimize))
+		var want string
+		if refErr != nil {
+			want = refErr.Error()
+		}
+		var got string
+		if err := constantError(celTree(t, src)); err != nil {
+			got = err.Error()
+		}
+		if got != want {
+			t.Errorf("constantError(%q) = %q, want %q", src, got, want)
+		}
+	}
+}
+
+func mustCompile(t *testing.T, ref *reference, src string) *cel.Ast {
+	t.Helper()
+	a, iss := ref.env.Compile(src)
+	if iss.Err() != nil {
+		t.Fatal(iss.Err())
+	}
+	return a
 }
