@@ -526,6 +526,16 @@ func constant(n exprNode) (val any, ok bool, err *evalError) {
 				}
 			}
 		}
+		if n.Func == "_[_]" || n.Func == "_[?_]" {
+			// A constant index becomes a qualifier of one of these types.
+			if v, ok, _ := constant(n.Args[1]); ok {
+				switch v.(type) {
+				case string, int64, uint64, bool, float64:
+				default:
+					return nil, false, errorf("invalid qualifier type: %s", goTypeName(v))
+				}
+			}
+		}
 		if !conversions[n.Func] || n.Target != nil || len(n.Args) != 1 || !every {
 			return nil, false, nil
 		}

@@ -345,6 +345,7 @@ func TestConstantErrors(t *testing.T) {
 		"uint(string(duration('1h')))", "input.id.matches('[')", "[1, 2].map(x, int('y'))", "{'a': int('z')}",
 		"execution.started_on + execution.started_on - duration('a,b,c')", "string(dyn([1, 'a']))", "type(int('q'))",
 		"duration(dyn(null))", "int('12') + 1", "input.id.matches(input.id)", "int(input.id)", "string(dyn({1: 2}))", "dyn([int('w')])",
+		"type(input.tags[{}])", "input[null]", "input[?[1]]", "input[b'a']", "input[type(1)]", "input[dyn(1)]", "input[1.5]",
 	} {
 		_, iss := ref.env.Compile(src)
 		if iss.Err() != nil {
@@ -359,6 +360,12 @@ func TestConstantErrors(t *testing.T) {
 		var got string
 		if err := constantError(celTree(t, src)); err != nil {
 			got = err.Error()
+		}
+		// cel-go names its Go types of lists and maps; we say list and map.
+		if strings.HasPrefix(want, "invalid qualifier type: *types.sliceList") {
+			want = "invalid qualifier type: types.List"
+		} else if strings.HasPrefix(want, "invalid qualifier type: *types.nativeMap") {
+			want = "invalid qualifier type: types.Map"
 		}
 		if got != want {
 			t.Errorf("constantError(%q) = %q, want %q", src, got, want)
