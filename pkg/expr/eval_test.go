@@ -200,7 +200,7 @@ var differential = []string{
 	"'hello'.lastIndexOf('')", "'hi'.lastIndexOf('long')", "'héllo'.lastIndexOf('é', 0)", "'MiXed ÄÖ'.lowerAscii()",
 	"'MiXed äö'.upperAscii()", "'aaa'.replace('a', 'b')", "'aaa'.replace('a', 'b', 2)", "'a,b,c'.split(',')",
 	"'a,b,c'.split(',', 2)", "'a,b'.split(',', 0)", "'héllo'.substring(1)", "'héllo'.substring(1, 3)", "'abc'.substring(2, 1)",
-	"'abc'.substring(4)", "'abc'.substring(0, 4)", "'  x \\t'.trim()", "['a', 'b'].join()", "['a', 'b'].join('-')",
+	"'abc'.substring(4)", "'abc'.substring(0, 4)", "'  x \\t'.trim()", "['a', 'b'].join()", "['a', 'b'].join('-')", "dyn('eu').join('-')",
 	"'héllo'.reverse()", "strings.quote('a\"b\\n\\\\')", "'%s and %d'.format(['x', 5])", "'%.2f|%f|%e'.format([1.005, 2, 1234.5])",
 	"'%b %o %x %X'.format([5, 8, 255, 255])", "'%x'.format(['hi'])", "'%s'.format([[1, 'a', 2.5, null]])",
 	"'%s'.format([{'b': 1, 'a': [true]}])", "'%s %s'.format([duration('90s'), timestamp('2024-01-02T03:04:05Z')])",

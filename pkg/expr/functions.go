@@ -857,11 +857,11 @@ func substring(e *evaluator, a []any) any {
 
 func join(e *evaluator, a []any) any {
 	list, ok := a[0].([]any)
-	sep := ""
+	sep, isString := "", true
 	if len(a) == 2 {
-		sep, ok = a[1].(string)
+		sep, isString = a[1].(string)
 	}
-	if !ok {
+	if !ok || !isString {
 		return errNoOverload
 	}
 	var b strings.Builder
@@ -1086,12 +1086,12 @@ func sliceList(e *evaluator, a []any) any {
 
 func flatten(e *evaluator, a []any) any {
 	list, ok := a[0].([]any)
-	depth := int64(1)
+	depth, isInt := int64(1), true
 	if len(a) == 2 {
-		depth, ok = a[1].(int64)
+		depth, isInt = a[1].(int64)
 	}
 	switch {
-	case !ok:
+	case !ok || !isInt:
 		return errNoOverload
 	case depth < 0:
 		return errorf("level must be non-negative")
