@@ -10,7 +10,7 @@ package expr
 //	_&&_ _||_ !_ -_ _?_:_ _[_] _[?_]
 //
 // Macros (has, all, exists, exists_one, map, filter, cel.bind, optMap,
-// optFlatMap) are nodes of their own rather than expanded comprehensions:
+// optFlatMap, sortBy) are nodes of their own rather than expanded comprehensions:
 // they are few, and a node per macro keeps checking and evaluation short.
 type exprNode interface {
 	// Pos is the byte offset where errors about the node point. It is where
@@ -100,6 +100,7 @@ const (
 	macroBind
 	macroOptMap
 	macroOptFlatMap
+	macroSortBy // list.sortBy(x, key), of ext.Lists: the list ordered by key
 )
 
 func (n *literal) Pos() int    { return n.Offset }
