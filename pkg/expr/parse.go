@@ -413,6 +413,9 @@ func (p *parser) callOrMacro(off int, fn string, target exprNode, args []exprNod
 		}
 		return &selectExpr{Offset: off, Operand: s.Operand, Field: s.Field, Test: true}
 	}
+	if id, ok := target.(*ident); ok && id.Name == "math" && (fn == "greatest" || fn == "least") {
+		p.mathArgs(id, fn, args)
+	}
 	kinds := map[string]macroKind{"all": macroAll, "exists": macroExists, "exists_one": macroExistsOne,
 		"map": macroMap, "filter": macroFilter, "bind": macroBind, "optMap": macroOptMap,
 		"optFlatMap": macroOptFlatMap, "sortBy": macroSortBy}
@@ -487,4 +490,38 @@ func nesting(n exprNode) int {
 		d = max(d, nesting(k))
 	}
 	return self + d
+}
+
+// mathArgs refuses the arguments of math.greatest and math.least that the
+// reference implementation refuses while parsing: none, a literal that is
+// not a number, or a single list that is not a list of numbers.
+func (p *parser) mathArgs(math *ident, fn string, args []exprNode) {
+	numeric := func(n exprNode) bool {
+		switch n := n.(type) {
+		case *literal:
+			switch n.Value.(type) {
+			case int64, uint64, float64:
+				return true
+			}
+			return false
+		case *listExpr, *mapExpr:
+			return false
+		}
+		return true
+	}
+	switch {
+	case len(args) == 0:
+		p.fail(math.Offset, "math.%s() needs at least one argument", fn)
+	case len(args) == 1:
+		if l, ok := args[0].(*listExpr); ok && len(l.Elems) > 0 {
+			args = l.Elems
+		} else if !numeric(args[0]) {
+			p.fail(args[0].Pos(), "math.%s() takes numbers or a list of numbers", fn)
+		}
+	}
+	for _, a := range args {
+		if !numeric(a) {
+			p.fail(a.Pos(), "math.%s() takes numbers or a list of numbers", fn)
+		}
+	}
 }

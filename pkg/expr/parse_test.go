@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"cel.dev/cel-go/cel"
 	celast "cel.dev/cel-go/common/ast"
@@ -325,6 +326,10 @@ func TestParseErrors(t *testing.T) {
 		{"cel.bind('x', 1, 2)", 1, 10, "Syntax error: the first argument of bind() must be a variable name"},
 		{"l.exists(__result__, true)", 1, 10, "Syntax error: exists() may not use the variable name __result__"},
 		{"{}.sortBy(x, x)", 1, 1, "Syntax error: sortBy() applies to a list, not a literal"},
+		{"math.greatest()", 1, 1, "Syntax error: math.greatest() needs at least one argument"},
+		{"math.least(1, 'a')", 1, 15, "Syntax error: math.least() takes numbers or a list of numbers"},
+		{"math.least([1, 'a'])", 1, 16, "Syntax error: math.least() takes numbers or a list of numbers"},
+		{"math.least([])", 1, 12, "Syntax error: math.least() takes numbers or a list of numbers"},
 		{"((((1))))", 1, 1, "expression nests more than 4 levels deep"},
 		{"a.b.c.d.e.f", 1, 1, "expression nests more than 4 levels deep"},
 	}
@@ -417,6 +422,9 @@ var valid = []string{
 	`f(a, b)(c)`[:7], `1 // comment`, "1 +\n2", "\t1\r\n+\f2", `a.b // c.d`, `"//" + a`,
 	`in_x`, `truex`, `nullable`, `x.in_`, `a.null_`, `lets`, `for_`, `x.for`, `x.const()`,
 	`google.protobuf.Int64Value`, `int`, `dyn(1)`, `type(1)`,
+	`math.greatest(1)`, `math.greatest(-1.5)`, `math.greatest(2u)`, `math.greatest(a)`, `math.greatest([1, 2.0])`,
+	`math.greatest([a, -1])`, `math.least(1, 2)`, `math.least(a, b, c)`, `math.least(a.b, f(1), l.map(x, x))`,
+	`math.least([1][0], 2)`, `x.greatest()`, `x.least('a')`, `math.max('a')`, `math.greatest(a.?b)`,
 }
 
 // invalid holds sources the reference parser refuses.
@@ -445,6 +453,9 @@ var invalid = []string{
 	`cel.bind(1, 2, 3)`, `cel.bind(a.b, 1, 2)`, `o.optMap(1, 2)`, `o.optFlatMap(a.b, 2)`,
 	`l.sortBy(1, x)`, `l.sortBy(__result__, x)`, `1.sortBy(x, x)`, `'a'.sortBy(x, x)`, `{}.sortBy(x, x)`,
 	`{1: 2}.sortBy(x, x)`, `a && (b`, `f(a`, `f(a,`, `a[0`, `a[?0`, `{'a': 1 'b': 2}`, `[1 2]`,
+	`math.greatest()`, `math.least()`, `math.greatest('a')`, `math.greatest([])`, `math.greatest(['a'])`,
+	`math.greatest([1, [2]])`, `math.least({})`, `math.least(1, 'a')`, `math.least(1, 2, [3])`, `math.least(null, 1)`,
+	`math.greatest(true)`, `math.greatest(b'1', 2)`, `math.least(1, {1: 2})`, `math.greatest([{}])`,
 	"1 /* c */ + 2", `a.b.`, `a.b(`, `a.b(1`, `a.b(1,`, `a.b(1,)`,
 }
 
@@ -487,4 +498,184 @@ func TestParseAgreesWithReference(t *testing.T) {
 		}
 	}
 	t.Logf("compared %d accepted and %d refused sources", accepted, refused)
+}
+
+// nested builds sources of one shape nested n levels deep.
+var nested = []func(n int) string{
+	func(n int) string { return strings.Repeat("(", n) + "1" + strings.Repeat(")", n) },
+	func(n int) string { return strings.Repeat("[", n) + "1" + strings.Repeat("]", n) },
+	func(n int) string { return strings.Repeat("{1: ", n) + "1" + strings.Repeat("}", n) },
+	func(n int) string { return strings.Repeat("f(", n) + "1" + strings.Repeat(")", n) },
+	func(n int) string { return "input.a" + strings.Repeat(" + input.a", n) },
+	func(n int) string { return "1" + strings.Repeat(" + 1", n) },
+	func(n int) string { return strings.Repeat("1 * 2 + ", n) + "1" },
+	func(n int) string { return strings.Repeat("1 + (", n) + "1" + strings.Repeat(")", n) },
+	func(n int) string { return strings.Repeat("1 < (", n) + "1" + strings.Repeat(")", n) },
+	func(n int) string { return strings.Repeat("-(", n) + "a" + strings.Repeat(")", n) },
+	func(n int) string { return "a" + strings.Repeat(".b", n) },
+	func(n int) string { return "a" + strings.Repeat("[0]", n) },
+	func(n int) string { return "a" + strings.Repeat(".?b[?0]", n) },
+	func(n int) string { return "a" + strings.Repeat(".f()", n) },
+	func(n int) string { return strings.Repeat("a ? b : ", n) + "c" },
+	func(n int) string { return "a" + strings.Repeat(" < b", n) },
+	func(n int) string { return "a" + strings.Repeat(" && a", n) },
+	func(n int) string { return "a" + strings.Repeat(" || a && a", n) },
+	func(n int) string { return strings.Repeat("l.map(x, ", n) + "x" + strings.Repeat(")", n) },
+	func(n int) string { return strings.Repeat("cel.bind(x, 1, ", n) + "x" + strings.Repeat(")", n) },
+	func(n int) string { return strings.Repeat("has(a.", n) + "b" + strings.Repeat(".c)", n) },
+	func(n int) string { return strings.Repeat("a.b[", n) + "1" + strings.Repeat("]", n) },
+	func(n int) string { return strings.Repeat("!(a.b < ", n) + "1" + strings.Repeat(")", n) },
+	func(n int) string { return strings.Repeat("[a + b * (", n) + "1" + strings.Repeat(")]", n) },
+}
+
+func TestParseNestingAgreesWithReference(t *testing.T) {
+	for limit := 2; limit <= 6; limit++ {
+		env := oracle(t, limit)
+		for i, shape := range nested {
+			for n := range 2*limit + 2 {
+				src := shape(n)
+				_, want, _ := oracleParse(env, src)
+				_, err := parse(src, limit)
+				if got := err == nil; got != want {
+					t.Errorf("shape %d, limit %d: parse(%q) error = %v; the reference parser accepts it: %v", i, limit, src, err, want)
+				}
+			}
+		}
+	}
+}
+
+// key names a node by kind and name the way both trees spell it.
+func key(n exprNode) string {
+	switch n := n.(type) {
+	case *literal:
+		return "literal"
+	case *ident:
+		return "ident " + n.Name
+	case *selectExpr:
+		if n.Optional {
+			return "call _?._"
+		}
+		return "select " + n.Field
+	case *call:
+		return "call " + n.Func
+	case *listExpr:
+		return "list"
+	case *mapExpr:
+		return "map"
+	}
+	return "comprehension"
+}
+
+func celKey(e celast.Expr) string {
+	switch e.Kind() {
+	case celast.LiteralKind:
+		return "literal"
+	case celast.IdentKind:
+		return "ident " + e.AsIdent()
+	case celast.SelectKind:
+		return "select " + e.AsSelect().FieldName()
+	case celast.CallKind:
+		return "call " + e.AsCall().FunctionName()
+	case celast.ListKind:
+		return "list"
+	case celast.MapKind:
+		return "map"
+	}
+	return "comprehension"
+}
+
+// children returns the nodes directly under n.
+func children(n exprNode) []exprNode {
+	switch n := n.(type) {
+	case *selectExpr:
+		return []exprNode{n.Operand}
+	case *call:
+		if n.Target != nil {
+			return append([]exprNode{n.Target}, n.Args...)
+		}
+		return n.Args
+	case *listExpr:
+		return n.Elems
+	case *mapExpr:
+		var kids []exprNode
+		for _, e := range n.Entries {
+			kids = append(kids, e.Key, e.Value)
+		}
+		return kids
+	case *macro:
+		kids := []exprNode{n.Range, n.Body}
+		if n.Filter != nil {
+			kids = append(kids, n.Filter)
+		}
+		return kids
+	}
+	return nil
+}
+
+// TestParsePositions checks that every node points where the reference
+// parser's node of the same kind and name points.
+func TestParsePositions(t *testing.T) {
+	env := oracle(t, DefaultMaxNesting)
+	for _, src := range valid {
+		a, ok, _ := oracleParse(env, src)
+		if !ok {
+			continue
+		}
+		want := map[string]bool{}
+		info := a.SourceInfo()
+		celast.PostOrderVisit(a.Expr(), celast.NewExprVisitor(func(e celast.Expr) {
+			if r, found := info.GetOffsetRange(e.ID()); found {
+				want[fmt.Sprintf("%s@%d", celKey(e), r.Start)] = true
+			}
+		}))
+		root, err := parse(src, DefaultMaxNesting)
+		if err != nil {
+			t.Errorf("parse(%q): %v", src, err)
+			continue
+		}
+		var walk func(exprNode)
+		walk = func(n exprNode) {
+			k := key(n)
+			// math.greatest and math.least are macros there, calls of
+			// math.@max and math.@min.
+			if c, ok := n.(*call); ok && c.Target != nil && sexpr(c.Target) == "math" && (c.Func == "greatest" || c.Func == "least") {
+				k = map[string]string{"greatest": "call math.@max", "least": "call math.@min"}[c.Func]
+				n = &call{Offset: c.Offset, Args: c.Args}
+			}
+			// The reference parser counts characters, parse bytes.
+			got := fmt.Sprintf("%s@%d", k, utf8.RuneCountInString(src[:n.Pos()]))
+			if !want[got] {
+				t.Errorf("parse(%q): %s has no counterpart in the reference tree %v", src, got, want)
+			}
+			for _, k := range children(n) {
+				walk(k)
+			}
+		}
+		walk(root)
+	}
+}
+
+// FuzzParse checks that parse never panics and accepts what the reference
+// parser accepts.
+func FuzzParse(f *testing.F) {
+	for _, src := range append(valid, invalid...) {
+		f.Add(src)
+	}
+	env := oracle(f, DefaultMaxNesting)
+	f.Fuzz(func(t *testing.T, src string) {
+		if utf8.RuneCountInString(src) > DefaultMaxLength {
+			return
+		}
+		_, want, message := oracleParse(env, src)
+		n, err := parse(src, DefaultMaxNesting)
+		if message {
+			return
+		}
+		if got := err == nil; got != want {
+			t.Fatalf("parse(%q) = %v, %v; the reference parser accepts it: %v", src, n, err, want)
+		}
+		if err != nil && (err.Line < 1 || err.Column < 1 || err.Message == "") {
+			t.Fatalf("parse(%q) error %+v, want a message at line and column from 1", src, err)
+		}
+	})
 }
