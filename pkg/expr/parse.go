@@ -400,6 +400,10 @@ func parseUint(digits string) any {
 	return u
 }
 
+var macroKinds = map[string]macroKind{"all": macroAll, "exists": macroExists, "exists_one": macroExistsOne,
+	"map": macroMap, "filter": macroFilter, "bind": macroBind, "optMap": macroOptMap,
+	"optFlatMap": macroOptFlatMap, "sortBy": macroSortBy}
+
 // callOrMacro builds a call of fn, or the macro it spells. off is where its
 // '(' stands.
 func (p *parser) callOrMacro(off int, fn string, target exprNode, args []exprNode) exprNode {
@@ -416,10 +420,7 @@ func (p *parser) callOrMacro(off int, fn string, target exprNode, args []exprNod
 	if id, ok := target.(*ident); ok && id.Name == "math" && (fn == "greatest" || fn == "least") {
 		p.mathArgs(id, fn, args)
 	}
-	kinds := map[string]macroKind{"all": macroAll, "exists": macroExists, "exists_one": macroExistsOne,
-		"map": macroMap, "filter": macroFilter, "bind": macroBind, "optMap": macroOptMap,
-		"optFlatMap": macroOptFlatMap, "sortBy": macroSortBy}
-	kind, ok := kinds[fn]
+	kind, ok := macroKinds[fn]
 	want := 2
 	switch kind {
 	case macroMap:

@@ -679,3 +679,24 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// benchSource is a workflow condition of typical size.
+const benchSource = `has(steps.lookup) && steps.lookup.output.limit > input.amount && ` +
+	`input.items.all(i, i.qty > 0 && i.sku.startsWith('A')) ? 'auto' : 'review'`
+
+func BenchmarkParse(b *testing.B) {
+	for b.Loop() {
+		if _, err := parse(benchSource, DefaultMaxNesting); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkParseReference(b *testing.B) {
+	env := oracle(b, DefaultMaxNesting)
+	for b.Loop() {
+		if _, iss := env.Parse(benchSource); iss.Err() != nil {
+			b.Fatal(iss.Err())
+		}
+	}
+}
