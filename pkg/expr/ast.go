@@ -15,8 +15,8 @@ package expr
 type exprNode interface {
 	// Pos is the byte offset where errors about the node point. It is where
 	// the node starts, except that a binary or ternary operator points at its
-	// operator, a member call at its '(' and a select at its '.', as in CEL's
-	// reference parser.
+	// operator, a call or macro (global or member-style, has() included) at
+	// its '(' and a select at its '.', as in CEL's reference parser.
 	Pos() int
 }
 

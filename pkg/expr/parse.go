@@ -11,6 +11,19 @@ import (
 // message construction (Type{field: value}): expressions know no message
 // types. maxNesting bounds nesting as the reference parser's recursion limit
 // does, so that the same expressions pass.
+//
+// The tree follows the reference parser's choices:
+//   - a '-' just before an int or double literal is part of it (-1 is the
+//     literal -1, at the '-'); pairs of prefix '-' or '!' cancel out;
+//   - chains of && and || become balanced trees of binary calls;
+//   - a in b is the call @in(a, b);
+//   - namespaced calls such as math.greatest(x) or optional.of(x) are
+//     member calls on the ident math or optional; arguments of
+//     math.greatest and math.least are checked here, as the reference
+//     does in its macros;
+//   - a name written with a leading dot keeps it (".input", ".f");
+//   - calls and macros point at their '(' (has(a.b) too);
+//   - a field name in backquotes, a.`content-type`, is the bare name.
 func parse(src string, maxNesting int) (root exprNode, err *Error) {
 	p := &parser{lex: lexer{src: src}, max: maxNesting}
 	defer func() {
@@ -42,11 +55,10 @@ const (
 )
 
 type parser struct {
-	lex         lexer
-	tok, ahead  token
-	max         int
-	depth       [3]int
-	nameOffsets []int // offsets of the dots and names a primary spelt, for messages
+	lex        lexer
+	tok, ahead token // the current token and the one after it
+	max        int
+	depth      [3]int // nesting of each rule
 }
 
 func (p *parser) advance() token {
@@ -66,11 +78,11 @@ func (p *parser) accept(s string) bool {
 	return false
 }
 
-func (p *parser) expect(s string) int {
+func (p *parser) expect(s string) {
 	if !p.is(s) {
 		p.fail(p.tok.off, "expected '%s', found %s", s, describe(p.tok))
 	}
-	return p.advance().off
+	p.advance()
 }
 
 func (p *parser) fail(off int, format string, args ...any) {
