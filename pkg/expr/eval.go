@@ -346,6 +346,23 @@ func (e *evaluator) macro(n *macro, s *scope) any {
 		}
 		return optional{v, true}
 	}
+	if n.Kind == macroSortBy {
+		list, ok := r.([]any)
+		switch {
+		case isMap(r):
+			return errorf("no such overload: @sortByAssociatedKeys")
+		case !ok:
+			return errorf("got '%s', expected iterable type", goTypeName(r))
+		}
+		keys := make([]any, len(list))
+		for i, it := range list {
+			e.spend(3)
+			if keys[i] = e.eval(n.Body, &scope{n.Var, norm(it), s}); isError(keys[i]) {
+				return keys[i]
+			}
+		}
+		return sortBy(e, []any{list, keys})
+	}
 	var items []any
 	switch c := r.(type) {
 	case []any:

@@ -31,12 +31,13 @@ func celTree(t testing.TB, src string) exprNode {
 	return fromCEL(tree.Expr())
 }
 
-var macroKinds = map[string]macroKind{
+var celMacros = map[string]macroKind{
 	"all": macroAll, "exists": macroExists, "exists_one": macroExistsOne,
 	"map": macroMap, "filter": macroFilter, "optMap": macroOptMap, "optFlatMap": macroOptFlatMap,
+	"sortBy": macroSortBy,
 }
 
-var namespaces = map[string]bool{"math": true, "base64": true, "lists": true, "strings": true, "optional": true, "json": true, "yaml": true}
+var celNamespaces = map[string]bool{"math": true, "base64": true, "lists": true, "strings": true, "optional": true, "json": true, "yaml": true}
 
 func fromCEL(e ast.Expr) exprNode {
 	switch e.Kind() {
@@ -81,14 +82,14 @@ func fromCEL(e ast.Expr) exprNode {
 			return &selectExpr{Operand: fromCEL(args[0]), Field: args[1].AsLiteral().Value().(string), Optional: true}
 		case c.IsMemberFunction() && name == "bind" && c.Target().Kind() == ast.IdentKind && c.Target().AsIdent() == "cel":
 			return &macro{Kind: macroBind, Var: args[0].AsIdent(), Range: fromCEL(args[1]), Body: fromCEL(args[2])}
-		case c.IsMemberFunction() && c.Target().Kind() == ast.IdentKind && namespaces[c.Target().AsIdent()]:
+		case c.IsMemberFunction() && c.Target().Kind() == ast.IdentKind && celNamespaces[c.Target().AsIdent()]:
 			n := &call{Func: c.Target().AsIdent() + "." + name}
 			for _, a := range args {
 				n.Args = append(n.Args, fromCEL(a))
 			}
 			return n
 		}
-		if k, ok := macroKinds[name]; ok && c.IsMemberFunction() && len(args) >= 2 && args[0].Kind() == ast.IdentKind {
+		if k, ok := celMacros[name]; ok && c.IsMemberFunction() && len(args) >= 2 && args[0].Kind() == ast.IdentKind {
 			m := &macro{Kind: k, Range: fromCEL(c.Target()), Var: args[0].AsIdent(), Body: fromCEL(args[len(args)-1])}
 			if len(args) == 3 {
 				m.Filter = fromCEL(args[1])
@@ -226,6 +227,8 @@ var differential = []string{
 	"[3, 1, 2].sort()", "['b', 'a'].sort()", "[1, 'a'].sort()", "dyn([[1]]).sort()", "[].sort()", "[1, 2, 3].reverse()",
 	"[1, 2, 3].hasAll([2, 3])", "[1, 2].hasAny([3, 2.0])", "[1, 1].hasOnly([1, 2])", "[1, 2].hasExactly([2u, 1.0, 1])",
 	"[[1], [2]].hasAll(dyn([[1.0]]))", "[2.5, 1].sort()",
+	"input.items.sortBy(i, i.price).map(i, i.sku)", "[3, 1, 2].sortBy(x, -x)", "['bb', 'a', 'c'].sortBy(s, s.size())",
+	"[1, 2].sortBy(x, x == 1 ? dyn('a') : 1)", "[1, 2].sortBy(x, dyn([x]))", "dyn({'a': 1}).sortBy(k, k)", "[1, 0].sortBy(x, 1 / x)", "dyn(1).sortBy(x, x)",
 }
 
 func TestDifferential(t *testing.T) {
