@@ -161,17 +161,31 @@ func (e *evaluator) selectField(n *selectExpr, s *scope) any {
 		return v
 	}
 	if n.Test {
-		if !isMap(v) {
-			return false
+		if o, ok := v.(optional); ok {
+			if !o.has {
+				return false
+			}
+			v = o.v
 		}
-		_, ok := mapGet(v, n.Field)
-		return ok
+		switch v.(type) {
+		case []any:
+			return index(v, n.Field, false)
+		case map[string]any, *mapValue:
+			_, ok := mapGet(v, n.Field)
+			return ok
+		}
+		return false
 	}
 	return index(v, n.Field, n.Optional)
 }
 
 // index is v[k]; opt makes it v[?k], which yields an optional.
 func index(v, k any, opt bool) any {
+	switch k.(type) {
+	case string, int64, uint64, bool, float64:
+	default:
+		return errorf("invalid qualifier type: %s", goTypeName(k))
+	}
 	switch c := v.(type) {
 	case optional:
 		if !c.has {
@@ -180,8 +194,10 @@ func index(v, k any, opt bool) any {
 		return index(c.v, k, true)
 	case []any:
 		i, ok := listIndex(k)
-		if !ok {
+		if _, isDouble := k.(float64); !ok && isDouble {
 			return errorf("unsupported index value %v in list", k)
+		} else if !ok {
+			return errorf("unsupported index type '%s' in list", valueType(k))
 		}
 		if i < 0 || i >= int64(len(c)) {
 			if opt {
@@ -199,6 +215,9 @@ func index(v, k any, opt bool) any {
 			return errorf("no such key: %v", k)
 		}
 		return wrapOpt(val, opt)
+	}
+	if opt {
+		return optional{}
 	}
 	return errorf("no such key: %v", k)
 }
