@@ -304,16 +304,58 @@ func (e *evaluator) call(n *call, s *scope) any {
 		return errorf("no such overload: %s", n.Func)
 	}
 	v := f(e, args)
-	if v == errNoOverload && !strings.ContainsAny(n.Func[:1], "_!-@") {
-		// Functions, unlike operators, name the argument types, as cel-go's
-		// dispatch does.
-		names := make([]string, len(args))
-		for i, a := range args {
-			names[i] = string(valueType(a))
-		}
-		return errorf("no such overload: %s(%s)", n.Func, strings.Join(names, ", "))
+	if v == errNoOverload {
+		return noOverload(n.Func, args)
 	}
 	return v
+}
+
+// operandTraits lists, for the operators and functions that cel-go dispatches on
+// a trait of their first operand, the types that have it.
+var operandTraits = map[string]string{
+	"_+_": "int uint double string bytes list google.protobuf.Timestamp google.protobuf.Duration",
+	"_-_": "int uint double google.protobuf.Timestamp google.protobuf.Duration",
+	"_*_": "int uint double", "_/_": "int uint double", "_%_": "int uint", "-_": "int double",
+	"_<_":  "int uint double string bytes bool google.protobuf.Timestamp google.protobuf.Duration",
+	"size": "string bytes list map", "matches": "string",
+}
+
+// single lists the standard functions of one overload, which cel-go calls
+// without looking at the argument types.
+var single = []string{"contains", "endsWith", "startsWith"}
+
+var receivers = []string{"string", "google.protobuf.Timestamp", "google.protobuf.Duration"}
+
+// noOverload words "no such overload" as cel-go does for the function.
+func noOverload(name string, args []any) *evalError {
+	op := name
+	switch name {
+	case "_<=_", "_>_", "_>=_":
+		op = "_<_"
+	}
+	if types, ok := operandTraits[op]; ok {
+		// A string, timestamp or duration receives the call itself, and
+		// refuses it in the plain words.
+		t := string(valueType(args[0]))
+		if !slices.Contains(strings.Fields(types), t) && !slices.Contains(receivers, t) {
+			return errorf("no such overload: %s", name)
+		}
+		return errNoOverload
+	}
+	if strings.ContainsAny(name[:1], "_!-@") || slices.Contains(single, name) {
+		return errNoOverload
+	}
+	names := make([]string, len(args))
+	for i, a := range args {
+		names[i] = string(valueType(a))
+	}
+	switch name {
+	case "math.greatest":
+		name = "math.@max"
+	case "math.least":
+		name = "math.@min"
+	}
+	return errorf("no such overload: %s(%s)", name, strings.Join(names, ", "))
 }
 
 // logic is && (or || when or is set): a side that decides absorbs an
@@ -351,7 +393,7 @@ func (e *evaluator) macro(n *macro, s *scope) any {
 	case macroOptMap, macroOptFlatMap:
 		o, ok := r.(optional)
 		if !ok {
-			return errNoOverload
+			return errorf("no such overload: hasValue(%s)", valueType(r))
 		}
 		if !o.has {
 			return o

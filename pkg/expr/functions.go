@@ -868,7 +868,7 @@ func join(e *evaluator, a []any) any {
 	for i, v := range list {
 		s, ok := v.(string)
 		if !ok {
-			return errorf("join: invalid input: %v", v)
+			return errNoOverload
 		}
 		if i > 0 {
 			b.WriteString(sep)
@@ -1245,7 +1245,7 @@ func extreme(dir int) function {
 			v = norm(v)
 			c, ok := compareNumbers(v, best)
 			if !ok {
-				return errorf("no such overload: math.@%s", map[int]string{1: "max", -1: "min"}[dir])
+				return errNoOverload
 			}
 			if c == dir || isNaN(v) {
 				best = v
