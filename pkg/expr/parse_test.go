@@ -656,26 +656,30 @@ func TestParsePositions(t *testing.T) {
 }
 
 // FuzzParse checks that parse never panics and accepts what the reference
-// parser accepts.
+// parser accepts, at the default nesting limit and at a low one that fuzzed
+// sources reach.
 func FuzzParse(f *testing.F) {
 	for _, src := range append(valid, invalid...) {
 		f.Add(src)
 	}
-	env := oracle(f, DefaultMaxNesting)
+	limits := []int{DefaultMaxNesting, 4}
+	envs := []*cel.Env{oracle(f, limits[0]), oracle(f, limits[1])}
 	f.Fuzz(func(t *testing.T, src string) {
 		if utf8.RuneCountInString(src) > DefaultMaxLength {
 			return
 		}
-		_, want, message := oracleParse(env, src)
-		n, err := parse(src, DefaultMaxNesting)
-		if message {
-			return
-		}
-		if got := err == nil; got != want {
-			t.Fatalf("parse(%q) = %v, %v; the reference parser accepts it: %v", src, n, err, want)
-		}
-		if err != nil && (err.Line < 1 || err.Column < 1 || err.Message == "") {
-			t.Fatalf("parse(%q) error %+v, want a message at line and column from 1", src, err)
+		for i, env := range envs {
+			_, want, message := oracleParse(env, src)
+			n, err := parse(src, limits[i])
+			if message {
+				return
+			}
+			if got := err == nil; got != want {
+				t.Fatalf("parse(%q, %d) = %v, %v; the reference parser accepts it: %v", src, limits[i], n, err, want)
+			}
+			if err != nil && (err.Line < 1 || err.Column < 1 || err.Message == "") {
+				t.Fatalf("parse(%q) error %+v, want a message at line and column from 1", src, err)
+			}
 		}
 	})
 }
