@@ -349,6 +349,22 @@ func TestInputsNotCopied(t *testing.T) {
 	}
 }
 
+// TestGoNumbers checks that numbers of any Go type in the inputs are CEL
+// ints, uints and doubles, as cel-go reads them.
+func TestGoNumbers(t *testing.T) {
+	ref := newReference(t)
+	vars := Vars{Input: map[string]any{"i": int(1), "i8": int8(-2), "i16": int16(3), "i32": int32(4), "i64": int64(5),
+		"u": uint(6), "u8": uint8(7), "u16": uint16(8), "u32": uint32(9), "u64": uint64(10), "f32": float32(1.5)}}
+	for _, src := range []string{"input.i + input.i8 + input.i16 + input.i32 + input.i64", "input.u + input.u8 + input.u16 + input.u32 + input.u64",
+		"input.f32 * 2.0", "type(input.u8)", "[input.i8, input.u16, input.f32]", "input.i8 in [-2]"} {
+		want := ref.run(src, vars)
+		got, err := evalTree(context.Background(), celTree(t, src), vars, DefaultCostLimit)
+		if err != nil || want.err != nil || !reflect.DeepEqual(got, want.value) {
+			t.Errorf("%s = %#v, %v; want %#v, %v", src, got, err, want.value, want.err)
+		}
+	}
+}
+
 func TestMapLiteralOrder(t *testing.T) {
 	ev := &evaluator{ctx: context.Background(), act: Vars{}.activation(), b: &budget{limit: DefaultCostLimit}}
 	v, err := ev.run(celTree(t, "{'z': 1, 'a': 2, 3: 3}.map(k, string(k))"))

@@ -77,13 +77,26 @@ func (m *mapValue) find(k any) (any, bool) {
 	return nil, false
 }
 
-// norm turns a Go value read from the inputs into its run-time form.
+// norm turns a Go value read from the inputs into its run-time form: the
+// inputs are JSON values, but Go code may put any integer in them.
 func norm(v any) any {
 	switch v := v.(type) {
 	case int:
 		return int64(v)
+	case int8:
+		return int64(v)
+	case int16:
+		return int64(v)
 	case int32:
 		return int64(v)
+	case uint:
+		return uint64(v)
+	case uint8:
+		return uint64(v)
+	case uint16:
+		return uint64(v)
+	case uint32:
+		return uint64(v)
 	case float32:
 		return float64(v)
 	}
