@@ -417,7 +417,7 @@ func (e *evaluator) macro(n *macro, s *scope) any {
 		}
 		keys := make([]any, len(list))
 		for i, it := range list {
-			e.spend(3)
+			e.spend(10)
 			if keys[i] = e.eval(n.Body, &scope{n.Var, norm(it), s}); isError(keys[i]) {
 				return keys[i]
 			}
@@ -439,7 +439,13 @@ func (e *evaluator) macro(n *macro, s *scope) any {
 		out      []any
 	)
 	for _, it := range items {
-		e.spend(3) // the loop's condition, step and accumulator
+		// The loop's condition, step and accumulator, as cel-go counts
+		// them: building a list costs more than testing a predicate.
+		if n.Kind == macroMap || n.Kind == macroFilter {
+			e.spend(10)
+		} else {
+			e.spend(3)
+		}
 		sc := &scope{n.Var, norm(it), s}
 		if n.Kind == macroMap || n.Kind == macroFilter {
 			keep := any(true)

@@ -3,6 +3,7 @@ package expr
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
@@ -312,7 +313,7 @@ func TestEvalCost(t *testing.T) {
 	if !errors.Is(err, ErrCostLimit) || err.Error() != "expression exceeded its cost limit of 100000" {
 		t.Errorf("on 1000 numbers: error %v, want ErrCostLimit", err)
 	}
-	long := strings.Repeat("x", 100_000)
+	long := strings.Repeat("x", 200_000)
 	_, err = evalTree(context.Background(), celTree(t, "input.s.contains('y') && input.s.size() > 0"),
 		Vars{Input: map[string]any{"s": long}}, 1000)
 	if !errors.Is(err, ErrCostLimit) {
@@ -421,4 +422,44 @@ func mustCompile(t *testing.T, ref *reference, src string) *cel.Ast {
 		t.Fatal(iss.Err())
 	}
 	return a
+}
+
+// TestCostNearReference checks that an evaluation costs about what cel-go
+// counted, so that what ran within the limit before still does: within a
+// factor of two either way over loops, string functions and lists.
+func TestCostNearReference(t *testing.T) {
+	ref := newReference(t)
+	items := make([]any, 500)
+	for i := range items {
+		items[i] = map[string]any{"sku": fmt.Sprint("S", i), "qty": float64(i), "price": 1.5}
+	}
+	vars := Vars{Input: map[string]any{"list": numbers(100).Input.(map[string]any)["list"],
+		"s": strings.Repeat("abc,", 2500), "items": items}}
+	for _, src := range []string{
+		quadratic, "input.s.split(',').size()", "input.s.matches('^(abc,)+$')",
+		"input.items.map(i, i.qty * i.price)", "input.items.filter(i, i.qty > 10.0).map(i, i.sku)",
+		"input.items.exists(i, i.sku == 'S499')", "input.items.all(i, i.qty >= 0.0)",
+		"input.items.map(i, i.sku).join(',')", "input.s.contains('zz')",
+	} {
+		a, iss := ref.env.Compile(src)
+		if iss.Err() != nil {
+			t.Fatal(iss.Err())
+		}
+		prg, err := ref.env.Program(a, cel.EvalOptions(cel.OptOptimize|cel.OptTrackCost))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, det, err := prg.Eval(map[string]any{"input": vars.Input, "steps": map[string]any{}, "execution": map[string]any{}})
+		if err != nil {
+			t.Fatal(src, err)
+		}
+		b := &budget{limit: math.MaxUint64}
+		ev := &evaluator{ctx: context.Background(), act: vars.activation(), b: b}
+		if _, err := ev.run(celTree(t, src)); err != nil {
+			t.Fatal(src, err)
+		}
+		if want := *det.ActualCost(); b.used > 2*want || 2*b.used < want {
+			t.Errorf("%s costs %d, cel-go counted %d", src, b.used, want)
+		}
+	}
 }

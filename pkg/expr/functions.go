@@ -85,7 +85,7 @@ var functions = map[string]function{
 		if err != nil {
 			return errorf("%s", err)
 		}
-		e.walk(len(s) + len(p))
+		e.walkBytes((len(s) + len(p)) * 25) // a regular expression costs more per byte
 		return re.MatchString(s)
 	},
 	"charAt":      charAt,
@@ -101,7 +101,7 @@ var functions = map[string]function{
 		if !ok {
 			return errNoOverload
 		}
-		e.walk(len(s))
+		e.walkBytes(len(s))
 		return strings.TrimSpace(s)
 	},
 	"join":          join,
@@ -173,7 +173,7 @@ var functions = map[string]function{
 		case n < 0:
 			return errorf("lists.range: size must be non-negative, got %d", n)
 		}
-		e.walk(int(min(n, math.MaxInt32)) * 10)
+		e.walk(int(min(n, math.MaxInt32)))
 		out := make([]any, n)
 		for i := range out {
 			out[i] = int64(i)
@@ -220,10 +220,19 @@ func unbounded(e *evaluator, _ []any) any {
 	return nil
 }
 
-// walk counts the cost of a function that visits n bytes or elements.
+// walk counts the cost of a function that visits n list elements: a tenth
+// of a unit each.
 func (e *evaluator) walk(n int) {
 	if n >= 10 {
 		e.spend(uint64(n) / 10)
+	}
+}
+
+// walkBytes counts the cost of a function that reads or writes n bytes: a
+// hundredth of a unit each.
+func (e *evaluator) walkBytes(n int) {
+	if n >= 100 {
+		e.spend(uint64(n) / 100)
 	}
 }
 
@@ -267,12 +276,12 @@ func add(e *evaluator, a []any) any {
 		}
 	case string:
 		if y, ok := a[1].(string); ok {
-			e.walk(len(x) + len(y))
+			e.walkBytes(len(x) + len(y))
 			return x + y
 		}
 	case []byte:
 		if y, ok := a[1].([]byte); ok {
-			e.walk(len(x) + len(y))
+			e.walkBytes(len(x) + len(y))
 			return append(x[:len(x):len(x)], y...)
 		}
 	case []any:
@@ -438,7 +447,7 @@ func negate(_ *evaluator, a []any) any {
 func in(e *evaluator, a []any) any {
 	switch c := a[1].(type) {
 	case []any:
-		e.walk(len(c) * 10)
+		e.walk(len(c))
 		return contains(c, a[0])
 	case map[string]any, *mapValue:
 		_, ok := mapGet(c, a[0])
@@ -635,7 +644,7 @@ func stringTest(test func(s, sub string) bool) function {
 		if !ok1 || !ok2 {
 			return errNoOverload
 		}
-		e.walk(len(s))
+		e.walkBytes(len(s))
 		return test(s, sub)
 	}
 }
@@ -702,7 +711,7 @@ func charAt(e *evaluator, a []any) any {
 	if !ok {
 		return errNoOverload
 	}
-	e.walk(len(s))
+	e.walkBytes(len(s))
 	r := []rune(s)
 	i := ints[0]
 	switch {
@@ -747,7 +756,7 @@ func findString(e *evaluator, a []any, last bool) any {
 	if !ok {
 		return errNoOverload
 	}
-	e.walk(len(s) * len(strs[0]))
+	e.walkBytes(len(s))
 	r, sub := []rune(s), []rune(strs[0])
 	off := int64(0)
 	if last {
@@ -779,7 +788,7 @@ func mapASCII(lo, hi rune, shift rune) function {
 		if !ok || len(a) != 1 {
 			return errNoOverload
 		}
-		e.walk(len(s))
+		e.walkBytes(len(s))
 		return strings.Map(func(r rune) rune {
 			if r >= lo && r <= hi {
 				return r + shift
@@ -802,7 +811,7 @@ func replace(e *evaluator, a []any) any {
 	if len(ints) == 1 {
 		n = ints[0]
 	}
-	e.walk(len(s))
+	e.walkBytes(len(s))
 	return strings.Replace(s, strs[0], strs[1], int(n))
 }
 
@@ -819,8 +828,9 @@ func split(e *evaluator, a []any) any {
 	if len(ints) == 1 {
 		n = ints[0]
 	}
-	e.walk(len(s))
+	e.walkBytes(len(s))
 	parts := strings.SplitN(s, strs[0], int(n))
+	e.walk(len(parts) * 10)
 	out := make([]any, len(parts))
 	for i, p := range parts {
 		out[i] = p
@@ -837,7 +847,7 @@ func substring(e *evaluator, a []any) any {
 	if !ok {
 		return errNoOverload
 	}
-	e.walk(len(s))
+	e.walkBytes(len(s))
 	r := []rune(s)
 	start, stop := ints[0], int64(len(r))
 	if len(ints) == 2 {
@@ -875,14 +885,14 @@ func join(e *evaluator, a []any) any {
 		}
 		b.WriteString(s)
 	}
-	e.walk(b.Len())
+	e.walkBytes(b.Len())
 	return b.String()
 }
 
 func reverse(e *evaluator, a []any) any {
 	switch v := a[0].(type) {
 	case string:
-		e.walk(len(v))
+		e.walkBytes(len(v))
 		r := []rune(v)
 		slices.Reverse(r)
 		return string(r)
@@ -900,7 +910,7 @@ func quote(e *evaluator, a []any) any {
 	if !ok {
 		return errNoOverload
 	}
-	e.walk(len(s))
+	e.walkBytes(len(s))
 	var b strings.Builder
 	b.WriteByte('"')
 	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
@@ -1043,7 +1053,7 @@ func encode(enc *base64.Encoding) function {
 		if !ok {
 			return errNoOverload
 		}
-		e.walk(len(b))
+		e.walkBytes(len(b))
 		return enc.EncodeToString(b)
 	}
 }
@@ -1055,7 +1065,7 @@ func decode(enc, raw *base64.Encoding) function {
 		if !ok {
 			return errNoOverload
 		}
-		e.walk(len(s))
+		e.walkBytes(len(s))
 		b, err := enc.DecodeString(s)
 		if err != nil {
 			if b, err = raw.DecodeString(s); err != nil {
@@ -1391,7 +1401,7 @@ func format(e *evaluator, a []any) any {
 	if !ok1 || !ok2 {
 		return errNoOverload
 	}
-	e.walk(len(f))
+	e.walkBytes(len(f))
 	var b []byte
 	next := 0
 	for i := 0; i < len(f); i++ {
@@ -1433,7 +1443,7 @@ func format(e *evaluator, a []any) any {
 		b = out
 		next++
 	}
-	e.walk(len(b))
+	e.walkBytes(len(b))
 	return string(b)
 }
 
