@@ -1,0 +1,575 @@
+package expr
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// globals are the names an expression sees outside any macro: the three
+// variables and the type names, each with its type.
+var globals = map[string]celType{
+	"input":                     dynType,
+	"steps":                     mapOf(stringType, dynType),
+	"execution":                 mapOf(stringType, dynType),
+	"bool":                      typeOf(boolType),
+	"bytes":                     typeOf(bytesType),
+	"double":                    typeOf(doubleType),
+	"google.protobuf.Duration":  typeOf(durationType),
+	"int":                       typeOf(intType),
+	"list":                      typeOf(listOf(paramType("A"))),
+	"map":                       typeOf(mapOf(paramType("A"), paramType("B"))),
+	"null_type":                 typeOf(nullType),
+	"string":                    typeOf(stringType),
+	"google.protobuf.Timestamp": typeOf(timestampType),
+	"type":                      typeOf(celType{Kind: kindType}),
+	"uint":                      typeOf(uintType),
+	"optional_type":             typeOf(optionalOf(paramType("V"))),
+}
+
+// suggestible are the names CEL's reference checker suggests for a
+// misspelt one besides globals and functions: the macros' function names,
+// and the names of functions it declares for internal use or as aliases.
+var suggestible = []string{"has", "all", "exists", "exists_one", "map", "filter", "optMap", "optFlatMap", "least", "greatest", "sortBy", "bind",
+	"in", "_in_", "__not_strictly_false__", "@not_strictly_false", "_?._", "cel.@block", "math.@max", "math.@min", "@sortByAssociatedKeys"}
+
+// checker infers the types of one expression's nodes.
+type checker struct {
+	src   string
+	subst substitution
+	fresh int
+	scope []local
+	err   *Error
+	off   int // offset of err
+}
+
+// local is a macro's variable.
+type local struct {
+	name string
+	t    celType
+}
+
+// check infers the type of the expression root and reports the first (in
+// source order) of its type errors. It rewrites a receiver-style call on a
+// namespace, such as math.greatest(a, b), into a global call.
+func check(root exprNode, src string) (celType, *Error) {
+	c := &checker{src: src, subst: substitution{}}
+	t := c.check(root)
+	if c.err != nil {
+		return errorType, c.err
+	}
+	return c.subst.apply(t, true), nil
+}
+
+func (c *checker) errorf(off int, format string, args ...any) celType {
+	if c.err == nil || off < c.off {
+		line, col := position(c.src, off)
+		c.err, c.off = &Error{Line: line, Column: col, Message: fmt.Sprintf(format, args...)}, off
+	}
+	return errorType
+}
+
+func (c *checker) check(e exprNode) celType {
+	switch n := e.(type) {
+	case *literal:
+		switch n.Value.(type) {
+		case nil:
+			return nullType
+		case bool:
+			return boolType
+		case int64:
+			return intType
+		case uint64:
+			return uintType
+		case float64:
+			return doubleType
+		case string:
+			return stringType
+		case []byte:
+			return bytesType
+		}
+	case *ident:
+		if t, ok := c.lookup(n.Name); ok {
+			return t
+		}
+		return c.undeclared(n.Offset, n.Name)
+	case *selectExpr:
+		return c.checkSelect(n)
+	case *call:
+		return c.checkCall(n)
+	case *listExpr:
+		var elem *celType
+		for i, el := range n.Elems {
+			t := c.check(el)
+			if n.Optional[i] {
+				t = c.unwrapOptional(el, t)
+			}
+			elem = c.join(elem, t)
+		}
+		if elem == nil {
+			return listOf(c.freshParam())
+		}
+		return listOf(*elem)
+	case *mapExpr:
+		var key, val *celType
+		for _, en := range n.Entries {
+			key = c.join(key, c.check(en.Key))
+			t := c.check(en.Value)
+			if en.Optional {
+				t = c.unwrapOptional(en.Value, t)
+			}
+			val = c.join(val, t)
+		}
+		if key == nil {
+			return mapOf(c.freshParam(), c.freshParam())
+		}
+		return mapOf(*key, *val)
+	case *macro:
+		return c.checkMacro(n)
+	}
+	panic(fmt.Sprintf("expr: cannot check %T", e))
+}
+
+func (c *checker) lookup(name string) (celType, bool) {
+	for i := len(c.scope) - 1; i >= 0; i-- {
+		if c.scope[i].name == name {
+			return c.scope[i].t, true
+		}
+	}
+	t, ok := globals[name]
+	return t, ok
+}
+
+func (c *checker) freshParam() celType {
+	c.fresh++
+	return paramType(fmt.Sprintf("_var%d", c.fresh-1))
+}
+
+// join is the element type of a list or map literal: the most general of
+// the elements' types, or dyn when they disagree.
+func (c *checker) join(prev *celType, t celType) *celType {
+	if prev == nil {
+		return &t
+	}
+	if c.subst.assignable(*prev, t) {
+		g := mostGeneral(*prev, t)
+		return &g
+	}
+	return &dynType
+}
+
+// unwrapOptional is the type of an optional element ?e of a literal.
+func (c *checker) unwrapOptional(e exprNode, t celType) celType {
+	if t.Kind == kindOptional {
+		return t.Args[0]
+	}
+	if t.Kind != kindDyn {
+		c.errorf(e.Pos(), "expected type '%s' but found '%s'", optionalOf(t).format(true), t.format(true))
+	}
+	return t
+}
+
+// qualifiedName spells a chain of plain selects ending in an identifier,
+// such as google.protobuf.Timestamp, or returns "".
+func qualifiedName(e exprNode) string {
+	switch n := e.(type) {
+	case *ident:
+		return n.Name
+	case *selectExpr:
+		if !n.Test && !n.Optional {
+			if q := qualifiedName(n.Operand); q != "" {
+				return q + "." + n.Field
+			}
+		}
+	}
+	return ""
+}
+
+// declaredPrefix reports whether a proper prefix of the dotted name is a
+// variable or type name.
+func (c *checker) declaredPrefix(name string) bool {
+	for i := range len(name) {
+		if name[i] == '.' {
+			if _, ok := c.lookup(name[:i]); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (c *checker) checkSelect(n *selectExpr) celType {
+	if q := qualifiedName(n); q != "" {
+		first, _, _ := strings.Cut(q, ".")
+		if t, ok := globals[q]; ok && !slices.ContainsFunc(c.scope, func(l local) bool { return l.name == first }) {
+			return t
+		}
+		if !c.declaredPrefix(q) && len(suggest(q)) > 0 {
+			return c.undeclared(n.Offset, q)
+		}
+	}
+	t := c.subst.apply(c.check(n.Operand), false)
+	opt := n.Optional
+	if t.Kind == kindOptional {
+		t, opt = t.Args[0], true
+	}
+	var field celType
+	switch t.Kind {
+	case kindMap:
+		field = t.Args[1]
+	case kindParam:
+		c.subst.assignable(dynType, t)
+		field = dynType
+	default:
+		if !t.isDynOrError() {
+			c.errorf(n.Offset, "type '%s' does not support field selection", t.format(true))
+		}
+		field = dynType
+	}
+	if n.Test {
+		return boolType
+	}
+	if opt {
+		field = optionalOf(field)
+	}
+	return c.subst.apply(field, false)
+}
+
+// undeclared reports a name that is not declared, suggesting declared
+// names close to it.
+func (c *checker) undeclared(off int, name string) celType {
+	s := suggest(name)
+	switch {
+	case len(s) == 0 || len(s) == 1 && s[0] == name:
+		return c.errorf(off, "undeclared reference to '%s'", name)
+	case len(s) == 1:
+		return c.errorf(off, "undeclared reference to '%s' (did you mean '%s'?)", name, s[0])
+	}
+	return c.errorf(off, "undeclared reference to '%s' (did you mean '%s' or '%s'?)", name, s[0], s[1])
+}
+
+// suggest returns the declared names a misspelt name may have meant: the
+// name itself if declared, else up to two closest by edit distance, else up
+// to two the name begins. Dotted names only match dotted names.
+func suggest(name string) []string {
+	var names []string
+	for n := range globals {
+		names = append(names, n)
+	}
+	for _, o := range overloads {
+		if o.Name != "math.greatest" && o.Name != "math.least" && o.Name != "sortBy" {
+			names = append(names, o.Name)
+		}
+	}
+	names = append(names, suggestible...)
+	if slices.Contains(names, name) {
+		return []string{name}
+	}
+	maxDist := 2
+	if len(name) <= 3 {
+		maxDist = 1
+	} else if len(name) > 8 {
+		maxDist = len(name) / 3
+	}
+	dotted := strings.Contains(name, ".")
+	var best, prefixed []string
+	bestDist := maxDist + 1
+	for _, n := range names {
+		if strings.Contains(n, ".") != dotted || slices.Contains(best, n) || slices.Contains(prefixed, n) {
+			continue
+		}
+		if d := editDistance(name, n); d < bestDist {
+			best, bestDist = []string{n}, d
+		} else if d == bestDist && d <= maxDist {
+			best = append(best, n)
+		}
+		if len(name) >= 2 && strings.HasPrefix(n, name) {
+			prefixed = append(prefixed, n)
+		}
+	}
+	if len(best) == 0 {
+		best = prefixed
+	}
+	slices.SortFunc(best, func(a, b string) int {
+		if len(a) != len(b) {
+			return len(a) - len(b)
+		}
+		return strings.Compare(a, b)
+	})
+	return best[:min(len(best), 2)]
+}
+
+// editDistance is the Damerau-Levenshtein distance between two names in
+// characters; very unequal or long names count as far apart.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	la, lb := len(ra), len(rb)
+	switch {
+	case la == 0 || lb == 0:
+		return la + lb
+	case la >= 16 && 2*la >= 3*lb:
+		return la - lb
+	case lb >= 16 && 2*lb >= 3*la:
+		return lb - la
+	case la*lb > 64*64:
+		return 1 << 30
+	}
+	d := make([][]int, la+1)
+	for i := range d {
+		d[i] = make([]int, lb+1)
+		d[i][0] = i
+	}
+	for j := range lb + 1 {
+		d[0][j] = j
+	}
+	for i := 1; i <= la; i++ {
+		rowMin := d[i][0]
+		for j := 1; j <= lb; j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+			rowMin = min(rowMin, d[i][j])
+		}
+		if rowMin > max(la, lb)/3 {
+			return 1 << 30
+		}
+	}
+	return d[la][lb]
+}
+
+func declared(name string) bool {
+	return slices.ContainsFunc(overloads, func(o overload) bool { return o.Name == name })
+}
+
+func (c *checker) checkCall(n *call) celType {
+	if q := qualifiedName(n.Target); q != "" {
+		name := q + "." + n.Func
+		if name == "math.greatest" || name == "math.least" {
+			pos := n.Target.Pos()
+			n.Func, n.Target = name, nil
+			return c.checkGreatest(n, pos)
+		}
+		if declared(name) {
+			n.Func, n.Target = name, nil
+		} else if !c.declaredPrefix(name) && len(suggest(name)) > 0 {
+			for _, a := range n.Args {
+				c.check(a)
+			}
+			return c.undeclared(n.Offset, name)
+		}
+	}
+	if n.Func == "sortBy" && n.Target != nil && len(n.Args) == 2 {
+		return c.checkSortBy(n)
+	}
+	var args []celType
+	if n.Target != nil {
+		args = append(args, c.check(n.Target))
+	}
+	for _, a := range n.Args {
+		args = append(args, c.check(a))
+	}
+	if !declared(n.Func) {
+		return c.undeclared(n.Offset, n.Func)
+	}
+	if n.Func == "_&&_" || n.Func == "_||_" {
+		for i, t := range args {
+			if !c.subst.assignable(t, boolType) {
+				c.errorf(n.Args[i].Pos(), "expected type 'bool' but found '%s'", t.format(true))
+			}
+		}
+		return boolType
+	}
+	return c.resolve(n.Offset, n.Func, n.Target != nil, args)
+}
+
+// resolve finds the overloads of fn that accept arguments of the given
+// types (the receiver's first if member) and returns their result type:
+// the one result they agree on, or dyn.
+func (c *checker) resolve(off int, fn string, member bool, args []celType) celType {
+	var result *celType
+	for _, o := range overloads {
+		if o.Name != fn || o.Member != member {
+			continue
+		}
+		fresh := substitution{}
+		params := make([]celType, len(o.Params))
+		for i, p := range o.Params {
+			params[i] = c.instantiate(fresh, p)
+		}
+		if !c.subst.assignableAll(args, params) {
+			continue
+		}
+		t := c.subst.apply(c.instantiate(fresh, o.Result), false)
+		switch {
+		case result == nil:
+			result = &t
+		case result.Kind != kindDyn && !t.equal(*result):
+			result = &dynType
+		}
+	}
+	if result != nil {
+		return *result
+	}
+	names := make([]string, len(args))
+	for i, a := range args {
+		names[i] = c.subst.apply(a, true).format(true)
+	}
+	sig := "(" + strings.Join(names, ", ") + ")"
+	if member {
+		sig = names[0] + ".(" + strings.Join(names[1:], ", ") + ")"
+	}
+	return c.errorf(off, "found no matching overload for '%s' applied to '%s'", fn, sig)
+}
+
+// instantiate renames an overload's type parameters to fresh ones, the same
+// within one overload.
+func (c *checker) instantiate(fresh substitution, t celType) celType {
+	if t.Kind == kindParam {
+		if _, ok := fresh[t.Name]; !ok {
+			fresh[t.Name] = c.freshParam()
+		}
+		return fresh[t.Name]
+	}
+	if len(t.Args) == 0 {
+		return t
+	}
+	args := make([]celType, len(t.Args))
+	for i, a := range t.Args {
+		args[i] = c.instantiate(fresh, a)
+	}
+	return celType{Kind: t.Kind, Args: args}
+}
+
+// numericArg reports whether a macro argument of math.greatest or
+// math.least may be a number: a literal must be one, a list or map literal
+// is not.
+func numericArg(e exprNode) bool {
+	switch n := e.(type) {
+	case *literal:
+		switch n.Value.(type) {
+		case int64, uint64, float64:
+			return true
+		}
+		return false
+	case *listExpr, *mapExpr:
+		return false
+	}
+	return true
+}
+
+// checkGreatest checks math.greatest and math.least, which take one number
+// or list of numbers, or two numbers, or more numbers as if a list. Its
+// errors point at the argument, or without arguments at math (pos).
+func (c *checker) checkGreatest(n *call, pos int) celType {
+	switch len(n.Args) {
+	case 0:
+		return c.errorf(pos, "%s() requires at least one argument", n.Func)
+	case 1:
+		l, ok := n.Args[0].(*listExpr)
+		if !(ok && len(l.Elems) > 0 && !slices.ContainsFunc(l.Elems, func(e exprNode) bool { return !numericArg(e) }) || numericArg(n.Args[0])) {
+			return c.errorf(n.Args[0].Pos(), "%s() invalid single argument value", n.Func)
+		}
+	default:
+		for _, a := range n.Args {
+			if !numericArg(a) {
+				return c.errorf(a.Pos(), "%s() simple literal arguments must be numeric", n.Func)
+			}
+		}
+	}
+	var args []celType
+	for _, a := range n.Args {
+		args = append(args, c.check(a))
+	}
+	if len(args) > 2 {
+		var elem *celType
+		for _, t := range args {
+			elem = c.join(elem, t)
+		}
+		args = []celType{listOf(*elem)}
+	}
+	return c.resolve(n.Offset, n.Func, false, args)
+}
+
+// checkSortBy checks list.sortBy(x, key), which sorts the list by the key
+// each element x yields.
+func (c *checker) checkSortBy(n *call) celType {
+	switch n.Target.(type) {
+	case *literal, *mapExpr:
+		return c.errorf(n.Target.Pos(), "sortBy can only be applied to a list, identifier, comprehension, call or select expression")
+	}
+	target := c.check(n.Target)
+	v, ok := n.Args[0].(*ident)
+	if !ok {
+		return c.errorf(n.Args[0].Pos(), "argument is not an identifier")
+	}
+	key := c.inScope(v.Name, c.rangeVar(n.Target, target), n.Args[1])
+	return c.resolve(n.Offset, "sortBy", true, []celType{target, listOf(c.subst.apply(key, false))})
+}
+
+// rangeVar is the type of the variable of a macro iterating over e.
+func (c *checker) rangeVar(e exprNode, t celType) celType {
+	t = c.subst.apply(t, false)
+	switch t.Kind {
+	case kindList, kindMap:
+		return t.Args[0]
+	case kindDyn, kindError, kindParam:
+		c.subst.assignable(dynType, t)
+		return dynType
+	}
+	c.errorf(e.Pos(), "expression of type '%s' cannot be range of a comprehension (must be list, map, or dynamic)", t.format(true))
+	return errorType
+}
+
+// inScope checks body with the variable name of type t in scope.
+func (c *checker) inScope(name string, t celType, body exprNode) celType {
+	c.scope = append(c.scope, local{name, t})
+	defer func() { c.scope = c.scope[:len(c.scope)-1] }()
+	return c.check(body)
+}
+
+func (c *checker) checkMacro(n *macro) celType {
+	rt := c.check(n.Range)
+	switch n.Kind {
+	case macroBind:
+		return c.inScope(n.Var, rt, n.Body)
+	case macroOptMap, macroOptFlatMap:
+		c.resolve(n.Offset, "hasValue", true, []celType{rt})
+		vt := c.resolve(n.Offset, "value", true, []celType{rt})
+		bt := c.inScope(n.Var, vt, n.Body)
+		if n.Kind == macroOptMap {
+			bt = optionalOf(bt)
+		}
+		return c.resolve(n.Offset, "_?_:_", false, []celType{boolType, bt, optionalOf(c.freshParam())})
+	}
+	vt := c.rangeVar(n.Range, rt)
+	var ft celType
+	if n.Filter != nil {
+		ft = c.inScope(n.Var, vt, n.Filter)
+	}
+	bt := c.inScope(n.Var, vt, n.Body)
+	// The reference checker expands the macros into loops of ternaries,
+	// and reports a predicate that cannot be bool as such a ternary's.
+	switch n.Kind {
+	case macroMap:
+		bt = c.subst.apply(bt, false)
+		if n.Filter != nil {
+			c.resolve(n.Offset, "_?_:_", false, []celType{ft, listOf(bt), listOf(bt)})
+		}
+		return listOf(bt)
+	case macroFilter:
+		c.resolve(n.Offset, "_?_:_", false, []celType{bt, listOf(vt), listOf(vt)})
+		return listOf(vt)
+	case macroExistsOne:
+		c.resolve(n.Offset, "_?_:_", false, []celType{bt, intType, intType})
+		return boolType
+	}
+	if !c.subst.assignable(bt, boolType) {
+		c.errorf(n.Body.Pos(), "expected type 'bool' but found '%s'", bt.format(true))
+	}
+	return boolType
+}
