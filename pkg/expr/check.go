@@ -3,6 +3,7 @@ package expr
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -17,14 +18,14 @@ var globals = map[string]celType{
 	"double":                    typeOf(doubleType),
 	"google.protobuf.Duration":  typeOf(durationType),
 	"int":                       typeOf(intType),
-	"list":                      typeOf(listOf(paramType("A"))),
-	"map":                       typeOf(mapOf(paramType("A"), paramType("B"))),
+	"list":                      typeOf(listOf(dynType)),
+	"map":                       typeOf(mapOf(dynType, dynType)),
 	"null_type":                 typeOf(nullType),
 	"string":                    typeOf(stringType),
 	"google.protobuf.Timestamp": typeOf(timestampType),
 	"type":                      typeOf(celType{Kind: kindType}),
 	"uint":                      typeOf(uintType),
-	"optional_type":             typeOf(optionalOf(paramType("V"))),
+	"optional_type":             typeOf(optionalOf(dynType)),
 }
 
 // suggestible are the names CEL's reference checker suggests for a
@@ -41,6 +42,10 @@ type checker struct {
 	scope []local
 	err   *Error
 	off   int // offset of err
+	// types and formats are kept for validating the calls of format on a
+	// literal string with a literal list once all types are known.
+	types   map[exprNode]celType
+	formats []*call
 }
 
 // local is a macro's variable.
@@ -53,8 +58,13 @@ type local struct {
 // source order) of its type errors. It rewrites a receiver-style call on a
 // namespace, such as math.greatest(a, b), into a global call.
 func check(root exprNode, src string) (celType, *Error) {
-	c := &checker{src: src, subst: substitution{}}
+	c := &checker{src: src, subst: substitution{}, types: map[exprNode]celType{}}
 	t := c.check(root)
+	if c.err == nil {
+		for _, f := range c.formats {
+			c.checkFormat(f)
+		}
+	}
 	if c.err != nil {
 		return errorType, c.err
 	}
@@ -70,6 +80,12 @@ func (c *checker) errorf(off int, format string, args ...any) celType {
 }
 
 func (c *checker) check(e exprNode) celType {
+	t := c.infer(e)
+	c.types[e] = t
+	return t
+}
+
+func (c *checker) infer(e exprNode) celType {
 	switch n := e.(type) {
 	case *literal:
 		switch n.Value.(type) {
@@ -363,8 +379,18 @@ func (c *checker) checkCall(n *call) celType {
 			return c.undeclared(n.Offset, name)
 		}
 	}
-	if n.Func == "sortBy" && n.Target != nil && len(n.Args) == 2 {
-		return c.checkSortBy(n)
+	if n.Func == "sortBy" {
+		if n.Target != nil && len(n.Args) == 2 {
+			return c.checkSortBy(n)
+		}
+		// Outside its macro, sortBy is no function.
+		if n.Target != nil {
+			c.check(n.Target)
+		}
+		for _, a := range n.Args {
+			c.check(a)
+		}
+		return c.undeclared(n.Offset, n.Func)
 	}
 	var args []celType
 	if n.Target != nil {
@@ -383,6 +409,13 @@ func (c *checker) checkCall(n *call) celType {
 			}
 		}
 		return boolType
+	}
+	if lit, ok := n.Target.(*literal); ok && n.Func == "format" && len(n.Args) == 1 {
+		if _, ok := n.Args[0].(*listExpr); ok {
+			if _, ok := lit.Value.(string); ok {
+				c.formats = append(c.formats, n)
+			}
+		}
 	}
 	return c.resolve(n.Offset, n.Func, n.Target != nil, args)
 }
@@ -507,12 +540,13 @@ func (c *checker) checkSortBy(n *call) celType {
 	if !ok {
 		return c.errorf(n.Args[0].Pos(), "argument is not an identifier")
 	}
-	key := c.inScope(v.Name, c.rangeVar(n.Target, target), n.Args[1])
+	key := c.inScope(v.Name, c.rangeVar(n.Offset, target), n.Args[1])
 	return c.resolve(n.Offset, "sortBy", true, []celType{target, listOf(c.subst.apply(key, false))})
 }
 
-// rangeVar is the type of the variable of a macro iterating over e.
-func (c *checker) rangeVar(e exprNode, t celType) celType {
+// rangeVar is the type of the variable of a macro iterating over a value
+// of type t, which is at off.
+func (c *checker) rangeVar(off int, t celType) celType {
 	t = c.subst.apply(t, false)
 	switch t.Kind {
 	case kindList, kindMap:
@@ -521,7 +555,7 @@ func (c *checker) rangeVar(e exprNode, t celType) celType {
 		c.subst.assignable(dynType, t)
 		return dynType
 	}
-	c.errorf(e.Pos(), "expression of type '%s' cannot be range of a comprehension (must be list, map, or dynamic)", t.format(true))
+	c.errorf(off, "expression of type '%s' cannot be range of a comprehension (must be list, map, or dynamic)", t.format(true))
 	return errorType
 }
 
@@ -546,7 +580,7 @@ func (c *checker) checkMacro(n *macro) celType {
 		}
 		return c.resolve(n.Offset, "_?_:_", false, []celType{boolType, bt, optionalOf(c.freshParam())})
 	}
-	vt := c.rangeVar(n.Range, rt)
+	vt := c.rangeVar(n.Range.Pos(), rt)
 	var ft celType
 	if n.Filter != nil {
 		ft = c.inScope(n.Var, vt, n.Filter)
@@ -572,4 +606,107 @@ func (c *checker) checkMacro(n *macro) celType {
 		c.errorf(n.Body.Pos(), "expected type 'bool' but found '%s'", bt.format(true))
 	}
 	return boolType
+}
+
+// checkFormat checks that a literal format string has a clause for every
+// element of the literal list of arguments, and that each clause may
+// format its argument.
+func (c *checker) checkFormat(n *call) {
+	s := n.Target.(*literal).Value.(string)
+	args := n.Args[0].(*listExpr).Elems
+	used := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] != '%' {
+			continue
+		}
+		if i+1 < len(s) && s[i+1] == '%' {
+			i++
+			continue
+		}
+		used++
+		if i+1 >= len(s) {
+			c.errorf(n.Offset, "unexpected end of string")
+			return
+		}
+		if used > len(args) {
+			c.errorf(n.Offset, "index %d out of range", used-1)
+			return
+		}
+		j := i + 1
+		if s[j] == '.' {
+			start := j + 1
+			for j = start; j < len(s) && '0' <= s[j] && s[j] <= '9'; j++ {
+			}
+			const bad = "could not parse formatting clause: error while parsing precision: "
+			p, err := strconv.Atoi(s[start:min(j, len(s))])
+			switch {
+			case j >= len(s):
+				c.errorf(n.Offset, bad+"could not find end of precision specifier")
+				return
+			case err != nil:
+				c.errorf(n.Offset, bad+"error while converting precision to integer: %v", err)
+				return
+			case p > 100:
+				c.errorf(n.Offset, bad+"precision %d exceeds maximum allowed precision 100", p)
+				return
+			}
+		}
+		i = j
+		arg := args[used-1]
+		t := c.subst.apply(c.types[arg], true)
+		var kinds []typeKind
+		var what string
+		switch s[j] {
+		case 's':
+			if bad := c.unprintable(arg); bad != nil {
+				c.errorf(bad.Pos(), "error during formatting: string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given %s",
+					kindNames[c.subst.apply(c.types[bad], true).Kind])
+				return
+			}
+			continue
+		case 'd', 'f', 'e':
+			kinds = []typeKind{kindInt, kindUint, kindDouble}
+			what = map[byte]string{'d': "decimal", 'f': "fixed-point", 'e': "scientific"}[s[j]] + " clause can only be used on ints, uints, and doubles"
+		case 'b':
+			kinds, what = []typeKind{kindBool, kindInt, kindUint}, "only ints, uints, and bools can be formatted as binary"
+		case 'x', 'X':
+			kinds, what = []typeKind{kindInt, kindUint, kindString, kindBytes}, "only ints, uints, bytes, and strings can be formatted as hex"
+		case 'o':
+			kinds, what = []typeKind{kindInt, kindUint}, "octal clause can only be used on ints and uints"
+		default:
+			c.errorf(n.Offset, "could not parse formatting clause: unrecognized formatting clause \"%c\"", rune(s[j]))
+			return
+		}
+		if t.Kind != kindDyn && !slices.Contains(kinds, t.Kind) {
+			c.errorf(arg.Pos(), "error during formatting: %s, was given %s", what, kindNames[t.Kind])
+			return
+		}
+	}
+	if len(args) > used {
+		c.errorf(n.Offset, "too many arguments supplied to string.format (expected %d, got %d)", used, len(args))
+	}
+}
+
+// unprintable returns the part of e that %s cannot format: e itself, or an
+// element of a list or map literal; nil if none.
+func (c *checker) unprintable(e exprNode) exprNode {
+	switch c.subst.apply(c.types[e], true).Kind {
+	case kindOptional, kindError:
+		return e
+	}
+	var parts []exprNode
+	switch n := e.(type) {
+	case *listExpr:
+		parts = n.Elems
+	case *mapExpr:
+		for _, en := range n.Entries {
+			parts = append(parts, en.Key, en.Value)
+		}
+	}
+	for _, p := range parts {
+		if bad := c.unprintable(p); bad != nil {
+			return bad
+		}
+	}
+	return nil
 }

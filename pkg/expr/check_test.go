@@ -1,6 +1,10 @@
 package expr
 
 import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
 	"testing"
 
 	"cel.dev/cel-go/cel"
@@ -258,4 +262,249 @@ func TestCheckErrors(t *testing.T) {
 			t.Errorf("check(%q) error at %d:%d %q, want %d:%d %q", tt.src, err.Line, err.Column, err.Message, tt.line, tt.column, tt.msg)
 		}
 	}
+}
+
+// canonicalSignature spells an overload with its type parameters renamed
+// in order of appearance, so that signatures compare whatever their
+// parameters are called.
+func canonicalSignature(name string, member bool, params []string, result string) string {
+	sig := fmt.Sprintf("%s %v (%s) %s", name, member, strings.Join(params, ", "), result)
+	names := map[string]string{}
+	return regexp.MustCompile(`<[^>]+>`).ReplaceAllStringFunc(sig, func(p string) string {
+		if _, ok := names[p]; !ok {
+			names[p] = fmt.Sprintf("<%d>", len(names))
+		}
+		return names[p]
+	})
+}
+
+// TestSignaturesMatchCelGo checks that the table of functions declares
+// exactly the overloads cel-go declares, except for the internal names and
+// deprecated aliases expressions cannot or should not call.
+func TestSignaturesMatchCelGo(t *testing.T) {
+	renamed := map[string]string{"math.@max": "math.greatest", "math.@min": "math.least", "@sortByAssociatedKeys": "sortBy"}
+	skipped := []string{"in", "_in_", "__not_strictly_false__", "@not_strictly_false", "cel.@block", "_?._"}
+	var want, got []string
+	for name, fn := range celEnv(t).Functions() {
+		if slices.Contains(skipped, name) {
+			continue
+		}
+		if r, ok := renamed[name]; ok {
+			name = r
+		}
+		for _, o := range fn.OverloadDecls() {
+			var params []string
+			for _, p := range o.ArgTypes() {
+				params = append(params, p.String())
+			}
+			want = append(want, canonicalSignature(name, o.IsMemberFunction(), params, o.ResultType().String()))
+		}
+	}
+	for _, o := range overloads {
+		var params []string
+		for _, p := range o.Params {
+			params = append(params, p.String())
+		}
+		got = append(got, canonicalSignature(o.Name, o.Member, params, o.Result.String()))
+	}
+	slices.Sort(want)
+	slices.Sort(got)
+	for _, w := range want {
+		if !slices.Contains(got, w) {
+			t.Errorf("the table lacks %s", w)
+		}
+	}
+	for _, g := range got {
+		if !slices.Contains(want, g) {
+			t.Errorf("the table has %s, which cel-go does not declare", g)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("the table has %d overloads, cel-go %d", len(got), len(want))
+	}
+}
+
+// samples are expressions of many types, the arguments of generated calls.
+var samples = []string{"1", "1u", "1.5", "'a'", "b'a'", "true", "null", "input", "input.x", "steps",
+	"[1, 2]", "[1, 'a']", "['a']", "[1.5]", "[1u]", "[]", "{'a': 1}", "{}", "{1: 'a'}", "[input]", "{'a': input}",
+	"timestamp('2024-01-01T00:00:00Z')", "duration('1h')", "optional.of(1)", "optional.none()", "int", "type(1)",
+	"[[1]]", "[optional.of(1)]", "[true]", "[duration('1s')]"}
+
+// sampleOf is an expression of type t.
+func sampleOf(t celType) string {
+	switch t.Kind {
+	case kindParam, kindInt:
+		return "1"
+	case kindDyn:
+		return "input"
+	case kindList:
+		return "[" + sampleOf(t.Args[0]) + "]"
+	case kindMap:
+		return "{" + sampleOf(t.Args[0]) + ": " + sampleOf(t.Args[1]) + "}"
+	case kindOptional:
+		return "optional.of(" + sampleOf(t.Args[0]) + ")"
+	case kindType:
+		return "int"
+	case kindTimestamp:
+		return "timestamp(0)"
+	case kindDuration:
+		return "duration('1s')"
+	}
+	return map[typeKind]string{kindUint: "1u", kindDouble: "1.5", kindString: "'a'", kindBytes: "b'a'", kindBool: "true", kindNull: "null"}[t.Kind]
+}
+
+// callSource spells a call of a function of the table.
+func callSource(name string, member bool, args []string) string {
+	ops := map[string]string{"_+_": "+", "_-_": "-", "_*_": "*", "_/_": "/", "_%_": "%", "_==_": "==", "_!=_": "!=",
+		"_<_": "<", "_<=_": "<=", "_>_": ">", "_>=_": ">=", "_&&_": "&&", "_||_": "||", "@in": "in"}
+	p := func(s string) string { return "(" + s + ")" }
+	switch {
+	case ops[name] != "":
+		return p(args[0]) + " " + ops[name] + " " + p(args[1])
+	case name == "!_" || name == "-_":
+		return name[:1] + p(args[0])
+	case name == "_?_:_":
+		return p(args[0]) + " ? " + p(args[1]) + " : " + p(args[2])
+	case name == "_[_]":
+		return p(args[0]) + "[" + args[1] + "]"
+	case name == "_[?_]":
+		return p(args[0]) + "[?" + args[1] + "]"
+	case name == "sortBy":
+		return p(args[0]) + ".sortBy(x, " + strings.Trim(args[1], "[]") + ")"
+	case member:
+		return p(args[0]) + "." + name + "(" + strings.Join(args[1:], ", ") + ")"
+	}
+	return name + "(" + strings.Join(args, ", ") + ")"
+}
+
+// corpus are the sources the checker and cel-go must agree on: every
+// overload called with fitting arguments, and with each argument in turn
+// replaced by each sample, and then what calls cannot show.
+func corpus() []string {
+	var out []string
+	for _, o := range overloads {
+		args := make([]string, len(o.Params))
+		for i, p := range o.Params {
+			args[i] = sampleOf(p)
+		}
+		out = append(out, callSource(o.Name, o.Member, args))
+		for i := range args {
+			for _, s := range samples {
+				if o.Name == "sortBy" && i == 1 {
+					s = "[" + s + "]"
+				}
+				alt := slices.Clone(args)
+				alt[i] = s
+				out = append(out, callSource(o.Name, o.Member, alt))
+			}
+		}
+	}
+	out = append(out, handwritten...)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+var handwritten = []string{
+	// Variables, selection, has and type names.
+	"input", "inpt", "inputs", "steps", "step", "execution", "executions", "exec", "x", "xs", "in", "im", "it",
+	"steps.a.output.b", "execution.started_on", "steps['a']", "steps[1]", "execution.id.size()",
+	"input.a.b.c", "input['a'][0]", "inpt.a.b", "has(input.a)", "has(input.a.b)", "has(steps.a)", "has({'a': 1}.a)",
+	"has({1: 1}.a)", "has([1].a)", "1.a", "'a'.a", "null.a", "[1].a", "{'a': 1}.a", "{'a': 1}.b.c", "{1: 2}.a",
+	"int", "uint", "double", "bool", "string", "bytes", "list", "map", "null_type", "type", "optional_type",
+	"dyn", "google.protobuf.Timestamp", "google.protobuf.Duration", "google.protobuf.Foo", "google.protobuf",
+	"int.a", "type(int)", "type(type)", "type(1) == int", "type(1) == string", "type(input) == list", "type([1]) == map",
+	"type(optional.of(1))", "type(null) == null_type", "int == uint", "optional_type == type(optional.none())",
+	// Namespaces and misspellings.
+	"math", "math.abs", "math.abs(1)", "math.abss(1)", "math.gretest(1, 2)", "math.greatest", "optional.none",
+	"optional.of", "optional.non()", "optionl.of(1)", "base64.encod(b'a')", "base64", "strings.quote('a')",
+	"strings.quot('a')", "lists.range(3)", "lists.rang(3)", "json.encode(1)", "yaml.parse('a', int)",
+	"size", "sise([1])", "sizee([1])", "lowerascii('a')", "'a'.lowerascii()", "'a'.startWith('a')",
+	"exist", "exists", "filter", "all", "has", "cel", "cel.bind", "cel.bnd(x, 1, x)", "int(x)", "xyzzy(1)",
+	"input.math.abs(1)", "input.size()", "steps.size()", "steps.a.size()", "[1].map(math, math.abs(1))",
+	"[1].map(x, x.abs(1))", "_in_(1, [1])", "__not_strictly_false__(true)",
+	// Literals of mixed types.
+	"[1, 2u]", "[1, 1.5, 'a']", "[null, 1]", "[1, null]", "[input, 1]", "[1, input]", "[[1], ['a']]", "[[1], []]",
+	"[[], [1]]", "[{}, {'a': 1}]", "[{'a': 1}, {'a': 'b'}]", "{'a': 1, 'b': 'c'}", "{'a': 1, 2: 3}",
+	"{'a': input, 'b': 1}", "{input: 1}", "{[1]: 1}", "[optional.none(), optional.of(1)]", "[timestamp(0), null]",
+	"[duration('1s'), null]", "[type(1), int]", "[int, list]", "[[1], input]", "[[input], [1]]",
+	"[1, 2] + ['a']", "[1] + [input]", "[input] + [1]", "[] + [1]", "[1] + []", "{} == {'a': 1}", "[] == [1]",
+	"[1] == ['a']", "{'a': 1} == {'a': 'b'}", "[[1]] + [['a']]", "[1][0] + 1", "[1, 'a'][0] + 1",
+	"{'a': [1]}['a'][0]", "steps.a.output.b + 1", "input + 'a'", "input * input", "-input", "!input",
+	"1 == 1u", "1 == 1.0", "1 == 'a'", "1 != null", "null == null", "input == null", "[1] == null",
+	"timestamp(0) == null", "optional.of(1) == null", "1 < 1u", "1.5 >= 1", "1u > 2.0", "'a' < 1", "true < false",
+	"1 in [1]", "1 in ['a']", "'a' in {'a': 1}", "1 in {'a': 1}", "input in [1]", "1 in input", "1 in 1",
+	"true ? 1 : 'a'", "true ? 1 : null", "true ? null : 1", "true ? [1] : []", "true ? [] : [1]", "true ? input : 1",
+	"input ? 1 : 2", "1 ? 1 : 2", "true ? optional.of(1) : optional.none()", "true ? {} : {'a': 1}",
+	"true && input", "input || false", "1 && true", "true || 'a'", "!1", "-'a'", "--1", "!!true",
+	// Macros.
+	"[1].all(x, x > 0)", "[1].all(x, x)", "[1].all(x, input)", "input.all(x, x)", "steps.all(k, k == 'a')",
+	"{'a': 1}.exists(k, k == 'a')", "{'a': 1}.exists(k, k == 1)", "1.exists(x, true)", "'a'.all(x, true)",
+	"[1].exists_one(x, x == 1)", "[1].exists_one(x, 1)", "[1].map(x, x + 1)", "[1].map(x, 'a')",
+	"[1].map(x, x > 0, x * 2)", "[1].map(x, 1, x)", "[1].filter(x, x > 0)", "[1].filter(x, 1)",
+	"{'a': 1}.map(k, k + 'b')", "{'a': 1}.filter(k, k > 1)", "input.map(x, x.y)", "input.filter(x, x)",
+	"[1].map(x, [x]).map(y, y[0])", "[[1]].map(x, x.map(y, y + 1))", "[1].map(x, y)", "[1].map(x, x).size()",
+	"[1].all(x, [1].exists(y, y == x))", "[1].map(x, x)[0] + 1", "[].map(x, x)", "[].map(x, x)[0] + 1",
+	"{}.map(k, k)", "[1].all(input, input > 0)", "[1].all(steps, steps > 0)", "[1].exists(x, x.y)",
+	"[1].all(x)", "[1].all(1, true)", "[1].map(x)", "[1].filter(x, x > 0, x)", "[1].exists_one(x)",
+	"cel.bind(x, 1, x + 1)", "cel.bind(x, 'a', x + 1)", "cel.bind(x, [1], x.map(y, y * 2))",
+	"cel.bind(x, input, x.y)", "cel.bind(x, 1, cel.bind(y, 2, x + y))", "cel.bind(input, 1, input + 1)",
+	"cel.bind(x, 1)", "cel.bind(x, optional.none(), x.orValue(1))",
+	"optional.of(1).optMap(x, x + 1)", "optional.of(1).optMap(x, 'a')", "optional.none().optMap(x, x)",
+	"1.optMap(x, x)", "input.optMap(x, x)", "optional.of(1).optFlatMap(x, optional.of(x))",
+	"optional.of(1).optFlatMap(x, x)", "optional.of(1).optFlatMap(x, input)", "input.optFlatMap(x, x)",
+	"optional.of(1).optFlatMap(x, optional.none())",
+	"math.greatest(1)", "math.greatest()", "math.greatest('a')", "math.greatest([])", "math.greatest([1, 2])",
+	"math.greatest([1, 'a'])", "math.greatest(1, 2)", "math.greatest(1, 2.0)", "math.greatest(1u, 2)",
+	"math.greatest(1, 2, 3)", "math.greatest(1, 2.0, 3u)", "math.greatest(1, 'a')", "math.greatest(input)",
+	"math.greatest(input, 1)", "math.greatest(input, input, input)", "math.least(1, 2.0, 3)", "math.least([1.5])",
+	"math.least(input.a, [1].size())", "math.least(1, true == true)", "math.least({})", "math.greatest(null)",
+	"math.greatest(1, 2, 'a'.size())", "math.greatest([input])", "math.least([1u, 2u])",
+	"[3, 1].sortBy(x, x)", "[3, 1].sortBy(x, -x)", "['a'].sortBy(x, x.size())", "[1].sortBy(x, [x])",
+	"[1].sortBy(x, input)", "input.sortBy(x, x.y)", "1.sortBy(x, x)", "{'a': 1}.sortBy(k, k)", "[1].sortBy(1, 2)",
+	"[1].sortBy(x, y)", "[1].sortBy(x, x, x)", "[[1]].sortBy(x, x)", "[1].map(x, x).sortBy(y, y)",
+	// Optional syntax.
+	"input.?a", "input.?a.b", "input.?a.?b", "steps.?a", "{'a': 1}.?a", "{1: 1}.?a", "1.?a", "[1].?a",
+	"optional.of({'a': 1}).?a", "optional.of(1).?a", "input[?0]", "[1][?0]", "[1][?'a']", "{'a': 1}[?'a']",
+	"{'a': 1}[?1]", "optional.of([1])[?0]", "optional.of([1])[0]", "optional.of({'a': 1})['a']",
+	"optional.of(1)[0]", "[?optional.of(1)]", "[?1]", "[?input]", "[1, ?optional.of('a')]", "[?optional.none()]",
+	"{?'a': optional.of(1)}", "{?'a': 1}", "{?'a': input}", "{'b': 2, ?'a': optional.of(1)}",
+	"input.?a.orValue(1)", "input.?a.value()", "input.?a.hasValue()", "optional.of(1).or(optional.of(2))",
+	"optional.of(1).or(optional.of('a'))", "optional.of(1).orValue('a')", "optional.of(1).hasValue(1)",
+	"optional.of(1).hasValue('a')", "optional.ofNonZeroValue(0)", "optional.unwrap([optional.of(1)])",
+	"[optional.of(1)].unwrapOpt()", "optional.of(optional.of(1)).value().value()", "input.?a.b.c",
+	"optional.of(null)", "optional.none().value() + 1", "optional.none() == optional.of(1)",
+}
+
+// TestCheckAgreesWithCelGo checks that the checker accepts what cel-go
+// accepts, and gives it the same type, over a corpus of expressions.
+func TestCheckAgreesWithCelGo(t *testing.T) {
+	env := celEnv(t)
+	p, err := parser.NewParser(parser.EnableOptionalSyntax(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcs := corpus()
+	var agreed, messages int
+	for _, src := range srcs {
+		if _, errs := p.Parse(common.NewTextSource(src)); len(errs.GetErrors()) > 0 {
+			continue
+		}
+		want, iss := env.Compile(src)
+		got, cerr := check(tree(t, src), src)
+		switch {
+		case iss.Err() == nil && cerr != nil:
+			t.Errorf("check(%q): %v; cel-go: %s", src, cerr, want.OutputType())
+		case iss.Err() != nil && cerr == nil:
+			t.Errorf("check(%q) = %s; cel-go: %v", src, got, iss.Err())
+		case iss.Err() == nil && got.String() != want.OutputType().String():
+			t.Errorf("check(%q) = %s; cel-go: %s", src, got, want.OutputType())
+		default:
+			agreed++
+			if cerr != nil && !strings.Contains(iss.Err().Error(), fmt.Sprintf(":%d:%d: %s\n", cerr.Line, cerr.Column, cerr.Message)) {
+				messages++
+				t.Logf("check(%q): %v; cel-go: %v", src, cerr, iss.Err())
+			}
+		}
+	}
+	t.Logf("%d sources, %d agree, %d errors worded or placed otherwise", len(srcs), agreed, messages)
 }

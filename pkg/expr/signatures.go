@@ -114,6 +114,7 @@ G optional.of optional.ofNonZeroValue V:optional(V)
 G optional.unwrap list(optional(V)):list(V)
 M unwrapOpt list(optional(V)):list(V)
 M hasValue optional(V):bool
+M hasValue optional(V),V:bool
 M value optional(V):V
 M or optional(V),optional(V):optional(V)
 M orValue optional(V),V:V
