@@ -555,7 +555,7 @@ func (c *checker) rangeVar(off int, t celType) celType {
 		c.subst.assignable(dynType, t)
 		return dynType
 	}
-	c.errorf(off, "expression of type '%s' cannot be range of a comprehension (must be list, map, or dynamic)", t.format(true))
+	c.errorf(off, "expression of type '%s' cannot be range of a comprehension (must be list, map, or dynamic)", c.subst.apply(t, true).format(true))
 	return errorType
 }
 

@@ -112,7 +112,7 @@ func tree(t testing.TB, src string) exprNode {
 		if !c.IsMemberFunction() {
 			if c.FunctionName() == "has" && len(args) == 1 && args[0].Kind() == celast.SelectKind {
 				s := args[0].AsSelect()
-				return &selectExpr{Offset: pos(args[0]), Operand: conv(s.Operand()), Field: s.FieldName(), Test: true}
+				return &selectExpr{Offset: pos(e), Operand: conv(s.Operand()), Field: s.FieldName(), Test: true}
 			}
 			return &call{Offset: pos(e), Func: c.FunctionName(), Args: convAll(args)}
 		}
@@ -241,7 +241,7 @@ func TestCheckErrors(t *testing.T) {
 		{"[1].map(x, y)", 1, 12, "undeclared reference to 'y'"},
 		{"optional_type(1)", 1, 14, "undeclared reference to 'optional_type'"},
 		{"1.f", 1, 2, "type 'int' does not support field selection"},
-		{"has(1.f)", 1, 6, "type 'int' does not support field selection"},
+		{"has(1.f)", 1, 4, "type 'int' does not support field selection"},
 		{"[?1]", 1, 3, "expected type 'optional_type(int)' but found 'int'"},
 		{"math.greatest()", 1, 1, "math.greatest() requires at least one argument"},
 		{"math.least('a')", 1, 12, "math.least() invalid single argument value"},
@@ -476,15 +476,18 @@ var handwritten = []string{
 }
 
 // TestCheckAgreesWithCelGo checks that the checker accepts what cel-go
-// accepts, and gives it the same type, over a corpus of expressions.
+// accepts, and gives it the same type, over a corpus of expressions; and
+// that it reports the errors cel-go reports where they report them, but
+// for the names of functions cel-go declares for its macros and shows.
 func TestCheckAgreesWithCelGo(t *testing.T) {
+	ours := strings.NewReplacer("math.@max", "math.greatest", "math.@min", "math.least", "@sortByAssociatedKeys", "sortBy")
 	env := celEnv(t)
 	p, err := parser.NewParser(parser.EnableOptionalSyntax(true))
 	if err != nil {
 		t.Fatal(err)
 	}
 	srcs := corpus()
-	var agreed, messages int
+	var agreed int
 	for _, src := range srcs {
 		if _, errs := p.Parse(common.NewTextSource(src)); len(errs.GetErrors()) > 0 {
 			continue
@@ -498,13 +501,15 @@ func TestCheckAgreesWithCelGo(t *testing.T) {
 			t.Errorf("check(%q) = %s; cel-go: %v", src, got, iss.Err())
 		case iss.Err() == nil && got.String() != want.OutputType().String():
 			t.Errorf("check(%q) = %s; cel-go: %s", src, got, want.OutputType())
+		case cerr != nil && !strings.Contains(ours.Replace(iss.Err().Error()), fmt.Sprintf(":%d:%d: %s\n", cerr.Line, cerr.Column, cerr.Message)) &&
+			// Where cel-go names a type parameter, which is of its own
+			// making, the checker says dyn. And the parser is to report
+			// macros with arguments it cannot take.
+			!strings.Contains(iss.Err().Error(), "_var") && src != "[1].all(1, true)":
+			t.Errorf("check(%q): %v; cel-go: %v", src, cerr, iss.Err())
 		default:
 			agreed++
-			if cerr != nil && !strings.Contains(iss.Err().Error(), fmt.Sprintf(":%d:%d: %s\n", cerr.Line, cerr.Column, cerr.Message)) {
-				messages++
-				t.Logf("check(%q): %v; cel-go: %v", src, cerr, iss.Err())
-			}
 		}
 	}
-	t.Logf("%d sources, %d agree, %d errors worded or placed otherwise", len(srcs), agreed, messages)
+	t.Logf("%d sources, %d agree", len(srcs), agreed)
 }
