@@ -363,13 +363,10 @@ func declared(name string) bool {
 }
 
 func (c *checker) checkCall(n *call) celType {
+	pos := n.Offset
 	if q := qualifiedName(n.Target); q != "" {
+		pos = n.Target.Pos()
 		name := q + "." + n.Func
-		if name == "math.greatest" || name == "math.least" {
-			pos := n.Target.Pos()
-			n.Func, n.Target = name, nil
-			return c.checkGreatest(n, pos)
-		}
 		if declared(name) {
 			n.Func, n.Target = name, nil
 		} else if !c.declaredPrefix(name) && len(suggest(name)) > 0 {
@@ -378,6 +375,9 @@ func (c *checker) checkCall(n *call) celType {
 			}
 			return c.undeclared(n.Offset, name)
 		}
+	}
+	if n.Target == nil && (n.Func == "math.greatest" || n.Func == "math.least") {
+		return c.checkGreatest(n, pos)
 	}
 	if n.Func == "sortBy" {
 		if n.Target != nil && len(n.Args) == 2 {
