@@ -9,24 +9,18 @@ import (
 
 // globals are the names an expression sees outside any macro: the three
 // variables and the type names, each with its type.
-var globals = map[string]celType{
-	"input":                     dynType,
-	"steps":                     mapOf(stringType, dynType),
-	"execution":                 mapOf(stringType, dynType),
-	"bool":                      typeOf(boolType),
-	"bytes":                     typeOf(bytesType),
-	"double":                    typeOf(doubleType),
-	"google.protobuf.Duration":  typeOf(durationType),
-	"int":                       typeOf(intType),
-	"list":                      typeOf(listOf(dynType)),
-	"map":                       typeOf(mapOf(dynType, dynType)),
-	"null_type":                 typeOf(nullType),
-	"string":                    typeOf(stringType),
-	"google.protobuf.Timestamp": typeOf(timestampType),
-	"type":                      typeOf(celType{Kind: kindType}),
-	"uint":                      typeOf(uintType),
-	"optional_type":             typeOf(optionalOf(dynType)),
-}
+var globals = func() map[string]celType {
+	m := map[string]celType{}
+	for _, f := range strings.Fields(`input:dyn steps:map(string,dyn) execution:map(string,dyn)
+		bool:type(bool) bytes:type(bytes) double:type(double) int:type(int) uint:type(uint)
+		string:type(string) null_type:type(null_type) type:type(type) list:type(list(dyn))
+		map:type(map(dyn,dyn)) optional_type:type(optional(dyn))
+		google.protobuf.Duration:type(duration) google.protobuf.Timestamp:type(timestamp)`) {
+		name, t, _ := strings.Cut(f, ":")
+		m[name] = parseType(t)
+	}
+	return m
+}()
 
 // suggestible are the names CEL's reference checker suggests for a
 // misspelt one besides globals and functions: the macros' function names,
@@ -268,7 +262,7 @@ func (c *checker) undeclared(off int, name string) celType {
 // name itself if declared, else up to two closest by edit distance, else up
 // to two the name begins. Dotted names only match dotted names.
 func suggest(name string) []string {
-	var names []string
+	names := append([]string(nil), suggestible...)
 	for n := range globals {
 		names = append(names, n)
 	}
@@ -277,10 +271,6 @@ func suggest(name string) []string {
 			names = append(names, o.Name)
 		}
 	}
-	names = append(names, suggestible...)
-	if slices.Contains(names, name) {
-		return []string{name}
-	}
 	maxDist := 2
 	if len(name) <= 3 {
 		maxDist = 1
@@ -288,31 +278,41 @@ func suggest(name string) []string {
 		maxDist = len(name) / 3
 	}
 	dotted := strings.Contains(name, ".")
-	var best, prefixed []string
-	bestDist := maxDist + 1
+	var near, prefixed []string
+	nearDist := maxDist + 1
 	for _, n := range names {
-		if strings.Contains(n, ".") != dotted || slices.Contains(best, n) || slices.Contains(prefixed, n) {
+		if n == name {
+			return []string{name}
+		}
+		if strings.Contains(n, ".") != dotted {
 			continue
 		}
-		if d := editDistance(name, n); d < bestDist {
-			best, bestDist = []string{n}, d
-		} else if d == bestDist && d <= maxDist {
-			best = append(best, n)
+		if d := editDistance(name, n); d < nearDist {
+			near, nearDist = []string{n}, d
+		} else if d == nearDist && d <= maxDist {
+			near = keepTwo(near, n)
 		}
 		if len(name) >= 2 && strings.HasPrefix(n, name) {
-			prefixed = append(prefixed, n)
+			prefixed = keepTwo(prefixed, n)
 		}
 	}
-	if len(best) == 0 {
-		best = prefixed
+	if near == nil {
+		return prefixed
 	}
-	slices.SortFunc(best, func(a, b string) int {
-		if len(a) != len(b) {
-			return len(a) - len(b)
-		}
-		return strings.Compare(a, b)
-	})
-	return best[:min(len(best), 2)]
+	return near
+}
+
+// keepTwo adds n to top, the up to two shortest names, alphabetically
+// first among equally long ones.
+func keepTwo(top []string, n string) []string {
+	if slices.Contains(top, n) {
+		return top
+	}
+	top = append(top, n)
+	for i := len(top) - 1; i > 0 && (len(top[i]) < len(top[i-1]) || len(top[i]) == len(top[i-1]) && top[i] < top[i-1]); i-- {
+		top[i], top[i-1] = top[i-1], top[i]
+	}
+	return top[:min(len(top), 2)]
 }
 
 // editDistance is the Damerau-Levenshtein distance between two names in
@@ -666,7 +666,7 @@ func (c *checker) checkFormat(n *call) {
 			continue
 		case 'd', 'f', 'e':
 			kinds = []typeKind{kindInt, kindUint, kindDouble}
-			what = map[byte]string{'d': "decimal", 'f': "fixed-point", 'e': "scientific"}[s[j]] + " clause can only be used on ints, uints, and doubles"
+			what = [...]string{"decimal", "fixed-point", "scientific"}[strings.IndexByte("dfe", s[j])] + " clause can only be used on ints, uints, and doubles"
 		case 'b':
 			kinds, what = []typeKind{kindBool, kindInt, kindUint}, "only ints, uints, and bools can be formatted as binary"
 		case 'x', 'X':

@@ -250,6 +250,9 @@ func parseType(s string) celType {
 	case "optional":
 		return optionalOf(params[0])
 	case "type":
+		if len(params) == 0 {
+			return celType{Kind: kindType}
+		}
 		return typeOf(params[0])
 	case "timestamp":
 		return timestampType
