@@ -73,6 +73,9 @@ func (c *checker) errorf(off int, format string, args ...any) celType {
 	return errorType
 }
 
+// name spells a type in an error message, unbound type parameters as dyn.
+func (c *checker) name(t celType) string { return c.subst.apply(t, true).format(true) }
+
 func (c *checker) check(e exprNode) celType {
 	t := c.infer(e)
 	c.types[e] = t
@@ -174,7 +177,7 @@ func (c *checker) unwrapOptional(e exprNode, t celType) celType {
 		return t.Args[0]
 	}
 	if t.Kind != kindDyn {
-		c.errorf(e.Pos(), "expected type '%s' but found '%s'", optionalOf(t).format(true), t.format(true))
+		c.errorf(e.Pos(), "expected type '%s' but found '%s'", c.name(optionalOf(t)), c.name(t))
 	}
 	return t
 }
@@ -232,7 +235,7 @@ func (c *checker) checkSelect(n *selectExpr) celType {
 		field = dynType
 	default:
 		if !t.isDynOrError() {
-			c.errorf(n.Offset, "type '%s' does not support field selection", t.format(true))
+			c.errorf(n.Offset, "type '%s' does not support field selection", c.name(t))
 		}
 		field = dynType
 	}
@@ -405,7 +408,7 @@ func (c *checker) checkCall(n *call) celType {
 	if n.Func == "_&&_" || n.Func == "_||_" {
 		for i, t := range args {
 			if !c.subst.assignable(t, boolType) {
-				c.errorf(n.Args[i].Pos(), "expected type 'bool' but found '%s'", t.format(true))
+				c.errorf(n.Args[i].Pos(), "expected type 'bool' but found '%s'", c.name(t))
 			}
 		}
 		return boolType
@@ -450,7 +453,7 @@ func (c *checker) resolve(off int, fn string, member bool, args []celType) celTy
 	}
 	names := make([]string, len(args))
 	for i, a := range args {
-		names[i] = c.subst.apply(a, true).format(true)
+		names[i] = c.name(a)
 	}
 	sig := "(" + strings.Join(names, ", ") + ")"
 	if member {
@@ -555,7 +558,7 @@ func (c *checker) rangeVar(off int, t celType) celType {
 		c.subst.assignable(dynType, t)
 		return dynType
 	}
-	c.errorf(off, "expression of type '%s' cannot be range of a comprehension (must be list, map, or dynamic)", c.subst.apply(t, true).format(true))
+	c.errorf(off, "expression of type '%s' cannot be range of a comprehension (must be list, map, or dynamic)", c.name(t))
 	return errorType
 }
 
@@ -603,7 +606,7 @@ func (c *checker) checkMacro(n *macro) celType {
 		return boolType
 	}
 	if !c.subst.assignable(bt, boolType) {
-		c.errorf(n.Body.Pos(), "expected type 'bool' but found '%s'", bt.format(true))
+		c.errorf(n.Body.Pos(), "expected type 'bool' but found '%s'", c.name(bt))
 	}
 	return boolType
 }

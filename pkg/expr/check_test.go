@@ -490,6 +490,24 @@ var handwritten = []string{
 	"optional.of(1).hasValue('a')", "optional.ofNonZeroValue(0)", "optional.unwrap([optional.of(1)])",
 	"[optional.of(1)].unwrapOpt()", "optional.of(optional.of(1)).value().value()", "input.?a.b.c",
 	"optional.of(null)", "optional.none().value() + 1", "optional.none() == optional.of(1)",
+	// Literal format strings with literal lists of arguments.
+	"'%d'.format(['a'])", "'%s %s'.format([1])", "'%.2f'.format([1.5])", "'%x'.format([true])", "'%o'.format([1.5])",
+	"'%b'.format(['a'])", "'%b'.format([true])", "'%e'.format([input])", "'%s'.format([optional.of(1)])",
+	"'%s'.format([[optional.of(1)]])", "'%s'.format([{'a': optional.none()}])", "'%s'.format([{optional.none(): 1}])",
+	"'%q'.format([1])", "'%'.format([1])", "'%.'.format([1])", "'%.f'.format([1.5])", "'%.200f'.format([1.5])",
+	"'%.100f'.format([1.5])", "'%%'.format([])", "'%%'.format([1])", "'%s'.format(input)", "input.format([1])",
+	"'%d %d'.format([1, 'a'])", "'%s'.format([null])", "'%s'.format([int])", "'%x'.format([b'a'])",
+	"'%X'.format(['a'])", "'%d'.format([1u])", "'%f'.format([timestamp(0)])", "[1].map(x, '%d'.format([x]))",
+	"'%d'.format([[1].map(x, x)[0]])", "'%d'.format([[][0]])", "'%s and %d'.format(['a', 'b'])", "'a'.format([])",
+	"'%s'.format([1, 2])", "'%d'.format([1]) + 1", "'%d'.format(['a']) + 1", "'%s'.format([duration('1s')])",
+	// Errors in several places: the first in the source counts.
+	"inpt + 'a'.size(1)", "'a'.size(1) + inpt", "[1, 2].map(x, y) + z", "1 + 'a' + 2u + b'a'",
+	"input.a(1) + xyz", "true && 1 && 'a'", "cel.bind(x, 1, x + 'a') + cel.bind(y, 'a', y + 1)",
+	// Type parameters bound across a whole expression.
+	"[].map(x, x) + [1]", "[1] + [].map(x, x)", "([].map(x, x) + [1])[0] + 1", "[[]][0] + ['a']",
+	"{}['a'] + 1", "[{}][0]['a']", "[][0] == 1 && [][0] == 'a'", "cel.bind(e, [], e + [1] + ['a'])",
+	"cel.bind(e, [], [e + [1], e + ['a']])", "type([]) == type([1])", "[].exists(x, x == 1)",
+	"optional.none().orValue(1) + 1", "optional.none().orValue(1) + 'a'", "[optional.none(), optional.of('a')][0].value()",
 }
 
 // TestCheckAgreesWithCelGo checks that the checker accepts what cel-go
@@ -526,6 +544,62 @@ func TestCheckAgreesWithCelGo(t *testing.T) {
 		}
 	}
 	t.Logf("%d sources, %d agree", len(srcs), agreed)
+}
+
+// TestCheckRewritesNamespacedCalls checks that a call on a namespace
+// becomes a global call, and a call on a value stays receiver-style.
+func TestCheckRewritesNamespacedCalls(t *testing.T) {
+	tests := []struct {
+		src, fn string
+		global  bool
+	}{
+		{"math.abs(-1)", "math.abs", true},
+		{"math.greatest(1, 2, 3)", "math.greatest", true},
+		{"optional.of(1)", "optional.of", true},
+		{"base64.encode(b'a')", "base64.encode", true},
+		{"lists.range(2)", "lists.range", true},
+		{"strings.quote('a')", "strings.quote", true},
+		// As cel-go does, a declared namespaced function wins over a
+		// variable of the namespace's name.
+		{"[1].map(math, math.abs(1))[0]", "math.abs", true},
+		{"input.size()", "size", false},
+		{"'a'.upperAscii()", "upperAscii", false},
+	}
+	for _, tt := range tests {
+		root := tree(t, tt.src)
+		if _, err := check(root, tt.src); err != nil {
+			t.Errorf("check(%q): %v", tt.src, err)
+			continue
+		}
+		var found *call
+		var visit func(e exprNode)
+		visit = func(e exprNode) {
+			switch n := e.(type) {
+			case *call:
+				if n.Func == tt.fn {
+					found = n
+				}
+				for _, a := range append([]exprNode{n.Target}, n.Args...) {
+					visit(a)
+				}
+			case *macro:
+				visit(n.Range)
+				visit(n.Body)
+			}
+		}
+		visit(root)
+		if found == nil {
+			t.Errorf("check(%q) left no call of %s", tt.src, tt.fn)
+			continue
+		}
+		if got := found.Target == nil; got != tt.global {
+			t.Errorf("check(%q): call of %s global = %v, want %v", tt.src, tt.fn, got, tt.global)
+		}
+		// A checked tree checks again to the same type.
+		if _, err := check(root, tt.src); err != nil {
+			t.Errorf("check(%q) again: %v", tt.src, err)
+		}
+	}
 }
 
 // BenchmarkCheck compares the checker with cel-go's on a typical
