@@ -16,9 +16,9 @@ import (
 	"cel.dev/cel-go/parser"
 )
 
-// celEnv is cel-go configured as NewEnv configured it before expr had an
+// oracleEnv is cel-go configured as NewEnv configured it before expr had an
 // evaluator of its own; it is the oracle the checker must agree with.
-func celEnv(t testing.TB) *cel.Env {
+func oracleEnv(t testing.TB) *cel.Env {
 	t.Helper()
 	env, err := cel.NewEnv(
 		cel.Variable("input", cel.DynType),
@@ -41,8 +41,8 @@ func celEnv(t testing.TB) *cel.Env {
 	return env
 }
 
-// tree parses src into a syntax tree.
-func tree(t testing.TB, src string) exprNode {
+// testTree parses src into a syntax tree.
+func testTree(t testing.TB, src string) exprNode {
 	t.Helper()
 	root, err := celgoTree(src)
 	if err != nil {
@@ -209,7 +209,7 @@ func TestCheckTypes(t *testing.T) {
 		{"[1].map(x, [x]).flatten()", "list(int)"},
 	}
 	for _, tt := range tests {
-		got, err := check(tree(t, tt.src), tt.src)
+		got, err := check(testTree(t, tt.src), tt.src)
 		if err != nil {
 			t.Errorf("check(%q): %v", tt.src, err)
 			continue
@@ -263,7 +263,7 @@ func TestCheckErrors(t *testing.T) {
 		{"1.optMap(x, x)", 1, 9, "found no matching overload for 'hasValue' applied to 'int.()'"},
 	}
 	for _, tt := range tests {
-		_, err := check(tree(t, tt.src), tt.src)
+		_, err := check(testTree(t, tt.src), tt.src)
 		if err == nil {
 			t.Errorf("check(%q) succeeded, want error %q", tt.src, tt.msg)
 			continue
@@ -295,7 +295,7 @@ func TestSignaturesMatchCelGo(t *testing.T) {
 	renamed := map[string]string{"math.@max": "math.greatest", "math.@min": "math.least", "@sortByAssociatedKeys": "sortBy"}
 	skipped := []string{"in", "_in_", "__not_strictly_false__", "@not_strictly_false", "cel.@block", "_?._"}
 	var want, got []string
-	for name, fn := range celEnv(t).Functions() {
+	for name, fn := range oracleEnv(t).Functions() {
 		if slices.Contains(skipped, name) {
 			continue
 		}
@@ -334,8 +334,8 @@ func TestSignaturesMatchCelGo(t *testing.T) {
 	}
 }
 
-// samples are expressions of many types, the arguments of generated calls.
-var samples = []string{"1", "1u", "1.5", "'a'", "b'a'", "true", "null", "input", "input.x", "steps",
+// checkSamples are expressions of many types, the arguments of generated calls.
+var checkSamples = []string{"1", "1u", "1.5", "'a'", "b'a'", "true", "null", "input", "input.x", "steps",
 	"[1, 2]", "[1, 'a']", "['a']", "[1.5]", "[1u]", "[]", "{'a': 1}", "{}", "{1: 'a'}", "[input]", "{'a': input}",
 	"timestamp('2024-01-01T00:00:00Z')", "duration('1h')", "optional.of(1)", "optional.none()", "int", "type(1)",
 	"[[1]]", "[optional.of(1)]", "[true]", "[duration('1s')]"}
@@ -387,11 +387,11 @@ func callSource(name string, member bool, args []string) string {
 	return name + "(" + strings.Join(args, ", ") + ")"
 }
 
-// corpus are the sources the checker and cel-go must agree on: every
+// checkCorpus returns the sources the checker and cel-go must agree on: every
 // overload called with fitting arguments; the first overload of each name,
 // style and arity also with each argument in turn replaced by each sample;
 // and then what calls cannot show.
-func corpus() []string {
+func checkCorpus() []string {
 	var out []string
 	varied := map[string]bool{}
 	for _, o := range overloads {
@@ -406,7 +406,7 @@ func corpus() []string {
 		}
 		varied[group] = true
 		for i := range args {
-			for _, s := range samples {
+			for _, s := range checkSamples {
 				if o.Name == "sortBy" && i == 1 {
 					s = "[" + s + "]"
 				}
@@ -416,12 +416,12 @@ func corpus() []string {
 			}
 		}
 	}
-	out = append(out, handwritten...)
+	out = append(out, handwrittenSources...)
 	slices.Sort(out)
 	return slices.Compact(out)
 }
 
-var handwritten = []string{
+var handwrittenSources = []string{
 	// Variables, selection, has and type names.
 	"input", "inpt", "inputs", "steps", "step", "execution", "executions", "exec", "x", "xs", "in", "im", "it",
 	"steps.a.output.b", "execution.started_on", "steps['a']", "steps[1]", "execution.id.size()",
@@ -516,8 +516,8 @@ var handwritten = []string{
 // for the names of functions cel-go declares for its macros and shows.
 func TestCheckAgreesWithCelGo(t *testing.T) {
 	ours := strings.NewReplacer("math.@max", "math.greatest", "math.@min", "math.least", "@sortByAssociatedKeys", "sortBy")
-	env := celEnv(t)
-	srcs := corpus()
+	env := oracleEnv(t)
+	srcs := checkCorpus()
 	var agreed int
 	for _, src := range srcs {
 		root, err := celgoTree(src)
@@ -566,7 +566,7 @@ func TestCheckRewritesNamespacedCalls(t *testing.T) {
 		{"'a'.upperAscii()", "upperAscii", false},
 	}
 	for _, tt := range tests {
-		root := tree(t, tt.src)
+		root := testTree(t, tt.src)
 		if _, err := check(root, tt.src); err != nil {
 			t.Errorf("check(%q): %v", tt.src, err)
 			continue
@@ -607,7 +607,7 @@ func TestCheckRewritesNamespacedCalls(t *testing.T) {
 func BenchmarkCheck(b *testing.B) {
 	const src = "input.amount > 1000 && input.items.all(i, i.qty > 0) && input.customer.email.endsWith('@example.com')"
 	b.Run("ours", func(b *testing.B) {
-		root := tree(b, src)
+		root := testTree(b, src)
 		b.ReportAllocs()
 		for b.Loop() {
 			if _, err := check(root, src); err != nil {
@@ -616,7 +616,7 @@ func BenchmarkCheck(b *testing.B) {
 		}
 	})
 	b.Run("cel-go", func(b *testing.B) {
-		env := celEnv(b)
+		env := oracleEnv(b)
 		parsed, iss := env.Parse(src)
 		if iss.Err() != nil {
 			b.Fatal(iss.Err())
