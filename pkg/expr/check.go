@@ -143,7 +143,13 @@ func (c *checker) infer(e exprNode) celType {
 	panic(fmt.Sprintf("expr: cannot check %T", e))
 }
 
+// lookup finds the type of a name: a macro's variable, else a global. A
+// leading dot, as in .input, skips the macros' variables.
 func (c *checker) lookup(name string) (celType, bool) {
+	if name != "" && name[0] == '.' {
+		t, ok := globals[name[1:]]
+		return t, ok
+	}
 	for i := len(c.scope) - 1; i >= 0; i-- {
 		if c.scope[i].name == name {
 			return c.scope[i].t, true
@@ -214,7 +220,7 @@ func (c *checker) declaredPrefix(name string) bool {
 func (c *checker) checkSelect(n *selectExpr) celType {
 	if q := qualifiedName(n); q != "" {
 		first, _, _ := strings.Cut(q, ".")
-		if t, ok := globals[q]; ok && !slices.ContainsFunc(c.scope, func(l local) bool { return l.name == first }) {
+		if t, ok := c.lookup(q); ok && !slices.ContainsFunc(c.scope, func(l local) bool { return l.name == first }) {
 			return t
 		}
 		if !c.declaredPrefix(q) && len(suggest(q)) > 0 {

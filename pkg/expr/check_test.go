@@ -500,6 +500,9 @@ var handwrittenSources = []string{
 	"'%X'.format(['a'])", "'%d'.format([1u])", "'%f'.format([timestamp(0)])", "[1].map(x, '%d'.format([x]))",
 	"'%d'.format([[1].map(x, x)[0]])", "'%d'.format([[][0]])", "'%s and %d'.format(['a', 'b'])", "'a'.format([])",
 	"'%s'.format([1, 2])", "'%d'.format([1]) + 1", "'%d'.format(['a']) + 1", "'%s'.format([duration('1s')])",
+	// Names from the root, past the macros' variables.
+	".input", ".int", ".inpt", "[1].map(input, .input)", "[1].map(x, .x)", ".google.protobuf.Timestamp",
+	"[1].map(google, .google.protobuf.Duration)", ".input.a", ".steps.a.output",
 	// Errors in several places: the first in the source counts.
 	"inpt + 'a'.size(1)", "'a'.size(1) + inpt", "[1, 2].map(x, y) + z", "1 + 'a' + 2u + b'a'",
 	"input.a(1) + xyz", "true && 1 && 'a'", "cel.bind(x, 1, x + 'a') + cel.bind(y, 'a', y + 1)",
