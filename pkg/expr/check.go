@@ -114,7 +114,7 @@ func (c *checker) infer(e exprNode) celType {
 		var elem *celType
 		for i, el := range n.Elems {
 			t := c.check(el)
-			if n.Optional[i] {
+			if i < len(n.Optional) && n.Optional[i] {
 				t = c.unwrapOptional(el, t)
 			}
 			elem = c.join(elem, t)

@@ -549,6 +549,35 @@ func TestCheckAgreesWithCelGo(t *testing.T) {
 	t.Logf("%d sources, %d agree", len(srcs), agreed)
 }
 
+// FuzzCheckAgreesWithCelGo checks that on any expression cel-go parses the
+// checker does not panic, and agrees with cel-go on whether the expression
+// is well typed and on its type.
+func FuzzCheckAgreesWithCelGo(f *testing.F) {
+	for _, src := range handwrittenSources {
+		f.Add(src)
+	}
+	env := oracleEnv(f)
+	f.Fuzz(func(t *testing.T, src string) {
+		root, err := celgoTree(src)
+		if err != nil || len(src) > DefaultMaxLength {
+			return
+		}
+		// What cel-go's parser rejects, with its limits and macros, is the
+		// parser's to reject.
+		if _, iss := env.Parse(src); iss.Err() != nil {
+			return
+		}
+		want, iss := env.Compile(src)
+		got, cerr := check(root, src)
+		switch {
+		case (iss.Err() == nil) != (cerr == nil):
+			t.Errorf("check(%q): %s %v; cel-go: %v", src, got, cerr, iss.Err())
+		case cerr == nil && got.String() != want.OutputType().String():
+			t.Errorf("check(%q) = %s; cel-go: %s", src, got, want.OutputType())
+		}
+	})
+}
+
 // TestCheckRewritesNamespacedCalls checks that a call on a namespace
 // becomes a global call, and a call on a value stays receiver-style.
 func TestCheckRewritesNamespacedCalls(t *testing.T) {
