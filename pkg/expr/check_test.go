@@ -220,6 +220,34 @@ func TestCheckTypes(t *testing.T) {
 	}
 }
 
+func TestMayBeBool(t *testing.T) {
+	tests := []struct {
+		src  string
+		want bool
+	}{
+		{"true", true},
+		{"input.ok", true},
+		{"input.a > 1", true},
+		{"[true][0]", true},
+		{"1", false},
+		{"null", false},
+		{"[true]", false},
+		{"{'a': true}", false},
+		{"optional.of(true)", false},
+		{"input.?ok", false},
+	}
+	for _, tt := range tests {
+		typ, err := check(testTree(t, tt.src), tt.src)
+		if err != nil {
+			t.Errorf("check(%q): %v", tt.src, err)
+			continue
+		}
+		if got := typ.mayBeBool(); got != tt.want {
+			t.Errorf("check(%q) = %s, mayBeBool() = %v, want %v", tt.src, typ, got, tt.want)
+		}
+	}
+}
+
 func TestCheckErrors(t *testing.T) {
 	tests := []struct {
 		src          string
