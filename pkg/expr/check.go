@@ -36,10 +36,12 @@ type checker struct {
 	scope []local
 	err   *Error
 	off   int // offset of err
-	// types and formats are kept for validating the calls of format on a
-	// literal string with a literal list once all types are known.
-	types   map[exprNode]celType
-	formats []*call
+	// The calls of format on a literal string with a literal list are
+	// validated once all types are known; types holds the types of their
+	// arguments, recorded while recording > 0.
+	formats   []*call
+	types     map[exprNode]celType
+	recording int
 }
 
 // local is a macro's variable.
@@ -52,7 +54,7 @@ type local struct {
 // source order) of its type errors. It rewrites a receiver-style call on a
 // namespace, such as math.greatest(a, b), into a global call.
 func check(root exprNode, src string) (celType, *Error) {
-	c := &checker{src: src, subst: substitution{}, types: map[exprNode]celType{}}
+	c := &checker{src: src, subst: substitution{}}
 	t := c.check(root)
 	if c.err == nil {
 		for _, f := range c.formats {
@@ -78,7 +80,9 @@ func (c *checker) name(t celType) string { return c.subst.apply(t, true).format(
 
 func (c *checker) check(e exprNode) celType {
 	t := c.infer(e)
-	c.types[e] = t
+	if c.recording > 0 {
+		c.types[e] = t
+	}
 	return t
 }
 
@@ -401,12 +405,23 @@ func (c *checker) checkCall(n *call) celType {
 		}
 		return c.undeclared(n.Offset, n.Func)
 	}
+	format := isFormat(n)
+	if format {
+		if c.types == nil {
+			c.types = map[exprNode]celType{}
+		}
+		c.formats = append(c.formats, n)
+		c.recording++
+	}
 	var args []celType
 	if n.Target != nil {
 		args = append(args, c.check(n.Target))
 	}
 	for _, a := range n.Args {
 		args = append(args, c.check(a))
+	}
+	if format {
+		c.recording--
 	}
 	if !declared(n.Func) {
 		return c.undeclared(n.Offset, n.Func)
@@ -419,14 +434,19 @@ func (c *checker) checkCall(n *call) celType {
 		}
 		return boolType
 	}
-	if lit, ok := n.Target.(*literal); ok && n.Func == "format" && len(n.Args) == 1 {
-		if _, ok := n.Args[0].(*listExpr); ok {
-			if _, ok := lit.Value.(string); ok {
-				c.formats = append(c.formats, n)
-			}
-		}
-	}
 	return c.resolve(n.Offset, n.Func, n.Target != nil, args)
+}
+
+// isFormat reports whether n calls format on a literal string with a
+// literal list.
+func isFormat(n *call) bool {
+	lit, ok := n.Target.(*literal)
+	if !ok || n.Func != "format" || len(n.Args) != 1 {
+		return false
+	}
+	_, isString := lit.Value.(string)
+	_, isList := n.Args[0].(*listExpr)
+	return isString && isList
 }
 
 // resolve finds the overloads of fn that accept arguments of the given
@@ -435,18 +455,23 @@ func (c *checker) checkCall(n *call) celType {
 func (c *checker) resolve(off int, fn string, member bool, args []celType) celType {
 	var result *celType
 	for _, o := range overloads {
-		if o.Name != fn || o.Member != member {
+		if o.Name != fn || o.Member != member || len(o.Params) != len(args) {
 			continue
 		}
-		fresh := substitution{}
-		params := make([]celType, len(o.Params))
-		for i, p := range o.Params {
-			params[i] = c.instantiate(fresh, p)
+		// An overload with type parameters gets fresh ones at each call.
+		params, res := o.Params, o.Result
+		if slices.ContainsFunc(params, celType.hasParam) || res.hasParam() {
+			fresh := substitution{}
+			params = make([]celType, len(o.Params))
+			for i, p := range o.Params {
+				params[i] = c.instantiate(fresh, p)
+			}
+			res = c.instantiate(fresh, res)
 		}
 		if !c.subst.assignableAll(args, params) {
 			continue
 		}
-		t := c.subst.apply(c.instantiate(fresh, o.Result), false)
+		t := c.subst.apply(res, false)
 		switch {
 		case result == nil:
 			result = &t

@@ -704,3 +704,14 @@ func BenchmarkCheck(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkParseSignatures measures what reading the table of functions
+// adds to a cold start.
+func BenchmarkParseSignatures(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if got := parseSignatures(signatureTable); len(got) != len(overloads) {
+			b.Fatalf("parsed %d overloads, want %d", len(got), len(overloads))
+		}
+	}
+}

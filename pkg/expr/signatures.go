@@ -195,7 +195,7 @@ M sortBy list(T),list(bytes):list(T)
 var overloads = parseSignatures(signatureTable)
 
 func parseSignatures(table string) []overload {
-	var out []overload
+	out := make([]overload, 0, 300)
 	for _, line := range strings.Split(strings.TrimSpace(table), "\n") {
 		f := strings.Fields(line)
 		sig := f[len(f)-1]

@@ -135,9 +135,12 @@ func (s substitution) assignableAll(l1, l2 []celType) bool {
 }
 
 func (s substitution) attempt(f func() bool) bool {
-	saved := make(substitution, len(s))
-	for k, v := range s {
-		saved[k] = v
+	var saved substitution
+	if len(s) > 0 {
+		saved = make(substitution, len(s))
+		for k, v := range s {
+			saved[k] = v
+		}
 	}
 	if f() {
 		return true
