@@ -10,13 +10,13 @@ package expr
 //	_&&_ _||_ !_ -_ _?_:_ _[_] _[?_]
 //
 // Macros (has, all, exists, exists_one, map, filter, cel.bind, optMap,
-// optFlatMap) are nodes of their own rather than expanded comprehensions:
+// optFlatMap, sortBy) are nodes of their own rather than expanded comprehensions:
 // they are few, and a node per macro keeps checking and evaluation short.
 type exprNode interface {
 	// Pos is the byte offset where errors about the node point. It is where
 	// the node starts, except that a binary or ternary operator points at its
-	// operator, a member call at its '(' and a select at its '.', as in CEL's
-	// reference parser.
+	// operator, a call or macro (global or member-style, has() included) at
+	// its '(' and a select at its '.', as in CEL's reference parser.
 	Pos() int
 }
 
@@ -100,6 +100,7 @@ const (
 	macroBind
 	macroOptMap
 	macroOptFlatMap
+	macroSortBy // list.sortBy(x, key), of ext.Lists: the list ordered by key
 )
 
 func (n *literal) Pos() int    { return n.Offset }

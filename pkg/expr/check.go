@@ -376,9 +376,7 @@ func declared(name string) bool {
 }
 
 func (c *checker) checkCall(n *call) celType {
-	pos := n.Offset
 	if q := qualifiedName(n.Target); q != "" {
-		pos = n.Target.Pos()
 		name := q + "." + n.Func
 		if declared(name) {
 			n.Func, n.Target = name, nil
@@ -390,20 +388,7 @@ func (c *checker) checkCall(n *call) celType {
 		}
 	}
 	if n.Target == nil && (n.Func == "math.greatest" || n.Func == "math.least") {
-		return c.checkGreatest(n, pos)
-	}
-	if n.Func == "sortBy" {
-		if n.Target != nil && len(n.Args) == 2 {
-			return c.checkSortBy(n)
-		}
-		// Outside its macro, sortBy is no function.
-		if n.Target != nil {
-			c.check(n.Target)
-		}
-		for _, a := range n.Args {
-			c.check(a)
-		}
-		return c.undeclared(n.Offset, n.Func)
+		return c.checkGreatest(n)
 	}
 	format := isFormat(n)
 	if format {
@@ -423,7 +408,8 @@ func (c *checker) checkCall(n *call) celType {
 	if format {
 		c.recording--
 	}
-	if !declared(n.Func) {
+	// Outside its macro, sortBy is no function.
+	if !declared(n.Func) || n.Func == "sortBy" {
 		return c.undeclared(n.Offset, n.Func)
 	}
 	if n.Func == "_&&_" || n.Func == "_||_" {
@@ -512,42 +498,10 @@ func (c *checker) instantiate(fresh substitution, t celType) celType {
 	return celType{Kind: t.Kind, Args: args}
 }
 
-// numericArg reports whether a macro argument of math.greatest or
-// math.least may be a number: a literal must be one, a list or map literal
-// is not.
-func numericArg(e exprNode) bool {
-	switch n := e.(type) {
-	case *literal:
-		switch n.Value.(type) {
-		case int64, uint64, float64:
-			return true
-		}
-		return false
-	case *listExpr, *mapExpr:
-		return false
-	}
-	return true
-}
-
 // checkGreatest checks math.greatest and math.least, which take one number
-// or list of numbers, or two numbers, or more numbers as if a list. Its
-// errors point at the argument, or without arguments at math (pos).
-func (c *checker) checkGreatest(n *call, pos int) celType {
-	switch len(n.Args) {
-	case 0:
-		return c.errorf(pos, "%s() requires at least one argument", n.Func)
-	case 1:
-		l, ok := n.Args[0].(*listExpr)
-		if !(ok && len(l.Elems) > 0 && !slices.ContainsFunc(l.Elems, func(e exprNode) bool { return !numericArg(e) }) || numericArg(n.Args[0])) {
-			return c.errorf(n.Args[0].Pos(), "%s() invalid single argument value", n.Func)
-		}
-	default:
-		for _, a := range n.Args {
-			if !numericArg(a) {
-				return c.errorf(a.Pos(), "%s() simple literal arguments must be numeric", n.Func)
-			}
-		}
-	}
+// or list of numbers, or two numbers, or more numbers as if a list. The
+// parser has refused other arguments.
+func (c *checker) checkGreatest(n *call) celType {
 	var args []celType
 	for _, a := range n.Args {
 		args = append(args, c.check(a))
@@ -560,22 +514,6 @@ func (c *checker) checkGreatest(n *call, pos int) celType {
 		args = []celType{listOf(*elem)}
 	}
 	return c.resolve(n.Offset, n.Func, false, args)
-}
-
-// checkSortBy checks list.sortBy(x, key), which sorts the list by the key
-// each element x yields.
-func (c *checker) checkSortBy(n *call) celType {
-	switch n.Target.(type) {
-	case *literal, *mapExpr:
-		return c.errorf(n.Target.Pos(), "sortBy can only be applied to a list, identifier, comprehension, call or select expression")
-	}
-	target := c.check(n.Target)
-	v, ok := n.Args[0].(*ident)
-	if !ok {
-		return c.errorf(n.Args[0].Pos(), "argument is not an identifier")
-	}
-	key := c.inScope(v.Name, c.rangeVar(n.Offset, target), n.Args[1])
-	return c.resolve(n.Offset, "sortBy", true, []celType{target, listOf(c.subst.apply(key, false))})
 }
 
 // rangeVar is the type of the variable of a macro iterating over a value
@@ -613,6 +551,11 @@ func (c *checker) checkMacro(n *macro) celType {
 			bt = optionalOf(bt)
 		}
 		return c.resolve(n.Offset, "_?_:_", false, []celType{boolType, bt, optionalOf(c.freshParam())})
+	}
+	if n.Kind == macroSortBy {
+		// The reference checker reports sortBy's errors at its '('.
+		key := c.inScope(n.Var, c.rangeVar(n.Offset, rt), n.Body)
+		return c.resolve(n.Offset, "sortBy", true, []celType{rt, listOf(c.subst.apply(key, false))})
 	}
 	vt := c.rangeVar(n.Range.Pos(), rt)
 	var ft celType

@@ -255,7 +255,7 @@ var corpus = []string{
 	// Macros.
 	`[1, 2, 3].all(x, x > 0)`, `[1, 2, 3].all(x, x > 1)`, `[1, 2, 3].exists(x, x > 2)`, `[].exists(x, x > 2)`, `[1, 2, 3].exists_one(x, x > 1)`,
 	`[1, 2, 3].exists_one(x, x > 2)`, `[1, 2, 3].map(x, x * 2)`, `[1, 2, 3].map(x, x > 1, x * 10)`, `[1, 2, 3].filter(x, x % 2 == 1)`,
-	`{'a': 1, 'b': 2}.map(k, k)`, `{'a': 1, 'b': 2}.filter(k, k == 'a')`, `{'a': 1}.all(k, k == 'a')`, `input.customer.exists(k, k == 'email')`,
+	`{'a': 1, 'b': 2}.map(k, k).sort()`, `{'a': 1, 'b': 2}.filter(k, k == 'a')`, `{'a': 1}.all(k, k == 'a')`, `input.customer.exists(k, k == 'email')`,
 	`[0, 1].exists(x, 1 / x > 0)`, `[0, 1].all(x, 1 / x > 0)`, `[1, 0].all(x, 1 / x > 0)`, `[1, 'a'].exists(x, x == 'a')`, `[1, 2].all(x, x)`,
 	`input.items.map(i, i.qty * i.price)`, `input.items.filter(i, i.price > 50.0).map(i, i.sku)`, `[1, 2].map(x, [1, 2].map(y, x + y))`,
 	`[1, 2].map(x, x, x)`, `1.all(x, true)`, `[1].all(1, true)`, `[1].map(x)`, `[1].exists(x, x.y)`, `x`, `[1].map(x, x) + [x]`,
