@@ -551,8 +551,7 @@ func (c *checker) checkMacro(n *macro) celType {
 			bt = optionalOf(bt)
 		}
 		return c.resolve(n.Offset, "_?_:_", false, []celType{boolType, bt, optionalOf(c.freshParam())})
-	}
-	if n.Kind == macroSortBy {
+	case macroSortBy:
 		// The reference checker reports sortBy's errors at its '('.
 		key := c.inScope(n.Var, c.rangeVar(n.Offset, rt), n.Body)
 		return c.resolve(n.Offset, "sortBy", true, []celType{rt, listOf(c.subst.apply(key, false))})
