@@ -116,7 +116,7 @@ func evalTree(ctx context.Context, root exprNode, v Vars, limit uint64) (any, er
 	if err != nil {
 		return nil, err
 	}
-	return valueJSON(val)
+	return toJSON(val)
 }
 
 // differential lists expressions that cel-go, configured as NewEnv does, and
@@ -285,6 +285,11 @@ func TestFunctionsImplemented(t *testing.T) {
 		"_&&_": true, "_||_": true, "_?_:_": true, "or": true, "orValue": true, "_?._": true, "@not_strictly_false": true,
 		"__not_strictly_false__": true, "cel.@block": true, "@sortByAssociatedKeys": true,
 		"in": true, "_in_": true, // old spellings of @in
+	}
+	for _, o := range overloads {
+		if !inEval[o.Name] && functions[o.Name] == nil {
+			t.Errorf("function %s of the checker's table is not implemented", o.Name)
+		}
 	}
 	for name := range newReference(t).env.Functions() {
 		if inEval[name] {

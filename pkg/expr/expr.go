@@ -18,12 +18,6 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
-
-	"cel.dev/cel-go/cel"
-	"cel.dev/cel-go/common/types"
-	"cel.dev/cel-go/common/types/ref"
-	"cel.dev/cel-go/ext"
-	"cel.dev/cel-go/interpreter"
 )
 
 // Defaults of the options.
@@ -65,7 +59,6 @@ func WithCacheSize(n int) Option { return func(c *config) { c.cacheSize = n } }
 
 // Env compiles expressions. It is safe for concurrent use.
 type Env struct {
-	cel   *cel.Env
 	cfg   config
 	cache *cache
 }
@@ -84,25 +77,7 @@ func NewEnv(opts ...Option) (*Env, error) {
 	if cfg.costLimit == 0 || cfg.maxLength <= 0 || cfg.maxNesting <= 0 || cfg.cacheSize < 0 {
 		return nil, errors.New("expr: cost limit, maximum length and maximum nesting must be positive, cache size not negative")
 	}
-	env, err := cel.NewEnv(
-		cel.Variable("input", cel.DynType),
-		cel.Variable("steps", cel.MapType(cel.StringType, cel.DynType)),
-		cel.Variable("execution", cel.MapType(cel.StringType, cel.DynType)),
-		cel.CrossTypeNumericComparisons(true),
-		cel.DefaultUTCTimeZone(true),
-		cel.OptionalTypes(),
-		cel.ParserExpressionSizeLimit(cfg.maxLength),
-		cel.ParserRecursionLimit(cfg.maxNesting),
-		ext.Strings(),
-		ext.Math(),
-		ext.Encoders(),
-		ext.Lists(),
-		ext.Bindings(),
-	)
-	if err != nil {
-		return nil, fmt.Errorf("expr: %w", err)
-	}
-	e := &Env{cel: env, cfg: cfg}
+	e := &Env{cfg: cfg}
 	if cfg.cacheSize > 0 {
 		e.cache = newCache(cfg.cacheSize)
 	}
@@ -154,8 +129,6 @@ func (a *activation) ResolveName(name string) (any, bool) {
 	return nil, false
 }
 
-func (a *activation) Parent() interpreter.Activation { return nil }
-
 // Error is a compile error at a position of the source.
 type Error struct {
 	// Path locates the failing string inside a Value, as in
@@ -177,8 +150,8 @@ func (e *Error) Error() string {
 
 // Program is a compiled expression. It is safe for concurrent use.
 type Program struct {
-	prg   cel.Program
-	out   *cel.Type
+	root  exprNode
+	out   celType
 	limit uint64
 }
 
@@ -198,7 +171,7 @@ func (e *Env) CompileBool(src string) (*Program, error) {
 	if cerr != nil {
 		return nil, cerr
 	}
-	if k := p.out.Kind(); k != types.BoolKind && k != types.DynKind && k != types.AnyKind {
+	if !p.out.mayBeBool() {
 		return nil, &Error{Line: 1, Column: 1, Message: fmt.Sprintf("expression must yield a bool, not %s", p.out)}
 	}
 	return p, nil
@@ -220,43 +193,22 @@ func (e *Env) compile(src string) (*Program, *Error) {
 			return p, nil
 		}
 	}
-	ast, iss := e.cel.Compile(src)
-	if iss.Err() != nil {
-		return nil, e.issue(iss)
-	}
-	prg, err := e.cel.Program(ast,
-		cel.CostLimit(e.cfg.costLimit),
-		cel.InterruptCheckFrequency(100),
-		cel.EvalOptions(cel.OptOptimize),
-	)
+	root, err := parse(src, e.cfg.maxNesting)
 	if err != nil {
-		return nil, &Error{Line: 1, Column: 1, Message: err.Error()}
+		return nil, err
 	}
-	p := &Program{prg: prg, out: ast.OutputType(), limit: e.cfg.costLimit}
+	out, err := check(root, src)
+	if err != nil {
+		return nil, err
+	}
+	if cerr := constantError(root); cerr != nil {
+		return nil, &Error{Line: 1, Column: 1, Message: cerr.msg}
+	}
+	p := &Program{root: root, out: out, limit: e.cfg.costLimit}
 	if e.cache != nil {
 		e.cache.add(src, p)
 	}
 	return p, nil
-}
-
-// issue turns the first of CEL's issues into an Error.
-func (e *Env) issue(iss *cel.Issues) *Error {
-	var first *Error
-	for _, ce := range iss.Errors() {
-		line, col := ce.Location.Line(), ce.Location.Column()+1
-		if line < 1 || col < 1 {
-			line, col = 1, 1
-		}
-		if first != nil && (line > first.Line || line == first.Line && col >= first.Column) {
-			continue
-		}
-		msg := strings.TrimSuffix(ce.Message, " (in container '')")
-		if strings.Contains(msg, "recursion") {
-			msg = fmt.Sprintf("expression nests more than %d levels deep", e.cfg.maxNesting)
-		}
-		first = &Error{Line: line, Column: col, Message: msg}
-	}
-	return first
 }
 
 // Eval evaluates the expression. The result is made of JSON-native values:
@@ -277,39 +229,22 @@ func (p *Program) EvalBool(ctx context.Context, v Vars) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	b, ok := val.(types.Bool)
+	b, ok := val.(bool)
 	if !ok {
-		return false, fmt.Errorf("expression must yield a bool, not %s", typeName(val))
+		return false, fmt.Errorf("expression must yield a bool, not %s", kindName(val))
 	}
-	return bool(b), nil
+	return b, nil
 }
 
 // budget is the cost left to one Eval call of a Program, Template or Value.
 type budget struct{ limit, used uint64 }
 
-func (p *Program) eval(ctx context.Context, act *activation, b *budget) (ref.Val, error) {
+func (p *Program) eval(ctx context.Context, act *activation, b *budget) (any, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	val, det, err := p.prg.ContextEval(ctx, act)
-	if det != nil && det.ActualCost() != nil {
-		b.used += *det.ActualCost()
-	}
-	if err != nil {
-		if cerr := ctx.Err(); cerr != nil {
-			return nil, cerr
-		}
-		var ce interpreter.EvalCancelledError
-		if errors.As(err, &ce) && ce.Cause == interpreter.CostLimitExceeded {
-			b.used = b.limit + 1
-		} else {
-			return nil, err
-		}
-	}
-	if b.used > b.limit {
-		return nil, fmt.Errorf("%w of %d", ErrCostLimit, b.limit)
-	}
-	return val, nil
+	ev := &evaluator{ctx: ctx, act: act, b: b}
+	return ev.run(p.root)
 }
 
 // position returns the 1-based line and column (in characters) of a byte

@@ -221,7 +221,7 @@ func TestCompileErrors(t *testing.T) {
 		{"inpt.amount > 1000", 1, 1, "undeclared reference to 'inpt' (did you mean 'int' or 'input'?)"},
 		{"input.amount > 1000 && inpt", 1, 24, "undeclared reference to 'inpt'"},
 		{"input.amount > 1000 &&\n  inpt.ok", 2, 3, "undeclared reference to 'inpt'"},
-		{"input.amount >", 1, 15, "Syntax error: mismatched input '<EOF>'"},
+		{"input.amount >", 1, 15, "Syntax error: unexpected end of expression"},
 		{"'x' + 1", 1, 5, "found no matching overload for '_+_' applied to '(string, int)'"},
 		{"'né' + inpt", 1, 8, "undeclared reference to 'inpt'"},
 		{"", 1, 1, "expression is empty"},

@@ -68,7 +68,7 @@ func TestTemplateCompileErrors(t *testing.T) {
 		want string
 	}{
 		{"Order {{ inpt.id }}", "line 1, column 10: undeclared reference to 'inpt' (did you mean 'int' or 'input'?)"},
-		{"Order {{input.id}} from {{ steps.x.output.name + }}", "line 1, column 50: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}"},
+		{"Order {{input.id}} from {{ steps.x.output.name + }}", "line 1, column 50: Syntax error: unexpected end of expression"},
 		{"Dear\n  {{ input.name }}, {{ inpt }}", "line 2, column 24: undeclared reference to 'inpt' (did you mean 'int' or 'input'?)"},
 		{"{{ input.a\n  + inpt.b }}", "line 2, column 5: undeclared reference to 'inpt' (did you mean 'int' or 'input'?)"},
 		{"ünï {{ inpt }}", "line 1, column 8: undeclared reference to 'inpt' (did you mean 'int' or 'input'?)"},
