@@ -18,11 +18,14 @@ type evaluator struct {
 	check uint64 // the budget use at which the context is next checked
 }
 
-// scope binds the variables of macros and cel.bind.
+// scope binds the variables of macros and cel.bind. A cel.bind variable is
+// lazy: its expression is evaluated, once, where the body first reads it,
+// as cel-go does, so an unused binding neither costs nor fails.
 type scope struct {
 	name string
 	val  any
 	up   *scope
+	lazy exprNode // the expression still to evaluate, in the scope up
 }
 
 // stop ends an evaluation at once: the cost limit or the context.
@@ -141,6 +144,9 @@ var typeNames = []typeValue{"int", "uint", "double", "bool", "string", "bytes", 
 func (e *evaluator) resolve(name string, s *scope) any {
 	for ; s != nil; s = s.up {
 		if s.name == name {
+			if s.lazy != nil {
+				s.val, s.lazy = e.eval(s.lazy, s.up), nil
+			}
 			return s.val
 		}
 	}
@@ -383,13 +389,14 @@ func (e *evaluator) logic(or bool, left, right exprNode, s *scope) any {
 }
 
 func (e *evaluator) macro(n *macro, s *scope) any {
+	if n.Kind == macroBind {
+		return e.eval(n.Body, &scope{name: n.Var, up: s, lazy: n.Range})
+	}
 	r := e.eval(n.Range, s)
 	if isError(r) {
 		return r
 	}
 	switch n.Kind {
-	case macroBind:
-		return e.eval(n.Body, &scope{n.Var, r, s})
 	case macroOptMap, macroOptFlatMap:
 		o, ok := r.(optional)
 		if !ok {
@@ -398,7 +405,7 @@ func (e *evaluator) macro(n *macro, s *scope) any {
 		if !o.has {
 			return o
 		}
-		v := e.eval(n.Body, &scope{n.Var, o.v, s})
+		v := e.eval(n.Body, &scope{name: n.Var, up: s, val: o.v})
 		if n.Kind == macroOptFlatMap || isError(v) {
 			if _, ok := v.(optional); !ok && !isError(v) {
 				return errNoOverload
@@ -418,7 +425,7 @@ func (e *evaluator) macro(n *macro, s *scope) any {
 		keys := make([]any, len(list))
 		for i, it := range list {
 			e.spend(10)
-			if keys[i] = e.eval(n.Body, &scope{n.Var, norm(it), s}); isError(keys[i]) {
+			if keys[i] = e.eval(n.Body, &scope{name: n.Var, up: s, val: norm(it)}); isError(keys[i]) {
 				return keys[i]
 			}
 		}
@@ -446,7 +453,7 @@ func (e *evaluator) macro(n *macro, s *scope) any {
 		} else {
 			e.spend(3)
 		}
-		sc := &scope{n.Var, norm(it), s}
+		sc := &scope{name: n.Var, up: s, val: norm(it)}
 		if n.Kind == macroMap || n.Kind == macroFilter {
 			keep := any(true)
 			if n.Filter != nil || n.Kind == macroFilter {

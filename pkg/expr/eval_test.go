@@ -181,7 +181,8 @@ var differential = []string{
 	"[1, 2, 3].map(x, x > 1, x * 10)", "[1, 2, 3].filter(x, x % 2 == 1)", "[1, 0].map(x, 1 / x)",
 	"{'a': 1, 'b': 2}.map(k, k).sort()", "{'a': 1, 'b': 2}.all(k, k.size() == 1)", "input.customer.exists(k, k == 'name')",
 	"[].all(x, x)", "[].exists(x, x)", "[].map(x, x)", "[1, 2].all(x, dyn(x))", "[1].exists(x, dyn('a'))", "[true, 1].all(x, x)", "[false, 1].all(x, x)", "[1, true].exists(x, x)",
-	"[[1, 2], [3]].map(l, l.map(x, x + 1))", "cel.bind(x, 2, x * x)", "cel.bind(a, [1, 2], a.map(x, x + a.size()))",
+	"[[1, 2], [3]].map(l, l.map(x, x + 1))", "cel.bind(x, 2, x * x)", "cel.bind(x, input.A, 0)", "cel.bind(x, 1 / 0, true || x == 1)", "cel.bind(x, 1 / 0, x == 1)",
+	"cel.bind(x, [1, 2], cel.bind(y, x + x, y.size() + x.size()))", "cel.bind(x, 1, cel.bind(x, x + 1, x))", "[1, 2].map(y, cel.bind(x, y * 2, x + x))", "cel.bind(a, [1, 2], a.map(x, x + a.size()))",
 	"input.items.map(i, i.qty * i.price)", "input.items.filter(i, i.price > 50).map(i, i.sku)",
 	"dyn(1).all(x, true)", "[1, 2].map(x, x / 0)",
 	// Optionals.
