@@ -142,6 +142,10 @@ var typeNames = []typeValue{"int", "uint", "double", "bool", "string", "bytes", 
 	"null_type", "type", "google.protobuf.Timestamp", "google.protobuf.Duration", "optional_type"}
 
 func (e *evaluator) resolve(name string, s *scope) any {
+	if strings.HasPrefix(name, ".") {
+		// A leading dot names a variable or type, never a macro's variable.
+		name, s = name[1:], nil
+	}
 	for ; s != nil; s = s.up {
 		if s.name == name {
 			if s.lazy != nil {

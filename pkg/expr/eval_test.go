@@ -469,3 +469,28 @@ func TestCostNearReference(t *testing.T) {
 		}
 	}
 }
+
+// TestLeadingDot checks that a name with a leading dot skips the macros'
+// variables, as the parser and checker leave it.
+func TestLeadingDot(t *testing.T) {
+	env := newEnv(t)
+	for _, tt := range []struct {
+		src  string
+		want any
+	}{
+		{".int", "int"},
+		{".input.id", "PO-1"},
+		{"[1].map(input, .input.id)", []any{"PO-1"}},
+		{"[1].map(input, input)", []any{int64(1)}},
+	} {
+		p, err := env.Compile(tt.src)
+		if err != nil {
+			t.Errorf("Compile(%q): %v", tt.src, err)
+			continue
+		}
+		got, err := p.Eval(context.Background(), order())
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Eval(%q) = %#v, %v; want %#v", tt.src, got, err, tt.want)
+		}
+	}
+}
