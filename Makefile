@@ -88,11 +88,13 @@ $(foreach f,$(LAMBDAS),$(eval $(call lambda_target,$(f))))
 build:
 	@for f in $(LAMBDAS); do echo "bin/$$f/bootstrap"; $(LAMBDA_BUILD) -o bin/$$f/bootstrap ./functions/$$f || exit 1; done
 
-## template-check: cfn-lint, sam validate --lint and sam build of template.yaml, all offline
+## template-check: cfn-lint, sam validate --lint and sam build of template.yaml, all offline;
+## then no function's bootstrap may be over 10 MB
 template-check: aws-tools
 	$(AWS_TOOLS)/bin/cfn-lint template.yaml
 	$(SAM) validate --lint --region us-east-1
 	$(SAM) build --build-in-source --build-dir .aws-sam/build
+	tools/lambdasize/check.sh .aws-sam/build
 
 ## deploy: sam build, then sam deploy with samconfig.toml to the stack cardflow-$(STAGE)
 ## (STAGE=dev, REGION=eu-central-1, LOG_LEVEL=INFO unless given); DEPLOY_PARAMS adds

@@ -376,8 +376,12 @@ func declared(name string) bool {
 }
 
 func (c *checker) checkCall(n *call) celType {
+	// A leading dot names the root scope, where every function is.
+	if n.Target == nil {
+		n.Func = strings.TrimPrefix(n.Func, ".")
+	}
 	if q := qualifiedName(n.Target); q != "" {
-		name := q + "." + n.Func
+		name := strings.TrimPrefix(q, ".") + "." + n.Func
 		if declared(name) {
 			n.Func, n.Target = name, nil
 		} else if !c.declaredPrefix(name) && len(suggest(name)) > 0 {

@@ -199,6 +199,12 @@ func (l *lexer) quoted(q int, raw, isBytes bool) token {
 			}
 			b = append(b, '\n')
 			i++
+		case c >= utf8.RuneSelf:
+			// A byte that is not UTF-8 reads as U+FFFD, as CEL reads the
+			// source as Unicode text.
+			r, n := utf8.DecodeRuneInString(s[i:])
+			b = utf8.AppendRune(b, r)
+			i += n
 		case c != '\\' || raw:
 			b = append(b, c)
 			i++
