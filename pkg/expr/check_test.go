@@ -6,35 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"cel.dev/cel-go/cel"
-	"cel.dev/cel-go/ext"
 )
-
-// oracleEnv is cel-go configured as NewEnv configured it before expr had an
-// evaluator of its own; it is the oracle the checker must agree with.
-func oracleEnv(t testing.TB) *cel.Env {
-	t.Helper()
-	env, err := cel.NewEnv(
-		cel.Variable("input", cel.DynType),
-		cel.Variable("steps", cel.MapType(cel.StringType, cel.DynType)),
-		cel.Variable("execution", cel.MapType(cel.StringType, cel.DynType)),
-		cel.CrossTypeNumericComparisons(true),
-		cel.DefaultUTCTimeZone(true),
-		cel.OptionalTypes(),
-		cel.ParserExpressionSizeLimit(DefaultMaxLength),
-		cel.ParserRecursionLimit(DefaultMaxNesting),
-		ext.Strings(),
-		ext.Math(),
-		ext.Encoders(),
-		ext.Lists(),
-		ext.Bindings(),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return env
-}
 
 // testTree parses src into a syntax tree.
 func testTree(t testing.TB, src string) exprNode {
@@ -220,7 +192,7 @@ func TestSignaturesMatchCelGo(t *testing.T) {
 	renamed := map[string]string{"math.@max": "math.greatest", "math.@min": "math.least", "@sortByAssociatedKeys": "sortBy"}
 	skipped := []string{"in", "_in_", "__not_strictly_false__", "@not_strictly_false", "cel.@block", "_?._"}
 	var want, got []string
-	for name, fn := range oracleEnv(t).Functions() {
+	for name, fn := range referenceEnv(t, DefaultMaxNesting).Functions() {
 		if slices.Contains(skipped, name) {
 			continue
 		}
@@ -459,7 +431,7 @@ var handwrittenSources = []string{
 // for the names of functions cel-go declares for its macros and shows.
 func TestCheckAgreesWithCelGo(t *testing.T) {
 	ours := strings.NewReplacer("math.@max", "math.greatest", "math.@min", "math.least", "@sortByAssociatedKeys", "sortBy")
-	env := oracleEnv(t)
+	env := referenceEnv(t, DefaultMaxNesting)
 	srcs := checkCorpus()
 	var agreed int
 	var skipped []string
@@ -498,7 +470,7 @@ func FuzzCheckAgreesWithCelGo(f *testing.F) {
 	for _, src := range handwrittenSources {
 		f.Add(src)
 	}
-	env := oracleEnv(f)
+	env := referenceEnv(f, DefaultMaxNesting)
 	f.Fuzz(func(t *testing.T, src string) {
 		root, perr := parse(src, DefaultMaxNesting)
 		if perr != nil || len(src) > DefaultMaxLength {
@@ -590,7 +562,7 @@ func BenchmarkCheck(b *testing.B) {
 		}
 	})
 	b.Run("cel-go", func(b *testing.B) {
-		env := oracleEnv(b)
+		env := referenceEnv(b, DefaultMaxNesting)
 		parsed, iss := env.Parse(src)
 		if iss.Err() != nil {
 			b.Fatal(iss.Err())

@@ -34,6 +34,15 @@ type reference struct{ env *cel.Env }
 
 func newReference(t testing.TB) *reference {
 	t.Helper()
+	return &reference{env: referenceEnv(t, DefaultMaxNesting)}
+}
+
+// referenceEnv is cel-go configured as NewEnv configured it before pkg/expr
+// had a parser, checker and evaluator of its own: the language as users
+// write it. The parser's, checker's and evaluator's tests all compare with
+// it.
+func referenceEnv(t testing.TB, maxNesting int) *cel.Env {
+	t.Helper()
 	env, err := cel.NewEnv(
 		cel.Variable("input", cel.DynType),
 		cel.Variable("steps", cel.MapType(cel.StringType, cel.DynType)),
@@ -42,7 +51,7 @@ func newReference(t testing.TB) *reference {
 		cel.DefaultUTCTimeZone(true),
 		cel.OptionalTypes(),
 		cel.ParserExpressionSizeLimit(DefaultMaxLength),
-		cel.ParserRecursionLimit(DefaultMaxNesting),
+		cel.ParserRecursionLimit(maxNesting),
 		ext.Strings(),
 		ext.Math(),
 		ext.Encoders(),
@@ -52,7 +61,7 @@ func newReference(t testing.TB) *reference {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &reference{env: env}
+	return env
 }
 
 // outcome is what one implementation made of a source.

@@ -679,8 +679,15 @@ func compileRegexp(p string) (*regexp.Regexp, error) {
 }
 
 // stringArgs reads a receiver string and int arguments from a[1:]; types
-// lists the kinds after the receiver: 's' a string, 'i' an int.
+// lists the kinds after the receiver: 's' a string, 'i' an int, and a
+// final '?' makes the last one optional.
 func stringArgs(a []any, types string) (s string, strs []string, ints []int64, ok bool) {
+	if strings.HasSuffix(types, "?") {
+		types = types[:len(types)-1]
+		if len(a) == len(types) {
+			types = types[:len(types)-1]
+		}
+	}
 	s, ok = a[0].(string)
 	if !ok || len(a)-1 != len(types) {
 		return "", nil, nil, false
@@ -748,11 +755,7 @@ func indexOf(e *evaluator, a []any) any { return findString(e, a, false) }
 func lastIndexOf(e *evaluator, a []any) any { return findString(e, a, true) }
 
 func findString(e *evaluator, a []any, last bool) any {
-	types := "s"
-	if len(a) == 3 {
-		types = "si"
-	}
-	s, strs, ints, ok := stringArgs(a, types)
+	s, strs, ints, ok := stringArgs(a, "si?")
 	if !ok {
 		return errNoOverload
 	}
@@ -799,11 +802,7 @@ func mapASCII(lo, hi rune, shift rune) function {
 }
 
 func replace(e *evaluator, a []any) any {
-	types := "ss"
-	if len(a) == 4 {
-		types = "ssi"
-	}
-	s, strs, ints, ok := stringArgs(a, types)
+	s, strs, ints, ok := stringArgs(a, "ssi?")
 	if !ok {
 		return errNoOverload
 	}
@@ -816,11 +815,7 @@ func replace(e *evaluator, a []any) any {
 }
 
 func split(e *evaluator, a []any) any {
-	types := "s"
-	if len(a) == 3 {
-		types = "si"
-	}
-	s, strs, ints, ok := stringArgs(a, types)
+	s, strs, ints, ok := stringArgs(a, "si?")
 	if !ok {
 		return errNoOverload
 	}
@@ -839,11 +834,7 @@ func split(e *evaluator, a []any) any {
 }
 
 func substring(e *evaluator, a []any) any {
-	types := "i"
-	if len(a) == 3 {
-		types = "ii"
-	}
-	s, _, ints, ok := stringArgs(a, types)
+	s, _, ints, ok := stringArgs(a, "ii?")
 	if !ok {
 		return errNoOverload
 	}

@@ -9,7 +9,6 @@ import (
 
 	"cel.dev/cel-go/cel"
 	celast "cel.dev/cel-go/common/ast"
-	"cel.dev/cel-go/ext"
 )
 
 // sexpr prints a tree compactly: calls as (f args...), member calls as
@@ -106,30 +105,6 @@ func sexpr(n exprNode) string {
 	}
 	walk(n)
 	return b.String()
-}
-
-// oracle is CEL's reference parser with the options of NewEnv.
-func oracle(t testing.TB, maxNesting int) *cel.Env {
-	t.Helper()
-	env, err := cel.NewEnv(
-		cel.Variable("input", cel.DynType),
-		cel.Variable("steps", cel.MapType(cel.StringType, cel.DynType)),
-		cel.Variable("execution", cel.MapType(cel.StringType, cel.DynType)),
-		cel.CrossTypeNumericComparisons(true),
-		cel.DefaultUTCTimeZone(true),
-		cel.OptionalTypes(),
-		cel.ParserExpressionSizeLimit(DefaultMaxLength),
-		cel.ParserRecursionLimit(maxNesting),
-		ext.Strings(),
-		ext.Math(),
-		ext.Encoders(),
-		ext.Lists(),
-		ext.Bindings(),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return env
 }
 
 // oracleParse parses src with the reference parser. It reports whether
@@ -460,7 +435,7 @@ var invalid = []string{
 }
 
 func TestParseAgreesWithReference(t *testing.T) {
-	env := oracle(t, DefaultMaxNesting)
+	env := referenceEnv(t, DefaultMaxNesting)
 	var corpus []string
 	for _, src := range valid {
 		corpus = append(corpus, src)
@@ -530,7 +505,7 @@ var nested = []func(n int) string{
 
 func TestParseNestingAgreesWithReference(t *testing.T) {
 	for limit := 2; limit <= 6; limit++ {
-		env := oracle(t, limit)
+		env := referenceEnv(t, limit)
 		for i, shape := range nested {
 			for n := range 2*limit + 2 {
 				src := shape(n)
@@ -615,7 +590,7 @@ func children(n exprNode) []exprNode {
 // TestParsePositions checks that every node points where the reference
 // parser's node of the same kind and name points.
 func TestParsePositions(t *testing.T) {
-	env := oracle(t, DefaultMaxNesting)
+	env := referenceEnv(t, DefaultMaxNesting)
 	for _, src := range valid {
 		a, ok, _ := oracleParse(env, src)
 		if !ok {
@@ -663,7 +638,7 @@ func FuzzParse(f *testing.F) {
 		f.Add(src)
 	}
 	limits := []int{DefaultMaxNesting, 4}
-	envs := []*cel.Env{oracle(f, limits[0]), oracle(f, limits[1])}
+	envs := []*cel.Env{referenceEnv(f, limits[0]), referenceEnv(f, limits[1])}
 	f.Fuzz(func(t *testing.T, src string) {
 		if utf8.RuneCountInString(src) > DefaultMaxLength {
 			return
@@ -697,7 +672,7 @@ func BenchmarkParse(b *testing.B) {
 }
 
 func BenchmarkParseReference(b *testing.B) {
-	env := oracle(b, DefaultMaxNesting)
+	env := referenceEnv(b, DefaultMaxNesting)
 	for b.Loop() {
 		if _, iss := env.Parse(benchSource); iss.Err() != nil {
 			b.Fatal(iss.Err())
