@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"crypto/sha256"
+	"fmt"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -147,6 +148,55 @@ func NextRuns(sc *cardflow.Schedule, now time.Time, n int) []string {
 		out = append(out, t.Format(time.RFC3339))
 	}
 	return out
+}
+
+// ScheduledRunInput is one delivery of a schedule by a scheduler that runs
+// outside the service (EventBridge Scheduler): the workflow version it runs
+// and when the run was due.
+type ScheduledRunInput struct {
+	OrganizationID  string
+	WorkflowID      string
+	WorkflowVersion int
+	At              time.Time
+}
+
+// ScheduledRunOutput says what a delivery did.
+type ScheduledRunOutput struct {
+	// ExecutionID is the run's execution, started now or by an earlier
+	// delivery of the same run; empty when the delivery started nothing.
+	ExecutionID string
+	// Skipped says why a delivery started nothing.
+	Skipped string
+}
+
+// StartScheduledRun starts the run a delivery names, once however often it
+// is delivered. Such a scheduler may deliver late, so the schedule as the
+// store has it decides: a delivery for a schedule that is paused, or that a
+// later version replaced, starts nothing and says why; so does a late one
+// for a run due before the schedule's last publish or PLAY, since PLAY
+// resumes a schedule from its next run on.
+func (s *Service) StartScheduledRun(ctx context.Context, in ScheduledRunInput) (*ScheduledRunOutput, error) {
+	skip := func(format string, args ...any) (*ScheduledRunOutput, error) {
+		return &ScheduledRunOutput{Skipped: fmt.Sprintf(format, args...)}, nil
+	}
+	sc, err := s.store.GetSchedule(ctx, in.OrganizationID, in.WorkflowID, in.WorkflowVersion)
+	if cardflow.ErrorCode(err) == cardflow.ENOTFOUND {
+		return skip("the schedule of workflow %s version %d no longer exists: a later version replaced it, or the workflow's trigger is no longer SCHEDULE", in.WorkflowID, in.WorkflowVersion)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if sc.State != cardflow.ScheduleActive {
+		return skip("the schedule of workflow %s version %d is %s", in.WorkflowID, in.WorkflowVersion, sc.State)
+	}
+	if in.At.UnixMilli() < sc.ModifiedOn-sc.ModifiedOn%1000 {
+		return skip("the run was due at %s, before the schedule of workflow %s version %d was last published or played", in.At.UTC().Format(time.RFC3339), in.WorkflowID, in.WorkflowVersion)
+	}
+	id, err := s.StartScheduled(ctx, sc, in.At)
+	if err != nil {
+		return nil, err
+	}
+	return &ScheduledRunOutput{ExecutionID: id}, nil
 }
 
 // StartScheduled starts the execution a schedule fires at at. The fire time

@@ -39,10 +39,10 @@ func NewEndpointFunction(env lambdamode.Env, log *slog.Logger, ep httpapi.Endpoi
 
 // NewTargetFunction builds the function that schedules invoke, which
 // starts the scheduled runs. opts give the service its runner.
-func NewTargetFunction(env lambdamode.Env, log *slog.Logger, opts ...app.Option) (*ebscheduler.Target, error) {
+func NewTargetFunction(env lambdamode.Env, log *slog.Logger, opts ...app.Option) (*Target, error) {
 	svc, err := env.NewService(log, opts...)
 	if err != nil {
 		return nil, err
 	}
-	return ebscheduler.NewTarget(svc, ebscheduler.WithTargetLogger(log))
+	return NewTarget(svc, log)
 }

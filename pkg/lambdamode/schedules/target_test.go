@@ -1,12 +1,16 @@
-package ebscheduler_test
+package schedules_test
 
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/boltstore"
@@ -16,10 +20,14 @@ import (
 	"github.com/cardflow/cardflow/pkg/ebscheduler/ebschedulertest"
 	"github.com/cardflow/cardflow/pkg/engine"
 	"github.com/cardflow/cardflow/pkg/expr"
+	"github.com/cardflow/cardflow/pkg/lambdamode"
+	"github.com/cardflow/cardflow/pkg/lambdamode/schedules"
 	"github.com/cardflow/cardflow/pkg/localrunner"
 )
 
-// deployment is the service as the schedule target Lambda has it, with
+const group = "cardflow-test"
+
+// deployment is the service as the schedule target function has it, with
 // schedules in the stand-in for EventBridge Scheduler.
 type deployment struct {
 	srv   *ebschedulertest.Server
@@ -30,17 +38,28 @@ type deployment struct {
 
 func newDeployment(t *testing.T, opts ...app.Option) *deployment {
 	t.Helper()
-	srv := newServer(t)
+	srv := ebschedulertest.New()
+	srv.AddGroup(group)
+	t.Cleanup(srv.Close)
+	env := lambdamode.Env{
+		Region: "us-east-1", AccessKeyID: "test", SecretAccessKey: "test", ScheduleGroup: group,
+		ScheduleTargetARN: "arn:aws:lambda:us-east-1:123456789012:function:cardflow-schedule-target",
+		SchedulerRoleARN:  "arn:aws:iam::123456789012:role/cardflow-scheduler",
+	}
+	sched, err := schedules.NewScheduler(env, slog.New(slog.DiscardHandler), func(o *scheduler.Options) { o.BaseEndpoint = aws.String(srv.URL) })
+	if err != nil {
+		t.Fatal(err)
+	}
 	store, err := boltstore.Open(filepath.Join(t.TempDir(), "cardflow.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	env, err := expr.NewEnv()
+	exprEnv, err := expr.NewEnv()
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng, err := engine.New(store, store, env)
+	eng, err := engine.New(store, store, exprEnv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +69,7 @@ func newDeployment(t *testing.T, opts ...app.Option) *deployment {
 	}
 	t.Cleanup(func() { runner.Close() })
 	svc, err := app.New(store, append([]app.Option{app.WithChecker(eng), app.WithCardChecker(cards.Checker{}), app.WithRunner(runner),
-		app.WithScheduler(newScheduler(t, newClient(srv.URL)))}, opts...)...)
+		app.WithScheduler(sched)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,9 +121,9 @@ func (d *deployment) executions(t *testing.T, workflowID string) []*cardflow.Exe
 	return page.Items
 }
 
-func newTarget(t *testing.T, svc *app.Service) *ebscheduler.Target {
+func newTarget(t *testing.T, svc *app.Service) *schedules.Target {
 	t.Helper()
-	target, err := ebscheduler.NewTarget(svc)
+	target, err := schedules.NewTarget(svc, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
