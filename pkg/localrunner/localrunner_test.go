@@ -1,17 +1,19 @@
 package localrunner_test
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/dynamostore/dynamostoretest"
 	"github.com/cardflow/cardflow/pkg/localmode"
 	"github.com/cardflow/cardflow/pkg/runnertest"
 )
 
 func TestContract(t *testing.T) {
 	runnertest.Run(t, func(t *testing.T) runnertest.Harness {
-		store := runnertest.BoltStore(t, "cardflow.db")
+		store := boltStore(t, "cardflow.db")
 		return harness(t, store, store)
 	})
 }
@@ -19,9 +21,9 @@ func TestContract(t *testing.T) {
 // TestContractOnDynamoDB runs the engine and the local runner on the
 // DynamoDB store (`CARDFLOW_STORE=dynamodb make run`).
 func TestContractOnDynamoDB(t *testing.T) {
-	open, _ := runnertest.DynamoDB(t)
+	open, _ := dynamostoretest.Tables(t)
 	runnertest.Run(t, func(t *testing.T) runnertest.Harness {
-		return harness(t, open(t), runnertest.BoltStore(t, "outbox.db"))
+		return harness(t, open(t), boltStore(t, "outbox.db"))
 	})
 }
 
@@ -33,4 +35,15 @@ func harness(t *testing.T, store cardflow.Store, outbox *boltstore.Store) runner
 	}
 	t.Cleanup(func() { st.Close() })
 	return runnertest.Harness{Service: st.Service, Store: store}
+}
+
+// boltStore opens an embedded store file in the test's temporary
+// directory; the stack it is handed to closes it.
+func boltStore(t *testing.T, name string) *boltstore.Store {
+	t.Helper()
+	store, err := boltstore.Open(filepath.Join(t.TempDir(), name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return store
 }

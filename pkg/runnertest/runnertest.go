@@ -23,6 +23,8 @@ type Harness struct {
 type obj = map[string]any
 
 // Run runs the suite; newHarness builds a fresh service for each subtest.
+// The runner's own test opens the stores it runs on and builds the service
+// over them, so this suite depends on no adapter.
 func Run(t *testing.T, newHarness func(t *testing.T) Harness) {
 	for _, tc := range []struct {
 		name string

@@ -17,6 +17,7 @@ import (
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/cards"
+	"github.com/cardflow/cardflow/pkg/dynamostore/dynamostoretest"
 	"github.com/cardflow/cardflow/pkg/localmode"
 	"github.com/cardflow/cardflow/pkg/localscheduler"
 	"github.com/cardflow/cardflow/pkg/runnertest"
@@ -26,16 +27,27 @@ import (
 
 func TestContract(t *testing.T) {
 	runnertest.Run(t, func(t *testing.T) runnertest.Harness {
-		store := runnertest.BoltStore(t, "cardflow.db")
+		store := boltStore(t, "cardflow.db")
 		return newStack(t, store, store).harness
 	})
 }
 
 func TestContractOnDynamoDB(t *testing.T) {
-	open, _ := runnertest.DynamoDB(t)
+	open, _ := dynamostoretest.Tables(t)
 	runnertest.Run(t, func(t *testing.T) runnertest.Harness {
-		return newStack(t, open(t), runnertest.BoltStore(t, "outbox.db")).harness
+		return newStack(t, open(t), boltStore(t, "outbox.db")).harness
 	})
+}
+
+// boltStore opens an embedded store file in the test's temporary
+// directory; whoever the test hands it to closes it.
+func boltStore(tb testing.TB, name string) *boltstore.Store {
+	tb.Helper()
+	store, err := boltstore.Open(filepath.Join(tb.TempDir(), name))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return store
 }
 
 // Function ARNs the definition's substitutions name.

@@ -16,7 +16,7 @@ import (
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/dynamostore"
 	"github.com/cardflow/cardflow/pkg/dynamostore/dynamoclient"
-	"github.com/cardflow/cardflow/pkg/runnertest"
+	"github.com/cardflow/cardflow/pkg/dynamostore/dynamostoretest"
 	"github.com/cardflow/cardflow/pkg/sample"
 	"github.com/cardflow/cardflow/pkg/sfnfake"
 )
@@ -158,7 +158,7 @@ func costContext() context.Context {
 // with ten synchronous steps and checks that Step Functions counts the same
 // transitions and Lambda invocations for both.
 func TestTransitionsDoNotGrowWithSteps(t *testing.T) {
-	store := runnertest.BoltStore(t, "cost.db")
+	store := boltStore(t, "cost.db")
 	st := newStack(t, store, store)
 	ctx := costContext()
 	svc := st.harness.Service
@@ -273,7 +273,7 @@ func (c *capacityCounter) take() (read, write float64) {
 // executions at list prices. Lambda durations are those measured here, on
 // this machine against DynamoDB Local.
 func BenchmarkExecutionCost(b *testing.B) {
-	_, prefix := runnertest.DynamoDB(b)
+	_, prefix := dynamostoretest.Tables(b)
 	var capacity capacityCounter
 	ctx := context.Background()
 	client, err := dynamoclient.New(ctx, os.Getenv("DYNAMODB_ENDPOINT"), "", capacity.clientOption)
@@ -294,7 +294,7 @@ func BenchmarkExecutionCost(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	st := newStack(b, store, runnertest.BoltStore(b, "outbox.db"))
+	st := newStack(b, store, boltStore(b, "outbox.db"))
 	svc := st.harness.Service
 	actx := costContext()
 	workflows := approvalWorkflows(b, svc, actx)

@@ -15,7 +15,6 @@ import (
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/localmode"
-	"github.com/cardflow/cardflow/pkg/runnertest"
 	"github.com/cardflow/cardflow/pkg/sfnfake"
 	"github.com/cardflow/cardflow/pkg/sfnrunner"
 )
@@ -40,7 +39,7 @@ type parkFixture struct {
 func newParkFixture(t *testing.T, change func(p *cardflow.Process)) *parkFixture {
 	t.Helper()
 	ctx := context.Background()
-	store := runnertest.BoltStore(t, "park.db")
+	store := boltStore(t, "park.db")
 	t.Cleanup(func() { store.Close() })
 	now := time.Now().UnixMilli()
 	ex := &cardflow.Execution{
@@ -196,7 +195,7 @@ func TestStartAndStop(t *testing.T) {
 }
 
 func TestAdvanceOutput(t *testing.T) {
-	store := runnertest.BoltStore(t, "advance.db")
+	store := boltStore(t, "advance.db")
 	st := newStack(t, store, store)
 	ctx := testContext()
 	svc := st.harness.Service
@@ -268,7 +267,7 @@ func TestAdvanceOutput(t *testing.T) {
 // the Park task still runs: the resume is refused and changes nothing, and
 // the execution takes its timeout.
 func TestResumeAfterDeadline(t *testing.T) {
-	store := runnertest.BoltStore(t, "deadline.db")
+	store := boltStore(t, "deadline.db")
 	st := newStack(t, store, store)
 	ctx := testContext()
 	svc := st.harness.Service
@@ -316,7 +315,7 @@ func TestResumeAfterDeadline(t *testing.T) {
 // TestAdvanceRetried fails the first Advance of an execution: the
 // definition retries it, and the retry is one more transition.
 func TestAdvanceRetried(t *testing.T) {
-	store := runnertest.BoltStore(t, "retry.db")
+	store := boltStore(t, "retry.db")
 	st := newStack(t, store, store)
 	ctx := testContext()
 	svc := st.harness.Service

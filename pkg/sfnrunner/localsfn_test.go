@@ -22,8 +22,8 @@ import (
 	"github.com/cardflow/cardflow/pkg/cards"
 	"github.com/cardflow/cardflow/pkg/dynamostore"
 	"github.com/cardflow/cardflow/pkg/dynamostore/dynamoclient"
+	"github.com/cardflow/cardflow/pkg/dynamostore/dynamostoretest"
 	"github.com/cardflow/cardflow/pkg/localmode"
-	"github.com/cardflow/cardflow/pkg/runnertest"
 	"github.com/cardflow/cardflow/pkg/sfnrunner"
 )
 
@@ -250,7 +250,7 @@ func TestDefinitionOnLocalStepFunctions(t *testing.T) {
 		t.Fatalf("asl-validator: %v: %s", err, out)
 	}
 
-	open, prefix := runnertest.DynamoDB(t)
+	open, prefix := dynamostoretest.Tables(t)
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -263,7 +263,7 @@ func TestDefinitionOnLocalStepFunctions(t *testing.T) {
 		}
 	}
 	store := open(t)
-	outbox := runnertest.BoltStore(t, "outbox.db")
+	outbox := boltStore(t, "outbox.db")
 	t.Cleanup(func() { outbox.Close() })
 	eng, err := localmode.NewEngine(store, outbox, localmode.Config{})
 	if err != nil {
