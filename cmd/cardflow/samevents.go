@@ -7,9 +7,9 @@ import (
 	"io"
 	"time"
 
+	"github.com/cardflow/cardflow/cmd/cardflow/internal/samlocal"
 	"github.com/cardflow/cardflow/pkg/dynamostore"
 	"github.com/cardflow/cardflow/pkg/dynamostore/dynamoclient"
-	"github.com/cardflow/cardflow/pkg/samlocal"
 )
 
 const samEventsUsage = `usage:

@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardflow/cardflow/cmd/cardflow/internal/samlocal"
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/lambdamode"
 	"github.com/cardflow/cardflow/pkg/lambdamode/advance"
-	"github.com/cardflow/cardflow/pkg/samlocal"
 	"github.com/cardflow/cardflow/pkg/secrets"
 	"github.com/cardflow/cardflow/pkg/sfnrunner"
 	"github.com/cardflow/cardflow/pkg/teams"

@@ -19,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
+	"github.com/cardflow/cardflow/cmd/cardflow/internal/samlocal"
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/cards"
@@ -34,7 +35,6 @@ import (
 	"github.com/cardflow/cardflow/pkg/lambdamode/answers"
 	"github.com/cardflow/cardflow/pkg/lambdamode/runner"
 	"github.com/cardflow/cardflow/pkg/lambdamode/schedules"
-	"github.com/cardflow/cardflow/pkg/samlocal"
 	"github.com/cardflow/cardflow/pkg/secrets"
 	"github.com/cardflow/cardflow/pkg/sfnfake"
 	"github.com/cardflow/cardflow/pkg/sfnrunner"
@@ -49,7 +49,7 @@ func endpoint(t *testing.T) string {
 	ep := os.Getenv("DYNAMODB_ENDPOINT")
 	if ep == "" {
 		const why = "DYNAMODB_ENDPOINT is not set: run `make test`, which starts DynamoDB Local, " +
-			"or `tools/dynamodblocal/run.sh go test ./pkg/samlocal/`"
+			"or `tools/dynamodblocal/run.sh go test ./cmd/cardflow/internal/samlocal/`"
 		if os.Getenv("CARDFLOW_STRICT_TESTS") == "1" {
 			t.Fatal(why)
 		}
@@ -203,7 +203,7 @@ func TestEvents(t *testing.T) {
 	// bound to the handlers the advance and park functions build.
 	const advanceARN = "arn:aws:lambda:us-east-1:123456789012:function:cardflow-test-advance"
 	const parkARN = "arn:aws:lambda:us-east-1:123456789012:function:cardflow-test-park"
-	def, err := os.ReadFile(filepath.Join("..", "..", "statemachine", "runner.asl.json"))
+	def, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "statemachine", "runner.asl.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -430,7 +430,7 @@ func TestCommittedEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join("..", "..", "events")
+	dir := filepath.Join("..", "..", "..", "..", "events")
 	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -121,7 +121,7 @@ var resourcePattern = regexp.MustCompile(`^(?:\$\{)?(\w+)Table\.Arn\}?(/index/\w
 // template.yaml, as "dynamodb:<Action> <table>[/index/<index>]".
 func templateGrants(t *testing.T) map[string]map[string]bool {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "template.yaml"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "template.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
