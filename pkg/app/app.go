@@ -6,6 +6,7 @@ package app
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"time"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
@@ -20,6 +21,13 @@ type Service struct {
 	runner      cardflow.Runner
 	scheduler   cardflow.Scheduler
 	earlyResume time.Duration
+	log         *slog.Logger
+
+	// What answers cards through Teams: the bot's activities and response
+	// links.
+	botVerifier ActivityVerifier
+	botReplier  CardReplier
+	links       LinkVerifier
 }
 
 // Checker compiles the expressions of a workflow version (the engine does).
@@ -47,6 +55,10 @@ func WithChecker(c Checker) Option { return func(s *Service) { s.checker = c } }
 // saveCard fails and stores nothing.
 func WithCardChecker(c CardChecker) Option { return func(s *Service) { s.cardChecker = c } }
 
+// WithLogger sets where use cases log what no caller is told (default
+// slog.Default()).
+func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
+
 // WithRunner sets the runner that executions start on.
 func WithRunner(r cardflow.Runner) Option { return func(s *Service) { s.runner = r } }
 
@@ -62,9 +74,12 @@ func New(store cardflow.Store, opts ...Option) (*Service, error) {
 	if store == nil {
 		return nil, errors.New("app: store is nil")
 	}
-	s := &Service{store: store, now: time.Now, earlyResume: 10 * time.Minute}
+	s := &Service{store: store, now: time.Now, earlyResume: 10 * time.Minute, log: slog.Default()}
 	for _, o := range opts {
 		o(s)
+	}
+	if s.log == nil {
+		return nil, errors.New("app: logger is nil")
 	}
 	return s, nil
 }

@@ -16,7 +16,6 @@ import (
 
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/cardflow"
-	"github.com/cardflow/cardflow/pkg/teams"
 )
 
 // MaxBodyBytes is the largest request body accepted (256 KB).
@@ -45,7 +44,6 @@ type Server struct {
 	// patterns are the paths with {name} segments, in matching order.
 	patterns []string
 	outbox   Outbox
-	teams    *teams.Integration
 }
 
 type handlerFunc func(w http.ResponseWriter, r *http.Request) error

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"html"
@@ -11,123 +10,47 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/cardflow"
-	"github.com/cardflow/cardflow/pkg/teams"
 )
 
 // WithTeams adds the endpoints Microsoft Teams answers cards through:
-// POST /v1/teams/messages when in has a bot, GET /v1/teams/respond when it
-// has a signing secret. They authenticate by Bot Framework JWT and by
-// signature, not by x-api-key.
+// POST /v1/teams/messages when the service answers a Teams bot, GET
+// /v1/teams/respond when it answers response links. They authenticate by
+// Bot Framework JWT and by signature, not by x-api-key.
 //
 // Like WithOutbox, the option adds the routes, so a program without Teams
 // links none of their handlers.
-func WithTeams(in *teams.Integration) Option {
-	return func(s *Server) {
-		if in == nil {
-			return
-		}
-		s.teams = in
-		s.add(s.teamsRoutes())
-	}
+func WithTeams() Option {
+	return func(s *Server) { s.add(s.teamsRoutes()) }
 }
 
 func (s *Server) teamsRoutes() []route {
 	var out []route
-	if s.teams.HasBot() {
+	if s.svc.AnswersBot() {
 		out = append(out, route{"POST", "/v1/teams/messages", "", s.teamsMessage})
 	}
-	if s.teams.HasLinks() {
+	if s.svc.AnswersLinks() {
 		out = append(out, route{"GET", "/v1/teams/respond", "", s.teamsRespond})
 	}
 	return out
 }
 
-// answerContext acts for the organization a verified card names, as the
-// person who answered.
-func answerContext(ctx context.Context, org, actor string) context.Context {
-	return cardflow.NewContextWithPrincipal(ctx, &cardflow.Principal{OrganizationID: org, Scopes: []string{cardflow.ScopeExecute}, Actor: actor})
-}
-
 // teamsMessage is the bot's messaging endpoint. Action.Execute gets the
-// decision card in its invoke response; Action.Submit gets its card
-// replaced through the Bot Connector. Activities that answer no card are
-// acknowledged and ignored.
+// decision card in its invoke response; other activities get a success
+// message.
 func (s *Server) teamsMessage(w http.ResponseWriter, r *http.Request) error {
-	ctx := r.Context()
-	claims, err := s.teams.Verify(ctx, r.Header.Get("Authorization"))
-	if err != nil {
-		return err
-	}
-	// Activities carry many fields this endpoint does not read, so unknown
-	// fields are fine here.
 	body, err := readBody(w, r)
 	if err != nil {
 		return err
 	}
-	var a teams.Activity
-	if err := json.Unmarshal(body, &a); err != nil {
-		return cardflow.Errorf(cardflow.EINVALID, "the body is not a Bot Framework activity: %v", err)
-	}
-	// The token names the Bot Connector it came through; the activity must
-	// not claim another, or a reply could go elsewhere.
-	if claims.ServiceURL != "" && !strings.EqualFold(strings.TrimRight(claims.ServiceURL, "/"), strings.TrimRight(a.ServiceURL, "/")) {
-		return cardflow.Errorf(cardflow.EUNAUTHORIZED, "Bot Framework token: the activity's serviceUrl is not the token's")
-	}
-	if len(claims.Endorsements) > 0 && !slices.Contains(claims.Endorsements, a.ChannelID) {
-		return cardflow.Errorf(cardflow.EUNAUTHORIZED, "Bot Framework token: its signing key does not endorse channel %q", a.ChannelID)
-	}
-	ans, err := teams.ParseAnswer(&a)
-	if err != nil {
-		return err
-	}
-	if ans == nil {
-		// Installing the bot or writing to it lands here: the log names
-		// the conversation, for a workflow's teams profile.
-		s.log.InfoContext(ctx, "Teams conversation", "type", a.Type, "service_url", a.ServiceURL,
-			"conversation_id", a.Conversation.ID, "tenant_id", a.Conversation.TenantID)
-		return ok(w, map[string]string{"message": "success"})
-	}
-	key, err := s.teams.SigningKey(ctx)
-	if err != nil {
-		return err
-	}
-	ref, err := teams.VerifyAction(key, ans.Token)
-	if err != nil {
-		return err
-	}
-	who := map[string]any{"id": a.From.ID, "name": a.From.Name, "aad_object_id": a.From.AADObjectID}
-	actor := a.From.AADObjectID
-	if actor == "" {
-		actor = a.From.ID
-	}
-	payload := ans.Data
-	payload["responder"] = who
-	out, err := s.svc.AnswerCard(answerContext(ctx, ref.OrganizationID, "teams:"+actor), app.AnswerInput{
-		ProcessID: ref.ProcessID, ExecutionID: ref.ExecutionID, Wait: ref.Wait, Payload: payload,
-	})
-	var card map[string]any
+	out, err := s.svc.AnswerBotActivity(r.Context(), r.Header.Get("Authorization"), body)
 	switch {
-	case cardflow.ErrorCode(err) == cardflow.ECONFLICT:
-		// The card's request ended without this answer (cancelled, moved
-		// on): the approver sees why instead of an error.
-		card = teams.DecisionCard(teams.Outcome{Note: "Your answer was not recorded: " + cardflow.ErrorMessage(err) + "."})
-		out = &app.AnswerOutput{}
 	case err != nil:
 		return err
-	default:
-		card = teams.DecisionCard(teams.Outcome{Title: out.StepName, Decision: out.Wait.Resume, TimedOut: out.Wait.TimedOut})
-	}
-	if ans.Execute {
-		return ok(w, teams.InvokeResponse(card))
-	}
-	if a.ReplyToID != "" {
-		conv := teams.Conversation{ServiceURL: a.ServiceURL, ConversationID: a.Conversation.ID, TenantID: a.Conversation.TenantID}
-		if err := s.teams.UpdateCard(ctx, conv, a.ReplyToID, card); err != nil {
-			// The answer counts; only the card stays as it was.
-			s.log.WarnContext(ctx, "replacing an answered card failed", "error", err)
-		}
+	case out.Reply != nil:
+		return ok(w, out.Reply)
+	case !out.Answered:
+		return ok(w, map[string]string{"message": "success"})
 	}
 	return ok(w, map[string]any{"message": "success", "resumed": out.Resumed})
 }
@@ -140,35 +63,14 @@ func (s *Server) teamsRespond(w http.ResponseWriter, r *http.Request) error {
 		writePage(w, status, title, text, facts)
 		return nil
 	}
-	fail := func(err error) error {
+	out, err := s.svc.AnswerLink(ctx, r.URL.Query().Get("token"))
+	if err != nil {
 		status := StatusOf(err)
 		if status >= 500 {
 			s.log.ErrorContext(ctx, "response link failed", "error", err)
 			return page(status, "Something went wrong", "Your answer could not be recorded. Please try again later.", nil)
 		}
 		return page(status, "Your answer was not recorded", cardflow.ErrorMessage(err), nil)
-	}
-	key, err := s.teams.SigningKey(ctx)
-	if err != nil {
-		return fail(err)
-	}
-	ref, err := teams.VerifyLink(key, r.URL.Query().Get("token"), s.teams.Now())
-	if err != nil {
-		return fail(err)
-	}
-	payload, _ := ref.Choice.(map[string]any)
-	if payload == nil {
-		payload = map[string]any{}
-		if ref.Choice != nil {
-			payload["choice"] = ref.Choice
-		}
-	}
-	payload["responder"] = map[string]any{"via": "response link"}
-	out, err := s.svc.AnswerCard(answerContext(ctx, ref.OrganizationID, "teams:response-link"), app.AnswerInput{
-		ProcessID: ref.ProcessID, ExecutionID: ref.ExecutionID, Wait: ref.Wait, Payload: payload,
-	})
-	if err != nil {
-		return fail(err)
 	}
 	wait := out.Wait
 	switch {
@@ -179,7 +81,7 @@ func (s *Server) teamsRespond(w http.ResponseWriter, r *http.Request) error {
 	}
 	by := ""
 	if who, _ := wait.Resume.Payload.(map[string]any)["responder"].(map[string]any); who["name"] != nil {
-		by = " by " + teams.Responder(wait.Resume)
+		by = " by " + wait.Resume.Responder()
 	}
 	return page(http.StatusConflict, out.StepName, "This request was already answered"+by+"; a response link works once.", factsOf(wait.Resume))
 }

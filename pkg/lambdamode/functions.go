@@ -61,7 +61,7 @@ func (e Env) NewService(log *slog.Logger, opts ...app.Option) (*app.Service, err
 	if err != nil {
 		return nil, err
 	}
-	return app.New(store, opts...)
+	return app.New(store, append([]app.Option{app.WithLogger(log)}, opts...)...)
 }
 
 // NewEndpointFunction builds the handler of ep's function; ep must be

@@ -83,25 +83,23 @@ func (e Env) NewTeams(log *slog.Logger, src teams.Secrets, client *http.Client) 
 // NewTeamsFunction builds the handler of the Teams endpoint function named
 // over tm, with opts (the runner that wakes answered executions).
 func (e Env) NewTeamsFunction(log *slog.Logger, name string, tm *teams.Integration, opts ...app.Option) (*Endpoint, error) {
-	var f Function
-	for _, t := range TeamsEndpoints {
-		if t.Name == name {
-			f = t
-		}
-	}
 	switch {
-	case f.Name == "":
-		return nil, fmt.Errorf("lambdamode: no Teams function %q", name)
-	case name == TeamsMessages && !tm.HasBot():
+	case name == TeamsMessages && tm.HasBot():
+		opts = append(opts, app.WithTeamsBot(tm, tm))
+	case name == TeamsMessages:
 		return nil, fmt.Errorf("%s serves the Teams bot, and %s is not set", name, EnvTeamsAppID)
-	case name == TeamsRespond && !tm.HasLinks():
+	case name == TeamsRespond && tm.HasLinks():
+		opts = append(opts, app.WithResponseLinks(tm))
+	case name == TeamsRespond:
 		return nil, fmt.Errorf("%s answers response links, and %s is not set", name, EnvTeamsSigningSecret)
+	default:
+		return nil, fmt.Errorf("lambdamode: no Teams function %q", name)
 	}
 	svc, err := e.NewService(log, opts...)
 	if err != nil {
 		return nil, err
 	}
-	return newEndpoint(svc, log, nil, httpapi.WithTeams(tm))
+	return newEndpoint(svc, log, nil, httpapi.WithTeams())
 }
 
 // LogDeliverer delivers cards to the function's log, one JSON record each

@@ -238,9 +238,9 @@ func TestTemplateTables(t *testing.T) {
 // functionID is a function's logical id in template.yaml.
 func functionID(name string) string { return strings.ToUpper(name[:1]) + name[1:] + "Function" }
 
-// apiRoutes returns the routes of the whole HTTP API built with opts, over
-// a store that is never called.
-func apiRoutes(t *testing.T, opts ...httpapi.Option) []string {
+// apiRoutes returns the routes of the whole HTTP API of a service built
+// with opts, over a store that is never called.
+func apiRoutes(t *testing.T, opts ...app.Option) []string {
 	t.Helper()
 	env := Env{Region: "us-east-1", DynamoDBEndpoint: "http://127.0.0.1:1", TablePrefix: "t-"}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -248,11 +248,11 @@ func apiRoutes(t *testing.T, opts ...httpapi.Option) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := app.New(store)
+	svc, err := app.New(store, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := httpapi.New(svc, AuthorizerAuthenticator{}, append([]httpapi.Option{httpapi.WithLogger(log)}, opts...)...)
+	srv, err := httpapi.New(svc, AuthorizerAuthenticator{}, httpapi.WithLogger(log), httpapi.WithTeams())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -459,7 +459,7 @@ func TestTemplateTeams(t *testing.T) {
 	}
 	base := apiRoutes(t)
 	var want []string
-	for _, r := range apiRoutes(t, httpapi.WithTeams(tm)) {
+	for _, r := range apiRoutes(t, app.WithTeamsBot(tm, tm), app.WithResponseLinks(tm)) {
 		if !slices.Contains(base, r) {
 			want = append(want, r)
 		}

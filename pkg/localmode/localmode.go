@@ -196,7 +196,15 @@ func NewStack(store cardflow.Store, outbox *boltstore.Store, cfg Config) (*Stack
 	if st.Scheduler, err = localscheduler.New(fire, localscheduler.WithLogger(cfg.Log)); err != nil {
 		return nil, err
 	}
-	st.Service, err = app.New(store, app.WithChecker(eng), app.WithCardChecker(cards.Checker{}), app.WithRunner(st.Runner), app.WithScheduler(st.Scheduler), app.WithEarlyResumeWindow(early))
+	opts := []app.Option{app.WithChecker(eng), app.WithCardChecker(cards.Checker{}), app.WithRunner(st.Runner), app.WithScheduler(st.Scheduler),
+		app.WithEarlyResumeWindow(early), app.WithLogger(cfg.Log)}
+	if tm.HasBot() {
+		opts = append(opts, app.WithTeamsBot(tm, tm))
+	}
+	if tm.HasLinks() {
+		opts = append(opts, app.WithResponseLinks(tm))
+	}
+	st.Service, err = app.New(store, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -307,7 +315,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	api, err := httpapi.New(svc, httpapi.KeyAuthenticator{Service: svc}, httpapi.WithLogger(cfg.Log), httpapi.WithOutbox(st.Outbox), httpapi.WithTeams(st.Teams))
+	api, err := httpapi.New(svc, httpapi.KeyAuthenticator{Service: svc}, httpapi.WithLogger(cfg.Log), httpapi.WithOutbox(st.Outbox), httpapi.WithTeams())
 	if err != nil {
 		return err
 	}

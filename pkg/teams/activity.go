@@ -1,7 +1,10 @@
 package teams
 
 import (
+	"context"
 	"encoding/json"
+	"slices"
+	"strings"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
 )
@@ -92,8 +95,76 @@ func ParseAnswer(a *Activity) (*Answer, error) {
 	return &Answer{Execute: execute, Token: token, Data: data}, nil
 }
 
-// InvokeResponse is the body answering an Action.Execute invoke: a card
-// that replaces the one clicked.
-func InvokeResponse(card map[string]any) map[string]any {
-	return map[string]any{"statusCode": 200, "type": ContentType, "value": card}
+// VerifyActivity checks by its Authorization header that a request came
+// through the Bot Connector and reads the activity in its body, with the
+// card answer it carries, whose signed reference it checks (app's
+// ActivityVerifier).
+func (in *Integration) VerifyActivity(ctx context.Context, authorization string, body []byte) (*cardflow.BotActivity, error) {
+	claims, err := in.Verify(ctx, authorization)
+	if err != nil {
+		return nil, err
+	}
+	// Activities carry many fields this endpoint does not read, so unknown
+	// fields are fine here.
+	var a Activity
+	if err := json.Unmarshal(body, &a); err != nil {
+		return nil, cardflow.Errorf(cardflow.EINVALID, "the body is not a Bot Framework activity: %v", err)
+	}
+	// The token names the Bot Connector it came through; the activity must
+	// not claim another, or a reply could go elsewhere.
+	if claims.ServiceURL != "" && !strings.EqualFold(strings.TrimRight(claims.ServiceURL, "/"), strings.TrimRight(a.ServiceURL, "/")) {
+		return nil, unauthorized("the activity's serviceUrl is not the token's")
+	}
+	if len(claims.Endorsements) > 0 && !slices.Contains(claims.Endorsements, a.ChannelID) {
+		return nil, unauthorized("its signing key does not endorse channel %q", a.ChannelID)
+	}
+	ans, err := ParseAnswer(&a)
+	if err != nil {
+		return nil, err
+	}
+	out := &cardflow.BotActivity{
+		Type:         a.Type,
+		Conversation: cardflow.BotConversation{ServiceURL: a.ServiceURL, ConversationID: a.Conversation.ID, TenantID: a.Conversation.TenantID},
+		ReplyToID:    a.ReplyToID,
+	}
+	if ans == nil {
+		return out, nil
+	}
+	key, err := in.SigningKey(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ref, err := VerifyAction(key, ans.Token)
+	if err != nil {
+		return nil, err
+	}
+	actor := a.From.AADObjectID
+	if actor == "" {
+		actor = a.From.ID
+	}
+	payload := ans.Data
+	payload["responder"] = map[string]any{"id": a.From.ID, "name": a.From.Name, "aad_object_id": a.From.AADObjectID}
+	out.Answer = &cardflow.CardAnswer{
+		OrganizationID: ref.OrganizationID, ProcessID: ref.ProcessID, ExecutionID: ref.ExecutionID, Wait: ref.Wait,
+		Actor: "teams:" + actor, Payload: payload,
+	}
+	out.ReplyWithCard = ans.Execute
+	return out, nil
+}
+
+// DecisionReply is the body answering an Action.Execute invoke: the
+// decision card, which replaces the one clicked (app's CardReplier).
+func (in *Integration) DecisionReply(o cardflow.CardOutcome) map[string]any {
+	return map[string]any{"statusCode": 200, "type": ContentType, "value": DecisionCard(o)}
+}
+
+// ReplaceCard replaces the card of an activity the bot sent with the
+// decision card, as an answer by Action.Submit (which, unlike
+// Action.Execute, cannot replace it in its reply) needs (app's
+// CardReplier).
+func (in *Integration) ReplaceCard(ctx context.Context, conv cardflow.BotConversation, activityID string, o cardflow.CardOutcome) error {
+	if in.connector == nil {
+		return cardflow.Errorf(cardflow.EINVALID, "this deployment has no Teams bot")
+	}
+	return in.connector.Update(ctx, Conversation(conv), activityID, DecisionCard(o))
 }

@@ -121,25 +121,13 @@ func WithResponseLinks(card map[string]any, link func(choice any) (string, error
 	return out, err
 }
 
-// Outcome is what a card's wait came to, for the card that replaces it.
-type Outcome struct {
-	// Title names the request, e.g. the card step's name.
-	Title string
-	// Decision is the answer that claimed the wait; nil when it timed out
-	// or closed unanswered.
-	Decision *cardflow.Resume
-	TimedOut bool
-	// Note says why a card without a decision is closed.
-	Note string
-}
-
 // hidden are payload keys the decision card does not list.
 var hidden = map[string]bool{"source": true, "responder": true, DataKey: true}
 
 // DecisionCard is the card that replaces an answered card: it shows the
 // decision and who made it, and has no buttons, so it cannot be answered
 // twice.
-func DecisionCard(o Outcome) map[string]any {
+func DecisionCard(o cardflow.CardOutcome) map[string]any {
 	body := []any{}
 	if o.Title != "" {
 		body = append(body, textBlock(o.Title, map[string]any{"weight": "Bolder", "size": "Medium"}))
@@ -147,7 +135,7 @@ func DecisionCard(o Outcome) map[string]any {
 	switch {
 	case o.Decision != nil:
 		when := time.UnixMilli(o.Decision.ReceivedOn).UTC().Format("2 Jan 2006 15:04 MST")
-		body = append(body, textBlock(fmt.Sprintf("Answered by %s on %s", Responder(o.Decision), when), map[string]any{"isSubtle": true}))
+		body = append(body, textBlock(fmt.Sprintf("Answered by %s on %s", o.Decision.Responder(), when), map[string]any{"isSubtle": true}))
 		payload, _ := o.Decision.Payload.(map[string]any)
 		keys := make([]string, 0, len(payload))
 		for k := range payload {
@@ -176,16 +164,6 @@ func DecisionCard(o Outcome) map[string]any {
 		"version": "1.4",
 		"body":    body,
 	}
-}
-
-// Responder names who gave an answer: the name Teams sent, else the actor.
-func Responder(r *cardflow.Resume) string {
-	payload, _ := r.Payload.(map[string]any)
-	who, _ := payload["responder"].(map[string]any)
-	if name, _ := who["name"].(string); name != "" {
-		return name
-	}
-	return r.Actor
 }
 
 func textBlock(text string, extra map[string]any) map[string]any {

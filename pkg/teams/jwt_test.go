@@ -195,7 +195,7 @@ func TestParseAnswer(t *testing.T) {
 func TestDecisionCard(t *testing.T) {
 	res := &cardflow.Resume{Source: "TEAMS", Actor: "teams:aad-1", ReceivedOn: time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC).UnixMilli(),
 		Payload: map[string]any{"source": "TEAMS", "decision": "approve", "amount": 4800.0, "responder": map[string]any{"name": "Ann Example"}}}
-	card := teams.DecisionCard(teams.Outcome{Title: "Manager approval", Decision: res})
+	card := teams.DecisionCard(cardflow.CardOutcome{Title: "Manager approval", Decision: res})
 	if _, ok := card["actions"]; ok {
 		t.Errorf("the decision card has actions; it must not be answerable again")
 	}
@@ -211,7 +211,7 @@ func TestDecisionCard(t *testing.T) {
 	if strings.Contains(text, "responder") || strings.Contains(text, "source") {
 		t.Errorf("got %q, want source and responder left out of the facts", text)
 	}
-	timedOut := strings.Join(texts(teams.DecisionCard(teams.Outcome{Title: "x", TimedOut: true})), "|")
+	timedOut := strings.Join(texts(teams.DecisionCard(cardflow.CardOutcome{Title: "x", TimedOut: true})), "|")
 	if !strings.Contains(timedOut, "timed out") {
 		t.Errorf("got %q, want a timed-out note", timedOut)
 	}

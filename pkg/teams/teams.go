@@ -169,16 +169,6 @@ func (in *Integration) Verify(ctx context.Context, authorization string) (*Claim
 	return in.verifier.Verify(ctx, authorization)
 }
 
-// UpdateCard replaces the card of an activity the bot sent, as an answer
-// by Action.Submit (which, unlike Action.Execute, cannot replace it in
-// its reply) needs.
-func (in *Integration) UpdateCard(ctx context.Context, conv Conversation, activityID string, card map[string]any) error {
-	if in.connector == nil {
-		return cardflow.Errorf(cardflow.EINVALID, "this deployment has no Teams bot")
-	}
-	return in.connector.Update(ctx, conv, activityID, card)
-}
-
 // Deliver implements cardflow.Deliverer: it sends the card the way the
 // delivery's profile says.
 func (in *Integration) Deliver(ctx context.Context, d *cardflow.Delivery) error {
@@ -243,5 +233,27 @@ func (in *Integration) linkCard(ctx context.Context, card map[string]any, ref Re
 	})
 }
 
-// Now returns the integration's clock reading, for checking link expiry.
-func (in *Integration) Now() time.Time { return in.now() }
+// VerifyResponseLink reads the answer of a response link's token: the
+// button's choice, answered through the link (app's LinkVerifier).
+func (in *Integration) VerifyResponseLink(ctx context.Context, token string) (*cardflow.CardAnswer, error) {
+	key, err := in.SigningKey(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ref, err := VerifyLink(key, token, in.now())
+	if err != nil {
+		return nil, err
+	}
+	payload, _ := ref.Choice.(map[string]any)
+	if payload == nil {
+		payload = map[string]any{}
+		if ref.Choice != nil {
+			payload["choice"] = ref.Choice
+		}
+	}
+	payload["responder"] = map[string]any{"via": "response link"}
+	return &cardflow.CardAnswer{
+		OrganizationID: ref.OrganizationID, ProcessID: ref.ProcessID, ExecutionID: ref.ExecutionID, Wait: ref.Wait,
+		Actor: "teams:response-link", Payload: payload,
+	}, nil
+}

@@ -1,0 +1,125 @@
+package app
+
+import (
+	"context"
+
+	"github.com/cardflow/cardflow/pkg/cardflow"
+)
+
+// ActivityVerifier checks what the Teams bot receives (pkg/teams does).
+type ActivityVerifier interface {
+	// VerifyActivity checks by its Authorization header that a request
+	// came through the Bot Connector and reads the activity in its body. A
+	// card answer in it must carry a reference this service signed.
+	VerifyActivity(ctx context.Context, authorization string, body []byte) (*cardflow.BotActivity, error)
+}
+
+// CardReplier shows approvers in Teams what came of their answers
+// (pkg/teams does).
+type CardReplier interface {
+	// DecisionReply returns the whole reply to an activity that expects
+	// the decision card back.
+	DecisionReply(o cardflow.CardOutcome) map[string]any
+	// ReplaceCard replaces the bot's card activityID in conv with the
+	// decision card.
+	ReplaceCard(ctx context.Context, conv cardflow.BotConversation, activityID string, o cardflow.CardOutcome) error
+}
+
+// LinkVerifier checks response links (pkg/teams does).
+type LinkVerifier interface {
+	// VerifyResponseLink reads the answer of a response link's token,
+	// which this service must have signed and which must not have expired.
+	VerifyResponseLink(ctx context.Context, token string) (*cardflow.CardAnswer, error)
+}
+
+// WithTeamsBot lets the service answer cards through the Teams bot.
+func WithTeamsBot(v ActivityVerifier, r CardReplier) Option {
+	return func(s *Service) { s.botVerifier, s.botReplier = v, r }
+}
+
+// WithResponseLinks lets the service answer cards through response links.
+func WithResponseLinks(v LinkVerifier) Option { return func(s *Service) { s.links = v } }
+
+// AnswersBot reports whether the service answers cards through the Teams
+// bot.
+func (s *Service) AnswersBot() bool { return s.botVerifier != nil && s.botReplier != nil }
+
+// AnswersLinks reports whether the service answers cards through response
+// links.
+func (s *Service) AnswersLinks() bool { return s.links != nil }
+
+// BotActivityOutput is what answers an activity the Teams bot received.
+type BotActivityOutput struct {
+	// Answered is set when the activity answered a card.
+	Answered bool
+	// Resumed is set when the answer claimed the card's wait.
+	Resumed bool
+	// Reply is the whole reply to an activity that expects the decision
+	// card back; nil for others.
+	Reply map[string]any
+}
+
+// AnswerBotActivity takes an activity the Teams bot received: it checks
+// that it came through the Bot Connector, answers the card it answers as
+// the person who sent it, and shows them the decision, in the reply or in
+// place of the card. An answer that comes too late for its request gets a
+// card saying why instead of an error. Activities that answer no card
+// (installing the bot, writing to it) are logged with their conversation,
+// which a workflow's teams profile names, and otherwise ignored.
+func (s *Service) AnswerBotActivity(ctx context.Context, authorization string, body []byte) (*BotActivityOutput, error) {
+	if !s.AnswersBot() {
+		return nil, cardflow.Errorf(cardflow.ENOTFOUND, "this deployment has no Teams bot")
+	}
+	a, err := s.botVerifier.VerifyActivity(ctx, authorization, body)
+	if err != nil {
+		return nil, err
+	}
+	if a.Answer == nil {
+		s.log.InfoContext(ctx, "Teams conversation", "type", a.Type, "service_url", a.Conversation.ServiceURL,
+			"conversation_id", a.Conversation.ConversationID, "tenant_id", a.Conversation.TenantID)
+		return &BotActivityOutput{}, nil
+	}
+	out, err := s.answer(ctx, a.Answer)
+	var o cardflow.CardOutcome
+	switch {
+	case cardflow.ErrorCode(err) == cardflow.ECONFLICT:
+		// The card's request ended without this answer (cancelled, moved
+		// on): the approver sees why.
+		o = cardflow.CardOutcome{Note: "Your answer was not recorded: " + cardflow.ErrorMessage(err) + "."}
+		out = &AnswerOutput{}
+	case err != nil:
+		return nil, err
+	default:
+		o = cardflow.CardOutcome{Title: out.StepName, Decision: out.Wait.Resume, TimedOut: out.Wait.TimedOut}
+	}
+	if a.ReplyWithCard {
+		return &BotActivityOutput{Answered: true, Resumed: out.Resumed, Reply: s.botReplier.DecisionReply(o)}, nil
+	}
+	if a.ReplyToID != "" {
+		if err := s.botReplier.ReplaceCard(ctx, a.Conversation, a.ReplyToID, o); err != nil {
+			// The answer counts; only the card stays as it was.
+			s.log.WarnContext(ctx, "replacing an answered card failed", "error", err)
+		}
+	}
+	return &BotActivityOutput{Answered: true, Resumed: out.Resumed}, nil
+}
+
+// AnswerLink answers a card with the choice of a response link, once: the
+// output says whether this opening claimed the card's wait.
+func (s *Service) AnswerLink(ctx context.Context, token string) (*AnswerOutput, error) {
+	if !s.AnswersLinks() {
+		return nil, cardflow.Errorf(cardflow.ENOTFOUND, "this deployment answers no response links")
+	}
+	a, err := s.links.VerifyResponseLink(ctx, token)
+	if err != nil {
+		return nil, err
+	}
+	return s.answer(ctx, a)
+}
+
+// answer answers a card as the person a verified answer names, for the
+// organization the card's signed reference names.
+func (s *Service) answer(ctx context.Context, a *cardflow.CardAnswer) (*AnswerOutput, error) {
+	ctx = cardflow.NewContextWithPrincipal(ctx, &cardflow.Principal{OrganizationID: a.OrganizationID, Scopes: []string{cardflow.ScopeExecute}, Actor: a.Actor})
+	return s.AnswerCard(ctx, AnswerInput{ProcessID: a.ProcessID, ExecutionID: a.ExecutionID, Wait: a.Wait, Payload: a.Payload})
+}

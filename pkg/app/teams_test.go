@@ -1,0 +1,235 @@
+package app_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cardflow/cardflow/pkg/app"
+	"github.com/cardflow/cardflow/pkg/boltstore"
+	"github.com/cardflow/cardflow/pkg/cardflow"
+)
+
+// bot stands in for the Teams adapter: it hands out the activity it holds
+// and records the cards it is asked to replace.
+type bot struct {
+	activity   *cardflow.BotActivity
+	err        error
+	replaceErr error
+
+	mu       sync.Mutex
+	replaced []replacement
+}
+
+type replacement struct {
+	conv       cardflow.BotConversation
+	activityID string
+	outcome    cardflow.CardOutcome
+}
+
+func (b *bot) VerifyActivity(context.Context, string, []byte) (*cardflow.BotActivity, error) {
+	return b.activity, b.err
+}
+
+func (b *bot) DecisionReply(o cardflow.CardOutcome) map[string]any {
+	return map[string]any{"outcome": o}
+}
+
+func (b *bot) ReplaceCard(_ context.Context, conv cardflow.BotConversation, activityID string, o cardflow.CardOutcome) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.replaced = append(b.replaced, replacement{conv, activityID, o})
+	return b.replaceErr
+}
+
+// link stands in for the adapter that checks response links.
+type link struct {
+	answer *cardflow.CardAnswer
+	err    error
+}
+
+func (l link) VerifyResponseLink(context.Context, string) (*cardflow.CardAnswer, error) {
+	return l.answer, l.err
+}
+
+// answering is a service whose execution 01KEX waits at its card for
+// answers to wait 1 of process PO-1.
+type answering struct {
+	svc    *app.Service
+	store  *boltstore.Store
+	runner *wakes
+	log    *bytes.Buffer
+}
+
+func newAnswering(t *testing.T, closed bool, opts ...app.Option) *answering {
+	t.Helper()
+	store, err := boltstore.Open(filepath.Join(t.TempDir(), "cardflow.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	a := &answering{store: store, runner: &wakes{}, log: &bytes.Buffer{}}
+	now := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
+	ms := now.UnixMilli()
+	opts = append([]app.Option{app.WithRunner(a.runner), app.WithClock(func() time.Time { return now }),
+		app.WithLogger(slog.New(slog.NewTextHandler(a.log, nil)))}, opts...)
+	if a.svc, err = app.New(store, opts...); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	ex := &cardflow.Execution{
+		WorkflowExecutionID: "01KEX", WorkflowID: "01KWF", WorkflowVersion: 1, OrganizationID: "org-a", WorkspaceID: "ws",
+		Status: cardflow.ExecWaiting, CreatedOn: ms, ModifiedOn: ms,
+		WorkflowDetails: cardflow.WorkflowDetails{WorkflowName: "wf", WorkflowSteps: []cardflow.Step{{ID: "approve", Name: "Manager approval", Type: cardflow.StepCard}}},
+		State:           cardflow.ExecutionState{StepID: "approve", Phase: cardflow.PhaseWaiting, ProcessID: "PO-1", Wait: 1},
+	}
+	if err := store.StartExecution(ctx, ex, &cardflow.Process{OrganizationID: "org-a", ProcessID: "PO-1", WorkflowID: "01KWF", ExecutionID: "01KEX", CreatedOn: ms}, nil); err != nil {
+		t.Fatal(err)
+	}
+	p, err := store.GetProcess(ctx, "org-a", "PO-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Waits, p.Wait, p.Closed = 1, &cardflow.Wait{Seq: 1, StepID: "approve", OpenedOn: ms}, closed
+	if err := store.PutProcess(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// claimedBy returns the actor whose answer claimed wait 1, or "".
+func (a *answering) claimedBy(t *testing.T) string {
+	t.Helper()
+	p, err := a.store.GetProcess(context.Background(), "org-a", "PO-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Wait == nil || p.Wait.Resume == nil {
+		return ""
+	}
+	return p.Wait.Resume.Actor
+}
+
+func cardAnswer(org string) *cardflow.CardAnswer {
+	return &cardflow.CardAnswer{OrganizationID: org, ProcessID: "PO-1", ExecutionID: "01KEX", Wait: 1, Actor: "teams:aad-ann",
+		Payload: map[string]any{"decision": "approve", "responder": map[string]any{"name": "Ann Example"}}}
+}
+
+func TestAnswerBotActivity(t *testing.T) {
+	conv := cardflow.BotConversation{ServiceURL: "https://smba.trafficmanager.net/emea/", ConversationID: "19:approvers@thread.tacv2", TenantID: "tenant-1"}
+	execute := &cardflow.BotActivity{Type: "invoke", Conversation: conv, Answer: cardAnswer("org-a"), ReplyWithCard: true}
+	submit := &cardflow.BotActivity{Type: "message", Conversation: conv, ReplyToID: "activity-1", Answer: cardAnswer("org-a")}
+	ended := "Your answer was not recorded: the execution 01KEX of this card has ended; there is nothing to answer."
+	for _, tt := range []struct {
+		name   string
+		bot    *bot
+		closed bool
+		// want is the output; with a Reply, that reply's outcome.
+		want     app.BotActivityOutput
+		outcome  *cardflow.CardOutcome
+		replaced bool
+		code     string
+		claimant string
+		logged   string
+	}{
+		{name: "no card answer", bot: &bot{activity: &cardflow.BotActivity{Type: "conversationUpdate", Conversation: conv}},
+			logged: `msg="Teams conversation" type=conversationUpdate service_url=https://smba.trafficmanager.net/emea/ conversation_id=19:approvers@thread.tacv2 tenant_id=tenant-1`},
+		{name: "Action.Execute", bot: &bot{activity: execute}, want: app.BotActivityOutput{Answered: true, Resumed: true},
+			outcome: &cardflow.CardOutcome{Title: "Manager approval"}, claimant: "teams:aad-ann"},
+		{name: "Action.Submit", bot: &bot{activity: submit}, want: app.BotActivityOutput{Answered: true, Resumed: true},
+			replaced: true, claimant: "teams:aad-ann"},
+		{name: "Action.Submit, the card stays", bot: &bot{activity: submit, replaceErr: cardflow.Errorf(cardflow.EUNAVAILABLE, "the Bot Connector is down")},
+			want: app.BotActivityOutput{Answered: true, Resumed: true}, replaced: true, claimant: "teams:aad-ann",
+			logged: `msg="replacing an answered card failed" error="cardflow: UNAVAILABLE: the Bot Connector is down"`},
+		{name: "Action.Execute after the end", bot: &bot{activity: execute}, closed: true, want: app.BotActivityOutput{Answered: true},
+			outcome: &cardflow.CardOutcome{Note: ended}},
+		{name: "Action.Submit after the end", bot: &bot{activity: submit}, closed: true, want: app.BotActivityOutput{Answered: true}, replaced: true},
+		{name: "another organization's card", bot: &bot{activity: &cardflow.BotActivity{Type: "invoke", Answer: cardAnswer("org-b"), ReplyWithCard: true}},
+			code: cardflow.ENOTFOUND},
+		{name: "refused activity", bot: &bot{err: cardflow.Errorf(cardflow.EUNAUTHORIZED, "Bot Framework token: not a JWT")}, code: cardflow.EUNAUTHORIZED},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a := newAnswering(t, tt.closed, app.WithTeamsBot(tt.bot, tt.bot))
+			got, err := a.svc.AnswerBotActivity(context.Background(), "Bearer token", []byte("{}"))
+			if tt.code != "" {
+				if cardflow.ErrorCode(err) != tt.code {
+					t.Fatalf("got %+v, %v, want %s", got, err, tt.code)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var outcome *cardflow.CardOutcome
+			if got.Reply != nil {
+				o := got.Reply["outcome"].(cardflow.CardOutcome)
+				outcome = &o
+			}
+			if got.Answered != tt.want.Answered || got.Resumed != tt.want.Resumed || (outcome == nil) != (tt.outcome == nil) {
+				t.Fatalf("got %+v, want %+v with a reply: %v", got, tt.want, tt.outcome != nil)
+			}
+			if outcome != nil && (outcome.Title != tt.outcome.Title || outcome.Note != tt.outcome.Note || (outcome.Decision == nil) != (tt.claimant == "")) {
+				t.Errorf("reply's outcome: got %+v, want %+v decided by %q", outcome, tt.outcome, tt.claimant)
+			}
+			if got := len(tt.bot.replaced); got != map[bool]int{true: 1}[tt.replaced] {
+				t.Fatalf("got %d replaced cards, want replaced: %v", got, tt.replaced)
+			}
+			if tt.replaced {
+				r := tt.bot.replaced[0]
+				if r.conv != conv || r.activityID != "activity-1" {
+					t.Errorf("replaced %s in %+v, want activity-1 in %+v", r.activityID, r.conv, conv)
+				}
+				if tt.closed && r.outcome.Note != ended || !tt.closed && (r.outcome.Decision == nil || r.outcome.Decision.Actor != tt.claimant) {
+					t.Errorf("replacing card's outcome: got %+v", r.outcome)
+				}
+			}
+			if got := a.claimedBy(t); got != tt.claimant {
+				t.Errorf("wait claimed by %q, want %q", got, tt.claimant)
+			}
+			if tt.logged != "" && !strings.Contains(a.log.String(), tt.logged) {
+				t.Errorf("log: got %s, want it to contain %s", a.log, tt.logged)
+			}
+		})
+	}
+}
+
+func TestAnswerLink(t *testing.T) {
+	a := newAnswering(t, false, app.WithResponseLinks(link{answer: cardAnswer("org-a")}))
+	out, err := a.svc.AnswerLink(context.Background(), "token")
+	if err != nil || !out.Resumed || out.StepName != "Manager approval" {
+		t.Fatalf("got %+v, %v, want the wait of Manager approval claimed", out, err)
+	}
+	res := out.Wait.Resume
+	want := map[string]any{"decision": "approve", "responder": map[string]any{"name": "Ann Example"}, "source": cardflow.SourceTeams}
+	if res.Actor != "teams:aad-ann" || res.Source != cardflow.SourceTeams || !reflect.DeepEqual(res.Payload, want) {
+		t.Errorf("resume: got %+v, want ann's answer %v", res, want)
+	}
+	if a.runner.n != 1 {
+		t.Errorf("got %d wakes, want 1", a.runner.n)
+	}
+
+	for _, tt := range []struct {
+		name string
+		opts []app.Option
+		code string
+	}{
+		{"refused link", []app.Option{app.WithResponseLinks(link{err: cardflow.Errorf(cardflow.EINVALID, "the response link expired on ...")})}, cardflow.EINVALID},
+		{"no response links", nil, cardflow.ENOTFOUND},
+		{"a verifier that fails", []app.Option{app.WithResponseLinks(link{err: errors.New("disk full")})}, cardflow.EINTERNAL},
+	} {
+		a := newAnswering(t, false, tt.opts...)
+		if _, err := a.svc.AnswerLink(context.Background(), "token"); cardflow.ErrorCode(err) != tt.code {
+			t.Errorf("%s: got %v, want %s", tt.name, err, tt.code)
+		}
+		if got := a.claimedBy(t); got != "" {
+			t.Errorf("%s: the wait was claimed by %q", tt.name, got)
+		}
+	}
+}

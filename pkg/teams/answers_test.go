@@ -1,0 +1,180 @@
+package teams_test
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/teams"
+)
+
+func TestVerifyActivity(t *testing.T) {
+	f := newFixture(t)
+	ref := teams.Ref{OrganizationID: "org-a", ProcessID: "PO-4711", ExecutionID: "ex1", Wait: 2}
+	token, err := teams.SignAction([]byte(signingKey), ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	valid := "Bearer " + f.fake.Token(t, f.clock.now(), f.fake.ServiceURL())
+	conversation := map[string]any{"id": "19:approvers@thread.tacv2", "tenantId": "tenant-1"}
+	invoke := func(data map[string]any) map[string]any {
+		return map[string]any{
+			"type": "invoke", "name": "adaptiveCard/action", "channelId": "msteams", "serviceUrl": f.fake.ServiceURL(),
+			"from":         map[string]any{"id": "29:ann", "name": "Ann Example", "aadObjectId": "aad-ann"},
+			"conversation": conversation,
+			"value":        map[string]any{"action": map[string]any{"type": "Action.Execute", "verb": "approve", "data": data}},
+		}
+	}
+	with := func(a map[string]any, k string, v any) map[string]any {
+		a[k] = v
+		return a
+	}
+	submit := map[string]any{
+		"type": "message", "channelId": "msteams", "serviceUrl": f.fake.ServiceURL(), "replyToId": "activity-1",
+		"from":         map[string]any{"id": "29:carl", "name": "Carl Example"},
+		"conversation": map[string]any{"id": "a:1-personal-chat"},
+		"value":        map[string]any{"decision": "reject", teams.DataKey: token},
+	}
+	chat := map[string]any{"type": "message", "text": "hello", "channelId": "msteams", "serviceUrl": f.fake.ServiceURL(), "conversation": conversation}
+	for _, tt := range []struct {
+		name          string
+		authorization string
+		activity      any
+		want          *cardflow.BotActivity
+		code, mention string
+	}{
+		{"Action.Execute", valid, invoke(map[string]any{"decision": "approve", teams.DataKey: token}), &cardflow.BotActivity{
+			Type:         "invoke",
+			Conversation: cardflow.BotConversation{ServiceURL: f.fake.ServiceURL(), ConversationID: "19:approvers@thread.tacv2", TenantID: "tenant-1"},
+			Answer: &cardflow.CardAnswer{OrganizationID: "org-a", ProcessID: "PO-4711", ExecutionID: "ex1", Wait: 2, Actor: "teams:aad-ann", Payload: map[string]any{
+				"decision": "approve", "verb": "approve", "responder": map[string]any{"id": "29:ann", "name": "Ann Example", "aad_object_id": "aad-ann"},
+			}},
+			ReplyWithCard: true,
+		}, "", ""},
+		{"Action.Submit without an Azure AD id", valid, submit, &cardflow.BotActivity{
+			Type:         "message",
+			Conversation: cardflow.BotConversation{ServiceURL: f.fake.ServiceURL(), ConversationID: "a:1-personal-chat"},
+			ReplyToID:    "activity-1",
+			Answer: &cardflow.CardAnswer{OrganizationID: "org-a", ProcessID: "PO-4711", ExecutionID: "ex1", Wait: 2, Actor: "teams:29:carl", Payload: map[string]any{
+				"decision": "reject", "responder": map[string]any{"id": "29:carl", "name": "Carl Example", "aad_object_id": ""},
+			}},
+		}, "", ""},
+		{"chat message", valid, chat, &cardflow.BotActivity{
+			Type:         "message",
+			Conversation: cardflow.BotConversation{ServiceURL: f.fake.ServiceURL(), ConversationID: "19:approvers@thread.tacv2", TenantID: "tenant-1"},
+		}, "", ""},
+		{"no token", "", chat, nil, cardflow.EUNAUTHORIZED, "Bearer"},
+		{"not an activity", valid, []any{"hello"}, nil, cardflow.EINVALID, "not a Bot Framework activity"},
+		{"other service url", valid, with(invoke(map[string]any{teams.DataKey: token}), "serviceUrl", "https://smba.trafficmanager.net/emea/"), nil, cardflow.EUNAUTHORIZED, "serviceUrl is not the token's"},
+		{"channel not endorsed", valid, with(invoke(map[string]any{teams.DataKey: token}), "channelId", "skype"), nil, cardflow.EUNAUTHORIZED, `does not endorse channel "skype"`},
+		{"tampered data", valid, invoke(map[string]any{teams.DataKey: "x" + token}), nil, cardflow.EINVALID, "changed or cut short"},
+		{"not our card", valid, invoke(map[string]any{"decision": "approve"}), nil, cardflow.EINVALID, "not sent by this service"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			body, err := json.Marshal(tt.activity)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := f.in.VerifyActivity(context.Background(), tt.authorization, body)
+			if tt.code != "" {
+				if cardflow.ErrorCode(err) != tt.code || !strings.Contains(cardflow.ErrorMessage(err), tt.mention) {
+					t.Fatalf("got %v, want %s mentioning %q", err, tt.code, tt.mention)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %+v (answer %+v), want %+v (answer %+v)", got, got.Answer, tt.want, tt.want.Answer)
+			}
+		})
+	}
+}
+
+func TestVerifyResponseLink(t *testing.T) {
+	f := newFixture(t)
+	link := func(choice any, expires time.Time) string {
+		t.Helper()
+		token, err := teams.SignLink([]byte(signingKey), teams.Ref{OrganizationID: "org-a", ProcessID: "PO-4711", ExecutionID: "ex1", Wait: 1, Choice: choice, Expires: expires.Unix()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return token
+	}
+	later := f.clock.now().Add(time.Hour)
+	via := map[string]any{"via": "response link"}
+	for _, tt := range []struct {
+		name    string
+		token   string
+		want    map[string]any
+		mention string
+	}{
+		{"object choice", link(map[string]any{"decision": "approve", "verb": "approve"}, later), map[string]any{"decision": "approve", "verb": "approve", "responder": via}, ""},
+		{"other choice", link("ask", later), map[string]any{"choice": "ask", "responder": via}, ""},
+		{"no choice", link(nil, later), map[string]any{"responder": via}, ""},
+		{"expired", link("ask", f.clock.now().Add(-time.Minute)), nil, "expired on"},
+		{"tampered", "x" + link("ask", later), nil, "changed or cut short"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := f.in.VerifyResponseLink(context.Background(), tt.token)
+			if tt.mention != "" {
+				if cardflow.ErrorCode(err) != cardflow.EINVALID || !strings.Contains(cardflow.ErrorMessage(err), tt.mention) {
+					t.Fatalf("got %v, want VALIDATION_ERROR mentioning %q", err, tt.mention)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := &cardflow.CardAnswer{OrganizationID: "org-a", ProcessID: "PO-4711", ExecutionID: "ex1", Wait: 1, Actor: "teams:response-link", Payload: tt.want}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("got %+v, want %+v", got, want)
+			}
+		})
+	}
+}
+
+func TestDecisionReplies(t *testing.T) {
+	f := newFixture(t)
+	o := cardflow.CardOutcome{Title: "Manager approval", Decision: &cardflow.Resume{Actor: "teams:aad-ann", Payload: map[string]any{"decision": "approve"}}}
+	reply := f.in.DecisionReply(o)
+	if reply["statusCode"] != 200 || reply["type"] != teams.ContentType || !reflect.DeepEqual(reply["value"], teams.DecisionCard(o)) {
+		t.Errorf("got %v, want an invoke response with the decision card", reply)
+	}
+
+	conv := cardflow.BotConversation{ServiceURL: f.fake.ServiceURL(), ConversationID: "a:1-personal-chat", TenantID: "tenant-1"}
+	if err := f.in.ReplaceCard(context.Background(), conv, "activity-1", o); err != nil {
+		t.Fatal(err)
+	}
+	reqs := f.fake.Requests("/connector/")
+	if len(reqs) != 1 {
+		t.Fatalf("got %d Bot Connector requests, want 1", len(reqs))
+	}
+	r := reqs[0]
+	if want := "/connector/v3/conversations/a:1-personal-chat/activities/activity-1"; r.Method != "PUT" || r.Path != want {
+		t.Errorf("got %s %s, want PUT %s", r.Method, r.Path, want)
+	}
+	card := r.Body["attachments"].([]any)[0].(map[string]any)["content"]
+	if got, want := jsonText(t, card), jsonText(t, teams.DecisionCard(o)); got != want {
+		t.Errorf("replacing card: got %s, want %s", got, want)
+	}
+
+	conv.ServiceURL = "https://example.com/"
+	if err := f.in.ReplaceCard(context.Background(), conv, "activity-1", o); cardflow.ErrorCode(err) != cardflow.EINVALID {
+		t.Errorf("replacing through a host that is no Bot Connector: got %v, want VALIDATION_ERROR", err)
+	}
+}
+
+func jsonText(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
