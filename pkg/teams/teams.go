@@ -69,7 +69,9 @@ const DefaultLinkTTL = 14 * 24 * time.Hour
 const minKeyBytes = 32
 
 // Integration is a deployment's Teams integration: a cardflow.Deliverer,
-// and what the answer endpoints need to check what comes back.
+// and what the answer use cases of pkg/app need to check what comes back
+// and to show the decision (their ActivityVerifier, CardReplier and
+// LinkVerifier).
 type Integration struct {
 	cfg       Config
 	fallback  cardflow.Deliverer
