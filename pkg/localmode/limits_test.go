@@ -16,8 +16,9 @@ import (
 // failure, and no result depends on how fast anything is.
 const guard = 30 * time.Second
 
-// startAPI serves a handler that answers 204 with l's limits on a free
-// loopback port and returns its address.
+// startAPI serves a handler with l's limits on a free loopback port and
+// returns its address. The handler answers 204, or with /large 64 MB, more
+// than socket buffers hold.
 func startAPI(t *testing.T, l Limits) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -25,7 +26,16 @@ func startAPI(t *testing.T, l Limits) string {
 		t.Fatal(err)
 	}
 	limited, srv := l.serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(http.StatusNoContent)
+		if r.URL.Path != "/large" {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		chunk := make([]byte, 64<<10)
+		for range 1024 {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
 	}))
 	go srv.Serve(limited)
 	t.Cleanup(func() { srv.Close() })
@@ -91,6 +101,21 @@ func TestSlowHeadersClosed(t *testing.T) {
 	}
 	if strings.HasPrefix(string(got), "HTTP/1.1 2") {
 		t.Errorf("got %q, want the connection closed without an answer", got)
+	}
+}
+
+// TestSlowReaderClosed asks for a large answer on the only connection
+// allowed and reads none of it: the write timeout closes that connection,
+// and the next one is served.
+func TestSlowReaderClosed(t *testing.T) {
+	addr := startAPI(t, Limits{MaxConns: 1, WriteTimeout: 300 * time.Millisecond, ReadHeaderTimeout: guard, IdleTimeout: guard})
+	stalled := dial(t, addr)
+	if _, err := io.WriteString(stalled, "GET /large HTTP/1.1\r\nHost: cardflow\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	next := dial(t, addr)
+	if status, err := roundTrip(next, bufio.NewReader(next), guard); err != nil || status != "204 No Content" {
+		t.Fatalf("the next connection: got %q, %v, want 204 once the stalled one is closed", status, err)
 	}
 }
 

@@ -92,6 +92,10 @@ const (
 	// DefaultReadTimeout is the time a client has to send a whole request,
 	// body included (at most 256 KB).
 	DefaultReadTimeout = time.Minute
+	// DefaultWriteTimeout is the time from the end of a request's headers
+	// to the end of its answer, so a client that stops reading cannot hold
+	// its connection; handlers answer in milliseconds.
+	DefaultWriteTimeout = 2 * time.Minute
 	// DefaultIdleTimeout closes a kept-alive connection that sends no
 	// request for this long.
 	DefaultIdleTimeout = 2 * time.Minute
@@ -101,8 +105,8 @@ const (
 // many connections cannot exhaust the server. Zero fields take the
 // defaults.
 type Limits struct {
-	MaxConns                                    int
-	ReadHeaderTimeout, ReadTimeout, IdleTimeout time.Duration
+	MaxConns                                                  int
+	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 }
 
 // serve returns the server of h with l's timeouts, and ln limited to l's
@@ -122,6 +126,7 @@ func (l Limits) serve(ln net.Listener, h http.Handler) (net.Listener, *http.Serv
 		Handler:           h,
 		ReadHeaderTimeout: or(l.ReadHeaderTimeout, DefaultReadHeaderTimeout),
 		ReadTimeout:       or(l.ReadTimeout, DefaultReadTimeout),
+		WriteTimeout:      or(l.WriteTimeout, DefaultWriteTimeout),
 		IdleTimeout:       or(l.IdleTimeout, DefaultIdleTimeout),
 	}
 	return netutil.LimitListener(ln, conns), srv
