@@ -76,7 +76,7 @@ type Config struct {
 	// choice (see integrations).
 	Secrets engine.Secrets
 	// Limits bound the connections of the HTTP API and the time a request
-	// may take to arrive.
+	// and its answer may take.
 	Limits Limits
 }
 
