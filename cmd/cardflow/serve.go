@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,8 +20,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	early := fs.String("early-resume", envOr("CARDFLOW_EARLY_RESUME", "10m"), "how long a resume waits for its execution to reach the wait")
 	tf := teamsFlags(fs)
 	pprofAddr := fs.String("pprof", "", "serve runtime profiles (net/http/pprof) on this loopback address, e.g. 127.0.0.1:6060")
+	maxConns := fs.String("max-conns", envOr("CARDFLOW_MAX_CONNS", strconv.Itoa(localmode.DefaultMaxConns)), "most open connections of the HTTP API; more wait until one closes")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	conns, err := strconv.Atoi(*maxConns)
+	if err != nil || conns <= 0 {
+		return fmt.Errorf("--max-conns (CARDFLOW_MAX_CONNS) %q is not a positive whole number such as %d", *maxConns, localmode.DefaultMaxConns)
 	}
 	d, err := time.ParseDuration(*early)
 	if err != nil || d <= 0 {
@@ -36,7 +42,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	return localmode.Run(ctx, localmode.Config{Addr: *addr, DataDir: *dataDir, Out: stdout, Log: log, EarlyResume: d, Teams: tc})
+	return localmode.Run(ctx, localmode.Config{Addr: *addr, DataDir: *dataDir, Out: stdout, Log: log, EarlyResume: d, Teams: tc,
+		Limits: localmode.Limits{MaxConns: conns}})
 }
 
 // teamsSettings are the serve flags of the Microsoft Teams integration.

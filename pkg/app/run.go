@@ -365,9 +365,18 @@ type CancelInput struct {
 	Reason              string `json:"reason"`
 }
 
+// Cancelled is what Cancel answers: the outline of the cancelled execution,
+// and the execution itself only to a key that may read executions.
+type Cancelled struct {
+	cardflow.ExecutionOutline
+	// Execution is the cancelled execution with its payloads and logs when
+	// the key has the read scope; nil otherwise.
+	Execution *cardflow.Execution
+}
+
 // Cancel ends a running or waiting execution as CANCELLED and closes its
 // wait.
-func (s *Service) Cancel(ctx context.Context, in CancelInput) (*cardflow.Execution, error) {
+func (s *Service) Cancel(ctx context.Context, in CancelInput) (*Cancelled, error) {
 	p, err := principal(ctx, cardflow.ScopeExecute)
 	if err != nil {
 		return nil, err
@@ -412,6 +421,10 @@ func (s *Service) Cancel(ctx context.Context, in CancelInput) (*cardflow.Executi
 				return nil, err
 			}
 		}
-		return ex, nil
+		out := &Cancelled{ExecutionOutline: ex.Outline()}
+		if p.Has(cardflow.ScopeRead) {
+			out.Execution = ex
+		}
+		return out, nil
 	}
 }

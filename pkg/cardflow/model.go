@@ -190,6 +190,31 @@ type Execution struct {
 	Revision int64          `json:"-"`
 }
 
+// ExecutionOutline is what a caller that may act on an execution, but not
+// read it, learns of it: ids, status, current step and last change; no
+// payloads, logs or events, which may hold business data.
+type ExecutionOutline struct {
+	WorkflowExecutionID  string  `json:"workflow_execution_id"`
+	WorkflowID           string  `json:"workflow_id"`
+	WorkflowVersion      int     `json:"workflow_version"`
+	OrganizationID       string  `json:"organization_id"`
+	WorkspaceID          string  `json:"workspace_id"`
+	WorkflowCurrentState string  `json:"workflow_current_state"`
+	Status               string  `json:"status"`
+	ModifiedBy           *string `json:"modified_by"`
+	CreatedOn            int64   `json:"created_on"`
+	ModifiedOn           int64   `json:"modified_on"`
+}
+
+// Outline returns the outline of e.
+func (e *Execution) Outline() ExecutionOutline {
+	return ExecutionOutline{
+		WorkflowExecutionID: e.WorkflowExecutionID, WorkflowID: e.WorkflowID, WorkflowVersion: e.WorkflowVersion,
+		OrganizationID: e.OrganizationID, WorkspaceID: e.WorkspaceID, WorkflowCurrentState: e.WorkflowCurrentState,
+		Status: e.Status, ModifiedBy: e.ModifiedBy, CreatedOn: e.CreatedOn, ModifiedOn: e.ModifiedOn,
+	}
+}
+
 // Schema is the data schema record of a workflow version (spec 2.5). The
 // organization is kept for access checks and is not part of the API shape.
 type Schema struct {

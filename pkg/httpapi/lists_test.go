@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -97,11 +98,10 @@ func TestPagination(t *testing.T) {
 		if _, err := e.svc.SaveCard(ctx, app.SaveCardInput{CardID: c.CardID, CardName: "c", CardPayload: minimalCard("two")}); err != nil {
 			t.Fatal(err)
 		}
-		// Newest first: ids descending, versions descending.
-		wantWorkflows = append([]string{w.WorkflowID + "/2", w.WorkflowID + "/1"}, wantWorkflows...)
-		wantCards = append([]string{c.CardID + "/2", c.CardID + "/1"}, wantCards...)
+		wantWorkflows = append(wantWorkflows, w.WorkflowID+"/2", w.WorkflowID+"/1")
+		wantCards = append(wantCards, c.CardID+"/2", c.CardID+"/1")
 	}
-	// 35 executions over two workflows, created in time order.
+	// 35 executions over two workflows.
 	wfA, _ := e.svc.SaveWorkflow(ctx, minimalWorkflow("", "exec a"))
 	wfB, _ := e.svc.SaveWorkflow(ctx, minimalWorkflow("", "exec b"))
 	var wantAll, wantA []string
@@ -119,12 +119,20 @@ func TestPagination(t *testing.T) {
 		if err := e.store.CreateExecution(ctx, ex); err != nil {
 			t.Fatal(err)
 		}
-		wantAll = append([]string{ex.WorkflowExecutionID}, wantAll...)
+		wantAll = append(wantAll, ex.WorkflowExecutionID)
 		if wf == wfA {
-			wantA = append([]string{ex.WorkflowExecutionID}, wantA...)
+			wantA = append(wantA, ex.WorkflowExecutionID)
 		}
 	}
-	wantWorkflows = append([]string{wfB.WorkflowID + "/1", wfA.WorkflowID + "/1"}, wantWorkflows...)
+	wantWorkflows = append(wantWorkflows, wfB.WorkflowID+"/1", wfA.WorkflowID+"/1")
+	// Lists are ordered by id, then version, both descending: newest first
+	// to the millisecond, as ids of one millisecond are in no particular
+	// order. Ids have one length and versions one digit, so the strings
+	// sort that way.
+	for _, want := range [][]string{wantWorkflows, wantCards, wantAll, wantA} {
+		slices.Sort(want)
+		slices.Reverse(want)
+	}
 
 	workflowID := func(it map[string]any) string {
 		// List items carry no workflow_version; status_version ends in it.

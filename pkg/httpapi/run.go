@@ -78,11 +78,14 @@ func (s *Server) cancel(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeBody(w, r, &in); err != nil {
 		return err
 	}
-	ex, err := s.svc.Cancel(r.Context(), in)
+	res, err := s.svc.Cancel(r.Context(), in)
 	if err != nil {
 		return err
 	}
-	return okItem(w, ex)
+	if res.Execution != nil {
+		return okItem(w, res.Execution)
+	}
+	return okItem(w, res.ExecutionOutline)
 }
 
 // Outbox lists the cards card steps sent, for local mode.

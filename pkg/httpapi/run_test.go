@@ -238,6 +238,44 @@ func TestCancelExecution(t *testing.T) {
 	}
 }
 
+// TestCancelAnswersByScope cancels with a key that may read executions and
+// with one that may only act on them: the second learns the outline, not
+// the input, logs or events.
+func TestCancelAnswersByScope(t *testing.T) {
+	e := newEnv(t)
+	admin := e.key("org-a", "read", "admin")
+	reader := e.key("org-a", "read", "execute")
+	actor := e.key("org-a", "execute")
+	wf, _ := e.publishedApproval(admin)
+	outline := "created_on,modified_by,modified_on,organization_id,status,workflow_current_state,workflow_execution_id,workflow_id,workflow_version,workspace_id"
+	for _, tc := range []struct {
+		name, key string
+		want      string // the item's fields
+	}{
+		{"read and execute", reader, "condensed_logs,created_on,modified_by,modified_on,organization_id,status,workflow_current_state,workflow_details," +
+			"workflow_event_log,workflow_execution_id,workflow_id,workflow_input_payload,workflow_output_payload,workflow_trigger_type,workflow_version,workspace_id"},
+		{"execute only", actor, outline},
+	} {
+		r := e.trigger(tc.key, "/v1/workflows/triggerworkflow/"+wf, map[string]any{"amount": 5000, "supplier": "Contoso"})
+		id := str(r.body["service_execution_id"])
+		e.awaitStatus(reader, wf, id, "WAITING")
+		r = e.do("POST", "/v1/workflows/cancelExecution", tc.key, map[string]any{"workflow_id": wf, "workflow_execution_id": id, "reason": "withdrawn"})
+		if r.status != 200 {
+			t.Fatalf("%s: cancel: got %d %s", tc.name, r.status, r.raw)
+		}
+		item := r.body["item"].(map[string]any)
+		if got := keys(item); got != tc.want {
+			t.Errorf("%s: got fields %s, want %s", tc.name, got, tc.want)
+		}
+		if item["status"] != "CANCELLED" || item["workflow_execution_id"] != id || item["modified_by"] == nil {
+			t.Errorf("%s: got %s, want the cancelled execution's id, status and who cancelled it", tc.name, r.raw)
+		}
+		if tc.key == actor && strings.Contains(string(r.raw), "Contoso") {
+			t.Errorf("%s: got %s, want no payload", tc.name, r.raw)
+		}
+	}
+}
+
 func TestToggleSchedule(t *testing.T) {
 	e := newEnv(t)
 	admin := e.key("org-a", "read", "admin", "execute")

@@ -80,7 +80,7 @@ func LoadEnv(getenv func(string) string) (Env, error) {
 		StateMachineARN:        getenv(EnvStateMachineARN),
 	}
 	var err error
-	if e.Teams, err = loadTeams(getenv); err != nil {
+	if e.Teams, err = loadTeams(getenv, e.DynamoDBEndpoint != ""); err != nil {
 		return Env{}, err
 	}
 	if e.TablePrefix == "" {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -43,8 +44,9 @@ var TeamsEndpoints = []Function{
 }
 
 // loadTeams reads the Teams settings; empty ones take the defaults of
-// pkg/teams.
-func loadTeams(getenv func(string) string) (teams.Config, error) {
+// pkg/teams. The public URL must be https, as response links carry signed
+// tokens, except in a local run (local: against DynamoDB Local).
+func loadTeams(getenv func(string) string, local bool) (teams.Config, error) {
 	cfg := teams.Config{
 		PublicURL:         getenv(EnvPublicURL),
 		SigningSecret:     getenv(EnvTeamsSigningSecret),
@@ -52,6 +54,15 @@ func loadTeams(getenv func(string) string) (teams.Config, error) {
 		AppSecret:         getenv(EnvTeamsAppSecret),
 		TokenURL:          getenv(EnvTeamsTokenURL),
 		OpenIDMetadataURL: getenv(EnvTeamsOpenIDURL),
+	}
+	if v := cfg.PublicURL; v != "" {
+		u, err := url.Parse(v)
+		switch {
+		case err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "":
+			return teams.Config{}, fmt.Errorf("%s=%q: want an https URL such as https://cardflow.example.com", EnvPublicURL, v)
+		case u.Scheme == "http" && !local:
+			return teams.Config{}, fmt.Errorf("%s=%q: on AWS the public URL must be https, as its response links carry signed tokens; http is for local runs against DynamoDB Local (%s)", EnvPublicURL, v, EnvDynamoDBEndpoint)
+		}
 	}
 	if v := getenv(EnvTeamsLinkTTL); v != "" {
 		ttl, err := time.ParseDuration(v)

@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"golang.org/x/net/netutil"
+
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
@@ -73,6 +75,61 @@ type Config struct {
 	// Secrets resolves secret references, overriding the environment's
 	// choice (see integrations).
 	Secrets engine.Secrets
+	// Limits bound the connections of the HTTP API and the time a request
+	// and its answer may take.
+	Limits Limits
+}
+
+// Defaults of Limits.
+const (
+	// DefaultMaxConns bounds the open connections of the HTTP API: a
+	// client past it waits in the listen backlog until one closes.
+	DefaultMaxConns = 512
+	// DefaultReadHeaderTimeout is the time a client has to send a
+	// request's headers, counted from its first byte (or from the end of
+	// the previous request), however slowly they trickle in.
+	DefaultReadHeaderTimeout = 10 * time.Second
+	// DefaultReadTimeout is the time a client has to send a whole request,
+	// body included (at most 256 KB).
+	DefaultReadTimeout = time.Minute
+	// DefaultWriteTimeout is the time from the end of a request's headers
+	// to the end of its answer, so a client that stops reading cannot hold
+	// its connection; handlers answer in milliseconds.
+	DefaultWriteTimeout = 2 * time.Minute
+	// DefaultIdleTimeout closes a kept-alive connection that sends no
+	// request for this long.
+	DefaultIdleTimeout = 2 * time.Minute
+)
+
+// Limits bound what clients of the HTTP API can hold, so that slow or
+// many connections cannot exhaust the server. Zero fields take the
+// defaults.
+type Limits struct {
+	MaxConns                                                  int
+	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+}
+
+// serve returns the server of h with l's timeouts, and ln limited to l's
+// connections, for the server to serve.
+func (l Limits) serve(ln net.Listener, h http.Handler) (net.Listener, *http.Server) {
+	or := func(d, def time.Duration) time.Duration {
+		if d > 0 {
+			return d
+		}
+		return def
+	}
+	conns := l.MaxConns
+	if conns <= 0 {
+		conns = DefaultMaxConns
+	}
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: or(l.ReadHeaderTimeout, DefaultReadHeaderTimeout),
+		ReadTimeout:       or(l.ReadTimeout, DefaultReadTimeout),
+		WriteTimeout:      or(l.WriteTimeout, DefaultWriteTimeout),
+		IdleTimeout:       or(l.IdleTimeout, DefaultIdleTimeout),
+	}
+	return netutil.LimitListener(ln, conns), srv
 }
 
 // OpenService opens the store, creating the data directory, and returns the
@@ -336,10 +393,10 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	os.Chmod(sockPath, 0o600)
 
-	srv := &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute}
+	limited, srv := cfg.Limits.serve(ln, api)
 	admin := &http.Server{Handler: keyadmin.Handler(svc), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 2)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.Serve(limited) }()
 	go func() { errc <- admin.Serve(sock) }()
 	cfg.Log.Info("cardflow listening", slog.String("addr", ln.Addr().String()), slog.String("data_dir", cfg.DataDir), slog.Int("open_executions", n))
 

@@ -9,7 +9,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -132,6 +134,18 @@ func New(cfg Config) (*http.Client, error) {
 	return &http.Client{Transport: &retrying{next: tr, cfg: cfg}, CheckRedirect: checkRedirect}, nil
 }
 
+// redirectHeaders are the only headers a redirect to another origin keeps:
+// they describe the request, not who sends it. Everything else, whatever
+// its name (Authorization, an auth header such as X-API-Key, cookies,
+// CSRF tokens, headers filled from templates, Referer), is dropped, since
+// any header may carry a secret.
+var redirectHeaders = []string{"Accept", "Accept-Language", "Content-Language", "Content-Type", "User-Agent", IdempotencyKeyHeader}
+
+// checkRedirect bounds redirects and keeps the first request's headers
+// from leaving its origin. http.Client copies them from the first request
+// to every hop and drops only Authorization and cookies on a change of
+// host, so once any hop leaves the origin (another host or port, or https
+// to http) each later hop keeps redirectHeaders alone.
 func checkRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) >= maxRedirects {
 		return fmt.Errorf("stopped after %d redirects", maxRedirects)
@@ -139,7 +153,37 @@ func checkRedirect(req *http.Request, via []*http.Request) error {
 	if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
 		return fmt.Errorf("refused a redirect to %s: not http or https", req.URL.Scheme)
 	}
+	first := via[0].URL
+	left := !sameOrigin(first, req.URL)
+	for _, hop := range via[1:] {
+		left = left || !sameOrigin(first, hop.URL)
+	}
+	if left {
+		for k := range req.Header {
+			if !slices.Contains(redirectHeaders, http.CanonicalHeaderKey(k)) {
+				delete(req.Header, k)
+			}
+		}
+	}
 	return nil
+}
+
+// sameOrigin reports whether to is where from's headers may go: the same
+// host and port, and not https to http.
+func sameOrigin(from, to *url.URL) bool {
+	return strings.EqualFold(from.Hostname(), to.Hostname()) && port(from) == port(to) &&
+		!(from.Scheme == "https" && to.Scheme == "http")
+}
+
+// port is u's port, the scheme's default when it names none.
+func port(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if u.Scheme == "https" {
+		return "443"
+	}
+	return "80"
 }
 
 // retrying retries calls that are safe to repeat.

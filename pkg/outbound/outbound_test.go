@@ -50,7 +50,24 @@ func TestCheck(t *testing.T) {
 		{"192.168.1.1", none, "RFC 1918"},
 		{"fd12:3456::1", none, "ULA"},
 		{"100.64.0.1", none, "carrier-grade NAT"},
-		{"64:ff9b::a9fe:a9fe", none, "metadata"}, // NAT64 of 169.254.169.254
+		{"64:ff9b::a9fe:a9fe", none, "the NAT64 form of 169.254.169.254, a cloud metadata address"},
+		{"64:ff9b::7f00:1", none, "the NAT64 form of 127.0.0.1, a loopback address"},
+		{"64:ff9b::5db8:d70e", none, ""}, // NAT64 of a public address
+		{"64:ff9b:1::a00:1", none, "local-use NAT64"},
+		// IPv4-compatible addresses are refused whatever they carry.
+		{"::127.0.0.1", none, "IPv4-compatible"},
+		{"::a9fe:a9fe", none, "IPv4-compatible"},
+		{"::93.184.215.14", none, "IPv4-compatible"},
+		{"::2", none, "IPv4-compatible"},
+		{"::ffff:0:a9fe:a9fe", none, "the IPv4-translated form of 169.254.169.254, a cloud metadata"},
+		{"::ffff:0:5db8:d70e", none, ""},
+		{"2002:a9fe:a9fe::1", none, "the 6to4 form of 169.254.169.254, a cloud metadata"},
+		{"2002:0a00:0001::", none, "the 6to4 form of 10.0.0.1, a private address"},
+		{"2002:5db8:d70e::1", none, ""},
+		// Teredo: the server in bits 32-63, the client inverted at the end.
+		{"2001:0:0a00:1::5db8:d70e", none, "the Teredo server form of 10.0.0.1, a private address"},
+		{"2001:0:5db8:d70e::80ff:fefe", none, "the Teredo client form of 127.0.1.1, a loopback address"},
+		{"2001:0:5db8:d70e::a247:28f1", none, ""},
 		{"224.0.0.1", none, "multicast"},
 		{"10.20.3.4", some, ""},
 		{"10.21.3.4", some, "RFC 1918"},
@@ -121,6 +138,9 @@ func TestDial(t *testing.T) {
 		wantRefused      bool
 	}{
 		{"loopback refused", "", ok.URL, true},
+		{"IPv4-compatible loopback refused", "", "http://[::127.0.0.1]" + port, true},
+		{"IPv4-compatible metadata refused", "", "http://[::a9fe:a9fe]" + port, true},
+		{"NAT64 loopback refused", "", "http://[64:ff9b::127.0.0.1]" + port, true},
 		{"name resolving to loopback refused", "", "http://localhost" + port, true},
 		{"loopback allow-listed by address", "127.0.0.1", ok.URL, false},
 		{"loopback allow-listed by CIDR", "127.0.0.0/8", "http://localhost" + port, false},

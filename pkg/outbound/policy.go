@@ -37,6 +37,12 @@ var blocked = func() []blockedRange {
 		{"::/128", "an unspecified address"},
 		{"127.0.0.0/8", "a loopback address"},
 		{"::1/128", "a loopback address"},
+		// IPv4-compatible addresses (RFC 4291, deprecated) have no use
+		// left; a host may still route them to the IPv4 address inside.
+		{"::/96", "an IPv4-compatible address (deprecated)"},
+		// Local-use NAT64 (RFC 8215) translates inside a network the
+		// deployment runs, to addresses of its choosing.
+		{"64:ff9b:1::/48", "a local-use NAT64 address"},
 		{"169.254.0.0/16", "a link-local address"},
 		{"fe80::/10", "a link-local address"},
 		{"10.0.0.0/8", "a private address (RFC 1918)"},
@@ -55,9 +61,48 @@ var blocked = func() []blockedRange {
 	return out
 }()
 
-// nat64 is the well-known NAT64 prefix: its addresses reach the IPv4 address
-// in their last 32 bits, which is checked instead.
-var nat64 = netip.MustParsePrefix("64:ff9b::/96")
+// IPv6 ranges whose addresses carry an IPv4 address a packet to them may
+// reach; that address is checked too.
+var (
+	// nat64 is the well-known NAT64 prefix (RFC 6052): the IPv4 address is
+	// in the last 32 bits.
+	nat64 = netip.MustParsePrefix("64:ff9b::/96")
+	// siit is the IPv4-translated prefix (RFC 2765): the last 32 bits.
+	siit = netip.MustParsePrefix("::ffff:0:0:0/96")
+	// sixToFour is 6to4 (RFC 3056): the IPv4 address is in bits 16 to 47.
+	sixToFour = netip.MustParsePrefix("2002::/16")
+	// teredo (RFC 4380) names its server in bits 32 to 63 and its client,
+	// inverted, in the last 32 bits.
+	teredo = netip.MustParsePrefix("2001::/32")
+)
+
+// embedded is an IPv4 address inside an IPv6 one, and the form that holds
+// it.
+type embedded struct {
+	addr netip.Addr
+	form string
+}
+
+// embeddedIPv4 returns the IPv4 addresses ip leads to, if any.
+func embeddedIPv4(ip netip.Addr) []embedded {
+	if !ip.Is6() {
+		return nil
+	}
+	b := ip.As16()
+	v4 := func(i int) netip.Addr { return netip.AddrFrom4([4]byte{b[i], b[i+1], b[i+2], b[i+3]}) }
+	switch {
+	case nat64.Contains(ip):
+		return []embedded{{v4(12), "NAT64"}}
+	case siit.Contains(ip):
+		return []embedded{{v4(12), "IPv4-translated"}}
+	case sixToFour.Contains(ip):
+		return []embedded{{v4(2), "6to4"}}
+	case teredo.Contains(ip):
+		client := netip.AddrFrom4([4]byte{^b[12], ^b[13], ^b[14], ^b[15]})
+		return []embedded{{v4(4), "Teredo server"}, {client, "Teredo client"}}
+	}
+	return nil
+}
 
 // Policy decides which addresses outbound calls may reach.
 type Policy struct {
@@ -122,17 +167,25 @@ func (p *Policy) Check(ip netip.Addr) error {
 			}
 		}
 	}
-	check := ip
-	if nat64.Contains(ip) {
-		b := ip.As16()
-		check = netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})
+	if why := refusal(ip); why != "" {
+		return &RefusedError{Addr: ip, Why: why}
 	}
-	for _, r := range blocked {
-		if r.prefix.Contains(check) {
-			return &RefusedError{Addr: ip, Why: r.why}
+	for _, e := range embeddedIPv4(ip) {
+		if why := refusal(e.addr); why != "" {
+			return &RefusedError{Addr: ip, Why: fmt.Sprintf("the %s form of %s, %s", e.form, e.addr, why)}
 		}
 	}
 	return nil
+}
+
+// refusal says why ip is in a refused range, or "".
+func refusal(ip netip.Addr) string {
+	for _, r := range blocked {
+		if r.prefix.Contains(ip) {
+			return r.why
+		}
+	}
+	return ""
 }
 
 // RefusedError says why an address may not be called.

@@ -34,15 +34,19 @@ func execution(org, workflowID string) *cardflow.Execution {
 }
 
 // createExecutions creates n executions, spread round-robin over the given
-// workflows, and returns their ids newest first.
+// workflows, and returns their ids in list order: descending, which is
+// newest first to the millisecond (ids of one millisecond are in no
+// particular order).
 func createExecutions(t *testing.T, s cardflow.Store, org string, n int, workflowIDs ...string) []string {
 	t.Helper()
 	ids := make([]string, n)
 	for i := range n {
 		e := execution(org, workflowIDs[i%len(workflowIDs)])
 		mustOK(t, "create execution", s.CreateExecution(t.Context(), e))
-		ids[n-1-i] = e.WorkflowExecutionID
+		ids[i] = e.WorkflowExecutionID
 	}
+	slices.Sort(ids)
+	slices.Reverse(ids)
 	return ids
 }
 

@@ -311,7 +311,7 @@ type ref struct {
 }
 
 // createMany creates ids records of versions versions each and returns their
-// versions in list order: newest record first, then highest version first.
+// versions in list order (listOrder).
 func (k *kind[T, K]) createMany(t *testing.T, s cardflow.Store, org string, ids, versions int) []ref {
 	t.Helper()
 	var want []ref
@@ -321,8 +321,15 @@ func (k *kind[T, K]) createMany(t *testing.T, s cardflow.Store, org string, ids,
 			want = append(want, ref{id, v})
 		}
 	}
-	slices.Reverse(want)
+	listOrder(want)
 	return want
+}
+
+// listOrder sorts refs as lists return them: highest id first, which is
+// newest first to the millisecond (ids of one millisecond are in no
+// particular order), then highest version first.
+func listOrder(refs []ref) {
+	slices.SortFunc(refs, func(a, b ref) int { return compareRefs(b, a) })
 }
 
 func (k *kind[T, K]) refs(items []*T) []ref {
@@ -343,6 +350,7 @@ func (k *kind[T, K]) testList(t *testing.T, e env) {
 			want := k.createMany(t, s, org, tc.total/2, 2)
 			if tc.total%2 == 1 {
 				want = append(k.createMany(t, s, org, 1, 1), want...)
+				listOrder(want)
 			}
 			// A record of another organization must not show.
 			k.create(t, s, newOrg(), 1)

@@ -24,6 +24,9 @@ import (
 const (
 	DefaultOpenIDMetadataURL = "https://login.botframework.com/v1/.well-known/openidconfiguration"
 	DefaultIssuer            = "https://api.botframework.com"
+	// channel is the Bot Framework channel of Microsoft Teams: a signing
+	// key that lists endorsements must endorse it.
+	channel = "msteams"
 	// DefaultSkew is the clock skew allowed on exp and nbf.
 	DefaultSkew = 5 * time.Minute
 	// keysTTL is how long fetched signing keys are used before they are
@@ -36,16 +39,19 @@ const (
 
 // Claims are the checked claims of a Bot Framework token.
 type Claims struct {
-	// ServiceURL is the Bot Connector the token was issued for; the
-	// activity must name the same.
+	// ServiceURL is the Bot Connector the token was issued for, never
+	// empty; the activity must name the same.
 	ServiceURL string
-	// Endorsements are the channels the signing key may sign for.
+	// Endorsements are the channels the signing key may sign for; when
+	// there are any, msteams is one of them.
 	Endorsements []string
 }
 
-// Verifier checks the JWTs the Bot Connector sends: RS256, signed by a key
-// from the OpenID metadata's jwks_uri, with the right issuer, the bot's app
-// id as audience, and not expired.
+// Verifier checks the JWTs the Bot Connector sends, as Bot Framework's
+// authentication spec asks of tokens from a channel: RS256, signed by a key
+// from the OpenID metadata's jwks_uri that endorses msteams when it lists
+// endorsements, with the right issuer, the bot's app id as audience, a
+// serviceurl claim, and not expired.
 type Verifier struct {
 	metadataURL, issuer, audience string
 	client                        *http.Client
@@ -141,6 +147,14 @@ func (v *Verifier) Verify(ctx context.Context, authorization string) (*Claims, e
 		if nbf := time.Unix(int64(*c.Nbf), 0); now.Add(v.skew).Before(nbf) {
 			return nil, unauthorized("it is not valid before %s", nbf.UTC().Format(time.RFC3339))
 		}
+	}
+	// The activity's serviceUrl is checked against this claim, so a token
+	// without one could send replies anywhere.
+	if c.ServiceURL == "" {
+		return nil, unauthorized("it has no serviceurl claim")
+	}
+	if len(key.endorsements) > 0 && !slices.Contains(key.endorsements, channel) {
+		return nil, unauthorized("its signing key does not endorse channel %q", channel)
 	}
 	return &Claims{ServiceURL: c.ServiceURL, Endorsements: key.endorsements}, nil
 }

@@ -4,6 +4,9 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/rsa"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -40,6 +43,8 @@ func TestVerify(t *testing.T) {
 		{"not yet valid", "Bearer " + teamstest.Sign(t, f.fake.Key, teamstest.KeyID, "RS256", with(func(c map[string]any) { c["nbf"] = now.Add(10 * time.Minute).Unix() })), "not valid before"},
 		{"wrong issuer", "Bearer " + teamstest.Sign(t, f.fake.Key, teamstest.KeyID, "RS256", with(func(c map[string]any) { c["iss"] = "https://sts.windows.net/evil/" })), `issuer "https://sts.windows.net/evil/" is not "https://api.botframework.com"`},
 		{"wrong audience", "Bearer " + teamstest.Sign(t, f.fake.Key, teamstest.KeyID, "RS256", with(func(c map[string]any) { c["aud"] = "another-bot" })), "audience is not this bot's app id"},
+		{"no service url", "Bearer " + teamstest.Sign(t, f.fake.Key, teamstest.KeyID, "RS256", with(func(c map[string]any) { delete(c, "serviceurl") })), "no serviceurl claim"},
+		{"empty service url", "Bearer " + teamstest.Sign(t, f.fake.Key, teamstest.KeyID, "RS256", with(func(c map[string]any) { c["serviceurl"] = "" })), "no serviceurl claim"},
 		{"unknown kid", "Bearer " + teamstest.Sign(t, other, "rotated-away", "RS256", teamstest.Claims(now, svc)), `signing key "rotated-away" is not one of`},
 		{"bad signature", "Bearer " + teamstest.Sign(t, other, teamstest.KeyID, "RS256", teamstest.Claims(now, svc)), "signature does not verify"},
 		{"alg none", "Bearer " + teamstest.Sign(t, f.fake.Key, teamstest.KeyID, "none", teamstest.Claims(now, svc)), `alg "none" is not RS256`},
@@ -67,6 +72,53 @@ func TestVerify(t *testing.T) {
 				t.Errorf("got %q, want it to contain %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestVerifyEndorsements publishes keys with and without endorsements: a
+// key that lists them must endorse msteams; one that lists none may sign.
+func TestVerifyEndorsements(t *testing.T) {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	mux.HandleFunc("/openid", func(w http.ResponseWriter, r *http.Request) {
+		json.NewEncoder(w).Encode(map[string]any{"issuer": teamstest.Issuer, "jwks_uri": srv.URL + "/keys"})
+	})
+	mux.HandleFunc("/keys", func(w http.ResponseWriter, r *http.Request) {
+		json.NewEncoder(w).Encode(map[string]any{"keys": []any{
+			teamstest.JWK(&key.PublicKey, "teams", "skype", "msteams"),
+			teamstest.JWK(&key.PublicKey, "webchat", "webchat", "directline"),
+			teamstest.JWK(&key.PublicKey, "unendorsed"),
+		}})
+	})
+	now := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
+	v, err := teams.NewVerifier(srv.URL+"/openid", "", teamstest.AppID, srv.Client(), func() time.Time { return now })
+	if err != nil {
+		t.Fatal(err)
+	}
+	const serviceURL = "https://smba.trafficmanager.net/emea/"
+	for _, tc := range []struct {
+		kid  string
+		want string // substring of the error; "" means valid
+	}{
+		{"teams", ""},
+		{"unendorsed", ""},
+		{"webchat", `its signing key does not endorse channel "msteams"`},
+	} {
+		claims, err := v.Verify(context.Background(), "Bearer "+teamstest.Sign(t, key, tc.kid, "RS256", teamstest.Claims(now, serviceURL)))
+		if tc.want == "" {
+			if err != nil || claims.ServiceURL != serviceURL {
+				t.Errorf("key %s: got %+v, %v, want the token valid", tc.kid, claims, err)
+			}
+			continue
+		}
+		if cardflow.ErrorCode(err) != cardflow.EUNAUTHORIZED || !strings.Contains(cardflow.ErrorMessage(err), tc.want) {
+			t.Errorf("key %s: got %v, want UNAUTHORIZED containing %q", tc.kid, err, tc.want)
+		}
 	}
 }
 
