@@ -453,7 +453,8 @@ func TestTemplateTeams(t *testing.T) {
 	fns := tpl.resources("AWS::Serverless::Function")
 
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	tm, err := teams.New(teams.Config{AppID: "app", AppSecret: "bot-secret", SigningSecret: "teams-signing"}, LogDeliverer{Log: log}, secrets.Env{})
+	tm, err := teams.New(teams.Config{AppID: "app", AppSecret: "bot-secret", SigningSecret: "teams-signing"}, LogDeliverer{Log: log},
+		secrets.ForDeployment(secrets.Env{}), func(org string) teams.Secrets { return secrets.ForOrganization(secrets.Env{}, org) })
 	if err != nil {
 		t.Fatal(err)
 	}
