@@ -518,3 +518,33 @@ func TestTemplateTeams(t *testing.T) {
 		}
 	}
 }
+
+// TestTemplateSecrets checks which Secrets Manager secrets each function
+// may read: Advance the organizations' and the deployment's, the Teams
+// answer functions the deployment's only, every other function none.
+func TestTemplateSecrets(t *testing.T) {
+	orgs, deployment := secrets.DefaultPrefix+"org/*", secrets.DefaultPrefix+"deployment/*"
+	want := map[string][]string{
+		"AdvanceFunction":         {deployment, orgs},
+		functionID(TeamsMessages): {deployment},
+		functionID(TeamsRespond):  {deployment},
+	}
+	for id, fn := range loadTemplate(t).resources("AWS::Serverless::Function") {
+		var got []string
+		for _, p := range fn.get("Properties", "Policies").items() {
+			for _, st := range p.get("Statement").items() {
+				if !slices.ContainsFunc(st.get("Action").strs(), func(a string) bool { return strings.HasPrefix(a, "secretsmanager:") }) {
+					continue
+				}
+				for _, r := range st.get("Resource").strs() {
+					_, secret, _ := strings.Cut(r, ":secret:")
+					got = append(got, secret)
+				}
+			}
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want[id]) {
+			t.Errorf("%s may read the secrets %v, want %v", id, got, want[id])
+		}
+	}
+}

@@ -80,10 +80,10 @@ type Integration struct {
 	fallback      cardflow.Deliverer
 	secrets       Secrets // the deployment's
 	organizations OrganizationSecrets
-	webhook   *Webhook
-	connector *Connector
-	verifier  *Verifier
-	now       func() time.Time
+	webhook       *Webhook
+	connector     *Connector
+	verifier      *Verifier
+	now           func() time.Time
 }
 
 // Option configures an Integration.
