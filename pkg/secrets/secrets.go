@@ -54,8 +54,8 @@ func (notFound) NotFound() bool { return true }
 // has no "", "." or ".." segment to climb out of a directory with.
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.@+=-]*(/[A-Za-z0-9][A-Za-z0-9_.@+=-]*)*$`)
 
-// maxName bounds a name; with the longest prefix and organization id a
-// Secrets Manager id stays below its 512 characters.
+// maxName bounds a name; with the longest organization id and a prefix of
+// up to 180 characters a Secrets Manager id stays within its 512.
 const maxName = 256
 
 // ValidName reports whether name can reference a secret: up to 256 letters,
