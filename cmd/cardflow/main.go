@@ -6,6 +6,7 @@
 //	cardflow keys revoke KEY_ID
 //	cardflow tables create --endpoint URL
 //	cardflow sam-events                 seed DynamoDB Local, write events/ for sam local invoke
+//	cardflow secrets path --org ORG NAME where an organization's secret is set
 //	cardflow trigger WORKFLOW_ID [--version N] [--process-id P] [--data JSON]
 //	cardflow resume PROCESS_ID [--data JSON]
 //	cardflow executions [--workflow ID]
@@ -32,6 +33,8 @@ const usage = `usage:
   cardflow keys revoke KEY_ID [--data-dir DIR]
   cardflow tables create --endpoint URL [--prefix cardflow-dev-] [--region R]
   cardflow sam-events [--endpoint URL] [--prefix cardflow-dev-] [--dir events]
+  cardflow secrets path (--org ORG | --deployment) [--as env|file|secretsmanager] NAME
+  cardflow secrets set (--org ORG | --deployment) [--dir DIR] NAME < value
 
 Against a running service (--url, default http://localhost:$PORT; --key, default
 $CARDFLOW_API_KEY or the demo key in the data directory):
@@ -82,6 +85,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return tables(ctx, args[1:], stdout, stderr)
 	case "sam-events":
 		return samEvents(ctx, args[1:], stdout, stderr)
+	case "secrets":
+		return secretsCommand(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

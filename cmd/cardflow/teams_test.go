@@ -16,7 +16,7 @@ func TestServeTeams(t *testing.T) {
 	bin := binary(t)
 	t.Setenv("CARDFLOW_PUBLIC_URL", "https://cardflow.example.com")
 	t.Setenv("CARDFLOW_TEAMS_SIGNING_SECRET", "teams-signing")
-	t.Setenv("CARDFLOW_SECRET_TEAMS_SIGNING", "0123456789abcdef0123456789abcdef")
+	t.Setenv("CARDFLOW_DEPLOYMENT_SECRET_TEAMS_SIGNING", "0123456789abcdef0123456789abcdef")
 	srv := startServer(t, bin, filepath.Join(t.TempDir(), ".cardflow"), freePort(t))
 
 	resp, err := http.Get(srv.base + "/v1/teams/respond?token=forged.token")

@@ -27,11 +27,6 @@ const Sleeping = cardflow.Sleeping
 // Result tells the runner what to do after Advance.
 type Result = cardflow.AdvanceResult
 
-// Secrets resolves secret references by name.
-type Secrets interface {
-	Secret(ctx context.Context, name string) (string, error)
-}
-
 // Defaults.
 const (
 	DefaultMaxSteps    = 1000
@@ -55,7 +50,7 @@ type Engine struct {
 	deliver  cardflow.Deliverer
 	env      *expr.Env
 	client   *http.Client
-	secrets  Secrets
+	secrets  secrets.Store
 	now      func() time.Time
 	log      *slog.Logger
 	maxSteps int
@@ -74,8 +69,9 @@ func WithClock(now func() time.Time) Option { return func(e *Engine) { e.now = n
 // outbound.New, so the deployment's address policy holds.
 func WithHTTPClient(c *http.Client) Option { return func(e *Engine) { e.client = c } }
 
-// WithSecrets sets where secret references resolve.
-func WithSecrets(s Secrets) Option { return func(e *Engine) { e.secrets = s } }
+// WithSecrets sets the store secret references resolve in; each execution
+// reads its organization's secrets only (secrets.ForOrganization).
+func WithSecrets(s secrets.Store) Option { return func(e *Engine) { e.secrets = s } }
 
 // WithLogger sets the logger.
 func WithLogger(l *slog.Logger) Option { return func(e *Engine) { e.log = l } }

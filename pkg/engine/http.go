@@ -15,6 +15,7 @@ import (
 
 	"github.com/cardflow/cardflow/pkg/outbound"
 	"github.com/cardflow/cardflow/pkg/sap"
+	"github.com/cardflow/cardflow/pkg/secrets"
 )
 
 // request is an outbound call as a step's templates rendered it.
@@ -33,9 +34,10 @@ type stepCall struct {
 	secrets []string
 }
 
-// Secret resolves a secret and remembers its value for redaction.
+// Secret resolves a secret of the execution's organization, never another's
+// nor the deployment's, and remembers its value for redaction.
 func (c *stepCall) Secret(ctx context.Context, name string) (string, error) {
-	v, err := c.r.e.secrets.Secret(ctx, name)
+	v, err := secrets.ForOrganization(c.r.e.secrets, c.r.ex.OrganizationID).Secret(ctx, name)
 	if err == nil {
 		c.sensitive(v)
 	}

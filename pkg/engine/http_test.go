@@ -14,6 +14,7 @@ import (
 	"github.com/cardflow/cardflow/pkg/engine"
 	"github.com/cardflow/cardflow/pkg/outbound"
 	"github.com/cardflow/cardflow/pkg/sap/saptest"
+	"github.com/cardflow/cardflow/pkg/secrets"
 )
 
 // allowLoopback lets http and erp steps call test servers on 127.0.0.1,
@@ -31,13 +32,15 @@ func allowLoopback(t *testing.T) engine.Option {
 	return engine.WithHTTPClient(c)
 }
 
+// secretMap is a store that gives every organization the same secrets:
+// for tests of what a step does with a secret, not of whose it reads.
 type secretMap map[string]string
 
-func (m secretMap) Secret(_ context.Context, name string) (string, error) {
-	if v, ok := m[name]; ok {
+func (m secretMap) Get(_ context.Context, k secrets.Key) (string, error) {
+	if v, ok := m[k.Name()]; ok {
 		return v, nil
 	}
-	return "", fmt.Errorf("secret %q is not set", name)
+	return "", fmt.Errorf("secret %q is not set: %w", k.Name(), secrets.ErrNotFound)
 }
 
 func oneCall(call cardflow.Step) ([]cardflow.Step, []cardflow.Connection) {

@@ -53,11 +53,11 @@ func TestSecretsStayOut(t *testing.T) {
 		bearerTok = "bearer-tk-6Yp3Ns"
 	)
 	planted := map[string]string{
-		"CARDFLOW_SECRET_SAP_BASIC":     "CARDFLOW:" + basicPW,
-		"CARDFLOW_SECRET_SAP_WRONG":     `{"username": "SAPUSER", "password": "` + wrongPW + `"}`,
-		"CARDFLOW_SECRET_SAP_OAUTH":     "cardflow-app:" + oauthCS,
-		"CARDFLOW_SECRET_SAP_OAUTH_BAD": "cardflow-app:" + oauthBad,
-		"CARDFLOW_SECRET_BOT_TOKEN":     bearerTok,
+		"CARDFLOW_SECRET_ORG_S__SAP_BASIC":     "CARDFLOW:" + basicPW,
+		"CARDFLOW_SECRET_ORG_S__SAP_WRONG":     `{"username": "SAPUSER", "password": "` + wrongPW + `"}`,
+		"CARDFLOW_SECRET_ORG_S__SAP_OAUTH":     "cardflow-app:" + oauthCS,
+		"CARDFLOW_SECRET_ORG_S__SAP_OAUTH_BAD": "cardflow-app:" + oauthBad,
+		"CARDFLOW_SECRET_ORG_S__BOT_TOKEN":     bearerTok,
 	}
 	for k, v := range planted {
 		t.Setenv(k, v)

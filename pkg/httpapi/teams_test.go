@@ -17,20 +17,16 @@ import (
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/httpapi"
 	"github.com/cardflow/cardflow/pkg/localmode"
+	"github.com/cardflow/cardflow/pkg/secrets"
 	"github.com/cardflow/cardflow/pkg/teams"
 	"github.com/cardflow/cardflow/pkg/teams/teamstest"
 )
 
 const teamsSigningKey = "a signing key of more than thirty-two characters"
 
-// secretMap resolves secret names from a map.
-type secretMap map[string]string
-
-func (s secretMap) Secret(_ context.Context, name string) (string, error) {
-	if v, ok := s[name]; ok {
-		return v, nil
-	}
-	return "", cardflow.Errorf(cardflow.EINVALID, "secret %q is not set", name)
+// envStore is a store of secrets in the environment variables of env.
+func envStore(env map[string]string) secrets.Store {
+	return secrets.Env{Lookup: func(name string) (string, bool) { v, ok := env[name]; return v, ok }}
 }
 
 // newTeamsEnv is newEnv with the Teams integration: a bot and response
@@ -53,7 +49,11 @@ func newTeamsEnv(t *testing.T) (*env, *teamstest.Server) {
 			OpenIDMetadataURL: fake.MetadataURL(), ServiceHosts: []string{fake.Host()},
 		},
 		TeamsOptions: []teams.Option{teams.WithHTTPClient(fake.Client())},
-		Secrets:      secretMap{"teams-signing": teamsSigningKey, "bot-secret": teamstest.AppSecret, "approvals-hook": fake.WebhookURL()},
+		Secrets: envStore(map[string]string{
+			secrets.EnvName(secrets.DeploymentKey("teams-signing")):             teamsSigningKey,
+			secrets.EnvName(secrets.DeploymentKey("bot-secret")):                teamstest.AppSecret,
+			secrets.EnvName(secrets.OrganizationKey("org-a", "approvals-hook")): fake.WebhookURL(),
+		}),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -421,7 +421,7 @@ func TestTeamsDeliveryMisconfigured(t *testing.T) {
 	wf := e.teamsApproval(admin, map[string]any{"type": "webhook", "webhook_secret": "unset-hook"})
 	id := str(e.trigger(run, "/v1/workflows/triggerworkflow/"+wf, map[string]any{"amount": 5000}).body["service_execution_id"])
 	failed := e.awaitStatus(run, wf, id, "FAILED")
-	if got := jsonOf(failed["workflow_output_payload"]); !strings.Contains(got, `delivery: secret \"unset-hook\" is not set`) {
+	if got := jsonOf(failed["workflow_output_payload"]); !strings.Contains(got, `delivery: secret \"unset-hook\" is not available`) {
 		t.Errorf("output: got %s, want the delivery failure", got)
 	}
 }

@@ -17,7 +17,8 @@ import (
 
 // Environment variables of the Microsoft Teams integration, the same names
 // `cardflow serve` reads. Secrets are named, never given: their values
-// live in Secrets Manager under the secrets prefix.
+// live in Secrets Manager among the deployment's secrets
+// (<prefix>deployment/<name>), which no workflow can name.
 const (
 	EnvPublicURL          = "CARDFLOW_PUBLIC_URL"
 	EnvTeamsSigningSecret = "CARDFLOW_TEAMS_SIGNING_SECRET"
@@ -83,12 +84,12 @@ func loadTeams(getenv func(string) string, local bool) (teams.Config, error) {
 }
 
 // NewTeams returns the Teams integration of the function: cards go to
-// Teams as their delivery profiles say, with secrets from src and calls
-// through client. There is no outbox on AWS: cards of outbox profiles go
-// to the log (LogDeliverer).
-func (e Env) NewTeams(log *slog.Logger, src teams.Secrets, client *http.Client) (*teams.Integration, error) {
+// Teams as their delivery profiles say, with the deployment's secrets and
+// each organization's (for webhooks) and calls through client. There is no
+// outbox on AWS: cards of outbox profiles go to the log (LogDeliverer).
+func (e Env) NewTeams(log *slog.Logger, deployment teams.Secrets, organizations teams.OrganizationSecrets, client *http.Client) (*teams.Integration, error) {
 	opts := append([]teams.Option{teams.WithHTTPClient(client)}, e.TeamsOptions...)
-	return teams.New(e.Teams, LogDeliverer{Log: log}, src, opts...)
+	return teams.New(e.Teams, LogDeliverer{Log: log}, deployment, organizations, opts...)
 }
 
 // NewTeamsFunction builds the handler of the Teams endpoint function named

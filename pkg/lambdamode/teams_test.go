@@ -30,7 +30,7 @@ func TestNewTeamsFunction(t *testing.T) {
 		{"teamsOther", bot, `no Teams function "teamsOther"`},
 	} {
 		env := Env{Region: "us-east-1", DynamoDBEndpoint: "http://127.0.0.1:1", TablePrefix: "t-", Teams: c.cfg}
-		tm, err := env.NewTeams(log, secrets.Env{}, http.DefaultClient)
+		tm, err := env.NewTeams(log, secrets.ForDeployment(secrets.Env{}), func(org string) teams.Secrets { return secrets.ForOrganization(secrets.Env{}, org) }, http.DefaultClient)
 		if err != nil {
 			t.Fatal(err)
 		}

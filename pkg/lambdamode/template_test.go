@@ -453,7 +453,8 @@ func TestTemplateTeams(t *testing.T) {
 	fns := tpl.resources("AWS::Serverless::Function")
 
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	tm, err := teams.New(teams.Config{AppID: "app", AppSecret: "bot-secret", SigningSecret: "teams-signing"}, LogDeliverer{Log: log}, secrets.Env{})
+	tm, err := teams.New(teams.Config{AppID: "app", AppSecret: "bot-secret", SigningSecret: "teams-signing"}, LogDeliverer{Log: log},
+		secrets.ForDeployment(secrets.Env{}), func(org string) teams.Secrets { return secrets.ForOrganization(secrets.Env{}, org) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -514,6 +515,36 @@ func TestTemplateTeams(t *testing.T) {
 			if tpl.get("Parameters", param).Node == nil {
 				t.Errorf("template.yaml lacks the parameter %s", param)
 			}
+		}
+	}
+}
+
+// TestTemplateSecrets checks which Secrets Manager secrets each function
+// may read: Advance the organizations' and the deployment's, the Teams
+// answer functions the deployment's only, every other function none.
+func TestTemplateSecrets(t *testing.T) {
+	orgs, deployment := secrets.DefaultPrefix+"org/*", secrets.DefaultPrefix+"deployment/*"
+	want := map[string][]string{
+		"AdvanceFunction":         {deployment, orgs},
+		functionID(TeamsMessages): {deployment},
+		functionID(TeamsRespond):  {deployment},
+	}
+	for id, fn := range loadTemplate(t).resources("AWS::Serverless::Function") {
+		var got []string
+		for _, p := range fn.get("Properties", "Policies").items() {
+			for _, st := range p.get("Statement").items() {
+				if !slices.ContainsFunc(st.get("Action").strs(), func(a string) bool { return strings.HasPrefix(a, "secretsmanager:") }) {
+					continue
+				}
+				for _, r := range st.get("Resource").strs() {
+					_, secret, _ := strings.Cut(r, ":secret:")
+					got = append(got, secret)
+				}
+			}
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want[id]) {
+			t.Errorf("%s may read the secrets %v, want %v", id, got, want[id])
 		}
 	}
 }

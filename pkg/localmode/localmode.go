@@ -72,9 +72,9 @@ type Config struct {
 	// card in the outbox unless a workflow names a webhook.
 	Teams        teams.Config
 	TeamsOptions []teams.Option
-	// Secrets resolves secret references, overriding the environment's
-	// choice (see integrations).
-	Secrets engine.Secrets
+	// Secrets holds the deployment's and the organizations' secrets,
+	// overriding the environment's choice (see integrations).
+	Secrets secrets.Store
 	// Limits bound the connections of the HTTP API and the time a request
 	// and its answer may take.
 	Limits Limits
@@ -202,9 +202,10 @@ func openOutbox(dataDir string, store cardflow.Store) (*boltstore.Store, error) 
 // integrations configures the outbound calls of http and erp steps and of
 // Teams deliveries from the environment: CARDFLOW_OUTBOUND_ALLOW lists the
 // private addresses they may call (none by default, as on AWS), and
-// CARDFLOW_SECRETS, CARDFLOW_SECRET_<NAME> and CARDFLOW_SECRETS_DIR say where
-// secrets come from.
-func integrations() (*http.Client, secrets.Source, error) {
+// CARDFLOW_SECRETS, the CARDFLOW_SECRET_<ORG>__<NAME> and
+// CARDFLOW_DEPLOYMENT_SECRET_<NAME> variables and CARDFLOW_SECRETS_DIR say
+// where secrets come from.
+func integrations() (*http.Client, secrets.Store, error) {
 	client, err := outbound.FromEnv()
 	if err != nil {
 		return nil, nil, err
@@ -287,19 +288,20 @@ func newEngine(store cardflow.Store, deliver cardflow.Deliverer, cfg Config) (*e
 	if err != nil {
 		return nil, nil, err
 	}
-	client, src, err := integrations()
+	client, sec, err := integrations()
 	if err != nil {
 		return nil, nil, err
 	}
 	if cfg.Secrets != nil {
-		src = cfg.Secrets
+		sec = cfg.Secrets
 	}
-	tm, err := teams.New(cfg.Teams, deliver, src, append([]teams.Option{teams.WithHTTPClient(client)}, cfg.TeamsOptions...)...)
+	organizations := func(org string) teams.Secrets { return secrets.ForOrganization(sec, org) }
+	tm, err := teams.New(cfg.Teams, deliver, secrets.ForDeployment(sec), organizations, append([]teams.Option{teams.WithHTTPClient(client)}, cfg.TeamsOptions...)...)
 	if err != nil {
 		return nil, nil, err
 	}
 	eng, err := engine.New(store, tm, env, engine.WithLogger(cfg.Log), engine.WithEarlyResumeWindow(cfg.earlyResume()),
-		engine.WithHTTPClient(client), engine.WithSecrets(src))
+		engine.WithHTTPClient(client), engine.WithSecrets(sec))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -17,7 +17,9 @@ import (
 	"github.com/cardflow/cardflow/pkg/outbound"
 )
 
-// Secrets resolves secret references by name.
+// Secrets resolves secret references by name: those of the organization
+// whose workflow calls (the engine's step call, over
+// secrets.ForOrganization), never another's or the deployment's.
 type Secrets interface {
 	Secret(ctx context.Context, name string) (string, error)
 }

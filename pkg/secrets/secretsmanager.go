@@ -19,14 +19,16 @@ type SecretsManagerAPI interface {
 	GetSecretValue(ctx context.Context, in *secretsmanager.GetSecretValueInput, optFns ...func(*secretsmanager.Options)) (*secretsmanager.GetSecretValueOutput, error)
 }
 
-// SecretsManager reads the secret "sap-prod" as the Secrets Manager secret
-// <prefix>sap-prod (its current version). Wrap it in a Cache.
+// SecretsManager reads a key as the Secrets Manager secret <prefix><key
+// path> (see Key.Path), its current version: cardflow/org/acme/sap-prod
+// holds the secret "sap-prod" of organization acme,
+// cardflow/deployment/teams-signing a deployment's. Wrap it in a Cache.
 type SecretsManager struct {
 	client SecretsManagerAPI
 	prefix string
 }
 
-// NewSecretsManager reads secrets through client, with ids prefix+name.
+// NewSecretsManager reads secrets through client, with ids prefix+path.
 func NewSecretsManager(client SecretsManagerAPI, prefix string) (*SecretsManager, error) {
 	if client == nil {
 		return nil, errors.New("secrets: a Secrets Manager client is required")
@@ -34,37 +36,40 @@ func NewSecretsManager(client SecretsManagerAPI, prefix string) (*SecretsManager
 	return &SecretsManager{client: client, prefix: prefix}, nil
 }
 
-func (s *SecretsManager) Secret(ctx context.Context, name string) (string, error) {
-	if !ValidName(name) {
-		return "", fmt.Errorf("%q is not a secret name", name)
+// SecretsManagerID is the Secrets Manager id of a valid key under prefix.
+func SecretsManagerID(prefix string, k Key) string { return prefix + k.Path() }
+
+func (s *SecretsManager) Get(ctx context.Context, k Key) (string, error) {
+	if err := k.Validate(); err != nil {
+		return "", err
 	}
-	id := s.prefix + name
+	id := SecretsManagerID(s.prefix, k)
 	out, err := s.client.GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(id)})
 	var nf *types.ResourceNotFoundException
 	switch {
 	case errors.As(err, &nf):
-		return "", fmt.Errorf("secret %q: Secrets Manager has no secret %s: %w", name, id, ErrNotFound)
+		return "", fmt.Errorf("Secrets Manager has no secret %s: %w", id, ErrNotFound)
 	case err != nil:
 		// Service errors carry a code and message, never the value.
 		var api smithy.APIError
 		if errors.As(err, &api) {
-			return "", fmt.Errorf("secret %q: Secrets Manager: %s: %s", name, api.ErrorCode(), api.ErrorMessage())
+			return "", fmt.Errorf("Secrets Manager secret %s: %s: %s", id, api.ErrorCode(), api.ErrorMessage())
 		}
-		return "", fmt.Errorf("secret %q: Secrets Manager: %w", name, err)
+		return "", fmt.Errorf("Secrets Manager secret %s: %w", id, err)
 	}
-	if out.SecretString != nil {
+	if out.SecretString != nil && *out.SecretString != "" {
 		return *out.SecretString, nil
 	}
 	if len(out.SecretBinary) > 0 {
 		return string(out.SecretBinary), nil
 	}
-	return "", fmt.Errorf("secret %q: Secrets Manager secret %s has no value: %w", name, id, ErrNotFound)
+	return "", fmt.Errorf("Secrets Manager secret %s has no value: %w", id, ErrNotFound)
 }
 
 // Configuration from the environment.
 const (
-	// SourceEnv chooses the source: "env" (the default: CARDFLOW_SECRET_<NAME>,
-	// then files in CARDFLOW_SECRETS_DIR when set) or "secretsmanager".
+	// SourceEnv chooses the store: "env" (the default: the variables EnvName
+	// names, then files in CARDFLOW_SECRETS_DIR when set) or "secretsmanager".
 	SourceEnv = "CARDFLOW_SECRETS"
 	// DirEnv names the directory of secret files.
 	DirEnv = "CARDFLOW_SECRETS_DIR"
@@ -76,6 +81,15 @@ const (
 	DefaultPrefix = "cardflow/"
 )
 
+// PrefixFromEnv is the Secrets Manager prefix the environment sets
+// (PrefixEnv, DefaultPrefix when unset).
+func PrefixFromEnv() string {
+	if prefix, ok := os.LookupEnv(PrefixEnv); ok {
+		return prefix
+	}
+	return DefaultPrefix
+}
+
 // ClientFunc builds the Secrets Manager client FromEnv reads through;
 // optFns carry EndpointEnv. Local mode loads the AWS configuration of the
 // environment (secrets/smclient); a Lambda function builds its client from
@@ -83,10 +97,10 @@ const (
 // loader, with its SSO, STS and sign-in clients, out of its binary.
 type ClientFunc func(ctx context.Context, optFns ...func(*secretsmanager.Options)) (*secretsmanager.Client, error)
 
-// FromEnv builds the source the environment configures (see SourceEnv).
+// FromEnv builds the store the environment configures (see SourceEnv).
 // Secrets Manager reads through the client newClient builds and caches
 // values for DefaultTTL.
-func FromEnv(ctx context.Context, newClient ClientFunc) (Source, error) {
+func FromEnv(ctx context.Context, newClient ClientFunc) (Store, error) {
 	switch kind := os.Getenv(SourceEnv); kind {
 	case "", "env":
 		if dir := os.Getenv(DirEnv); dir != "" {
@@ -111,11 +125,7 @@ func FromEnv(ctx context.Context, newClient ClientFunc) (Source, error) {
 		if err != nil {
 			return nil, fmt.Errorf("secrets: Secrets Manager client: %w", err)
 		}
-		prefix, ok := os.LookupEnv(PrefixEnv)
-		if !ok {
-			prefix = DefaultPrefix
-		}
-		sm, err := NewSecretsManager(client, prefix)
+		sm, err := NewSecretsManager(client, PrefixFromEnv())
 		if err != nil {
 			return nil, err
 		}

@@ -17,12 +17,17 @@ import (
 	"github.com/cardflow/cardflow/pkg/cardflow"
 )
 
-// Secrets resolves secret references by name (the engine's secrets).
+// Secrets resolves secret references by name within one namespace.
 type Secrets interface {
 	Secret(ctx context.Context, name string) (string, error)
 }
 
-// configured turns a secret the deployment does not have into EINVALID: a
+// OrganizationSecrets returns the secrets an organization's workflows may
+// name (pkg/secrets ForOrganization): a webhook_secret is looked up there,
+// never among the deployment's own secrets or another organization's.
+type OrganizationSecrets func(organizationID string) Secrets
+
+// configured turns a secret that is not set into EINVALID: a
 // card step naming it fails with that message instead of being retried,
 // while a secret store that cannot be reached stays worth a retry.
 type configured struct{ Secrets }
@@ -43,14 +48,14 @@ type Config struct {
 	// PublicURL is where people reach this service, e.g.
 	// https://cardflow.example.com; response links start with it.
 	PublicURL string
-	// SigningSecret names the secret holding the key (at least 32
-	// characters) that signs response links and bot action data.
+	// SigningSecret names the deployment's secret holding the key (at
+	// least 32 characters) that signs response links and bot action data.
 	SigningSecret string
 	// LinkTTL is how long a response link works (default 14 days).
 	LinkTTL time.Duration
 
-	// AppID is the bot's Microsoft app id; AppSecret names the secret
-	// holding its client secret.
+	// AppID is the bot's Microsoft app id; AppSecret names the
+	// deployment's secret holding its client secret.
 	AppID, AppSecret string
 	// TokenURL is the OAuth2 token endpoint (default DefaultTokenURL).
 	TokenURL string
@@ -73,13 +78,14 @@ const minKeyBytes = 32
 // and to show the decision (their ActivityVerifier, CardReplier and
 // LinkVerifier).
 type Integration struct {
-	cfg       Config
-	fallback  cardflow.Deliverer
-	secrets   Secrets
-	webhook   *Webhook
-	connector *Connector
-	verifier  *Verifier
-	now       func() time.Time
+	cfg           Config
+	fallback      cardflow.Deliverer
+	secrets       Secrets // the deployment's
+	organizations OrganizationSecrets
+	webhook       *Webhook
+	connector     *Connector
+	verifier      *Verifier
+	now           func() time.Time
 }
 
 // Option configures an Integration.
@@ -98,14 +104,16 @@ func WithHTTPClient(c *http.Client) Option { return func(o *options) { o.client 
 func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
 
 // New returns the integration. Deliveries whose profile is the outbox go to
-// fallback.
-func New(cfg Config, fallback cardflow.Deliverer, src Secrets, opts ...Option) (*Integration, error) {
+// fallback. The signing key and the bot's client secret are read from
+// deployment, the deployment's own secrets; a webhook's URL from the
+// secrets of the delivery's organization.
+func New(cfg Config, fallback cardflow.Deliverer, deployment Secrets, organizations OrganizationSecrets, opts ...Option) (*Integration, error) {
 	o := options{client: &http.Client{Timeout: 30 * time.Second}, now: time.Now}
 	for _, opt := range opts {
 		opt(&o)
 	}
-	if fallback == nil || src == nil {
-		return nil, errors.New("teams: a fallback deliverer and secrets are required")
+	if fallback == nil || deployment == nil || organizations == nil {
+		return nil, errors.New("teams: a fallback deliverer, the deployment's secrets and the organizations' secrets are required")
 	}
 	if cfg.PublicURL != "" {
 		u, err := url.Parse(cfg.PublicURL)
@@ -117,8 +125,8 @@ func New(cfg Config, fallback cardflow.Deliverer, src Secrets, opts ...Option) (
 	if cfg.LinkTTL <= 0 {
 		cfg.LinkTTL = DefaultLinkTTL
 	}
-	src = configured{src}
-	in := &Integration{cfg: cfg, fallback: fallback, secrets: src, now: o.now}
+	src := configured{deployment}
+	in := &Integration{cfg: cfg, fallback: fallback, secrets: src, organizations: organizations, now: o.now}
 	var err error
 	if in.webhook, err = NewWebhook(o.client); err != nil {
 		return nil, err
@@ -180,7 +188,7 @@ func (in *Integration) Deliver(ctx context.Context, d *cardflow.Delivery) error 
 	case "", cardflow.DeliveryOutbox:
 		return in.fallback.Deliver(ctx, d)
 	case cardflow.DeliveryWebhook:
-		target, err := in.secrets.Secret(ctx, p("webhook_secret"))
+		target, err := configured{in.organizations(d.OrganizationID)}.Secret(ctx, p("webhook_secret"))
 		if err != nil {
 			return err
 		}

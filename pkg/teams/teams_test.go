@@ -2,6 +2,7 @@ package teams_test
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"strings"
 	"sync"
@@ -26,6 +27,10 @@ func (s secretMap) Secret(_ context.Context, name string) (string, error) {
 	}
 	return "", cardflow.Errorf(cardflow.EINVALID, "secret %q is not set", name)
 }
+
+// everyone gives every organization the map's secrets: for tests of what a
+// delivery does with a secret, not of whose secret it reads.
+func (s secretMap) everyone(string) teams.Secrets { return s }
 
 // outbox records the deliveries that stay in the service.
 type outbox struct {
@@ -71,7 +76,7 @@ func newFixture(t testing.TB) *fixture {
 		PublicURL: "https://cardflow.example.com/", SigningSecret: "signing",
 		AppID: teamstest.AppID, AppSecret: "bot-secret", TokenURL: fake.TokenURL(),
 		OpenIDMetadataURL: fake.MetadataURL(), ServiceHosts: []string{fake.Host()},
-	}, f.outbox, sec, teams.WithHTTPClient(fake.Client()), teams.WithClock(f.clock.now))
+	}, f.outbox, sec, sec.everyone, teams.WithHTTPClient(fake.Client()), teams.WithClock(f.clock.now))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +235,7 @@ func TestWebhookFailures(t *testing.T) {
 			fake := teamstest.New(t)
 			fake.WebhookStatus = tt.status
 			sec := secretMap{"signing": signingKey, "approvals-hook": fake.WebhookURL(), "plain": "http://example.com/hook"}
-			in, err := teams.New(teams.Config{PublicURL: "https://cardflow.example.com", SigningSecret: "signing"}, &outbox{}, sec, teams.WithHTTPClient(fake.Client()))
+			in, err := teams.New(teams.Config{PublicURL: "https://cardflow.example.com", SigningSecret: "signing"}, &outbox{}, sec, sec.everyone, teams.WithHTTPClient(fake.Client()))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -254,7 +259,8 @@ func TestWebhookFailures(t *testing.T) {
 
 func TestWebhookLinksNeedPublicURL(t *testing.T) {
 	fake := teamstest.New(t)
-	in, err := teams.New(teams.Config{SigningSecret: "signing"}, &outbox{}, secretMap{"signing": signingKey, "hook": fake.WebhookURL()}, teams.WithHTTPClient(fake.Client()))
+	sec := secretMap{"signing": signingKey, "hook": fake.WebhookURL()}
+	in, err := teams.New(teams.Config{SigningSecret: "signing"}, &outbox{}, sec, sec.everyone, teams.WithHTTPClient(fake.Client()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +345,7 @@ func TestBotDeliveryFailures(t *testing.T) {
 		in, err := teams.New(teams.Config{
 			SigningSecret: "signing", AppID: teamstest.AppID, AppSecret: "bot-secret", TokenURL: fake.TokenURL(),
 			OpenIDMetadataURL: fake.MetadataURL(), ServiceHosts: hosts,
-		}, &outbox{}, secretMap{"signing": signingKey, "bot-secret": appSecret}, teams.WithHTTPClient(fake.Client()))
+		}, &outbox{}, secretMap{"signing": signingKey, "bot-secret": appSecret}, secretMap{}.everyone, teams.WithHTTPClient(fake.Client()))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -366,7 +372,7 @@ func TestBotDeliveryFailures(t *testing.T) {
 		t.Errorf("unknown conversation: got %v, want EINVALID with the connector's message", err)
 	}
 
-	noBot, err := teams.New(teams.Config{}, &outbox{}, secretMap{})
+	noBot, err := teams.New(teams.Config{}, &outbox{}, secretMap{}, secretMap{}.everyone)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -377,12 +383,52 @@ func TestBotDeliveryFailures(t *testing.T) {
 
 func TestSecretNotSetFailsTheStep(t *testing.T) {
 	none := secrets.Env{Lookup: func(string) (string, bool) { return "", false }}
-	in, err := teams.New(teams.Config{}, &outbox{}, none)
+	in, err := teams.New(teams.Config{}, &outbox{}, secrets.ForDeployment(none), func(org string) teams.Secrets { return secrets.ForOrganization(none, org) })
 	if err != nil {
 		t.Fatal(err)
 	}
 	err = in.Deliver(context.Background(), delivery(map[string]any{"type": "webhook", "webhook_secret": "approvals-hook"}))
-	if cardflow.ErrorCode(err) != cardflow.EINVALID || !strings.Contains(err.Error(), "CARDFLOW_SECRET_APPROVALS_HOOK") {
-		t.Errorf("got %v, want VALIDATION_ERROR naming the variable to set", err)
+	if got, want := cardflow.ErrorMessage(err), `secret "approvals-hook" is not available`; cardflow.ErrorCode(err) != cardflow.EINVALID || got != want {
+		t.Errorf("got %v, want VALIDATION_ERROR %q", err, want)
+	}
+}
+
+// TestWebhookSecretsAreTheOrganizations plants the deployment's signing
+// key and bot secret and two organizations' webhook URLs in one store. A
+// delivery of org-a reaches its own webhook; one whose webhook_secret
+// names org-b's webhook, the signing key, the bot secret or nothing that
+// exists fails with one message and posts nothing anywhere.
+func TestWebhookSecretsAreTheOrganizations(t *testing.T) {
+	fake, fakeB := teamstest.New(t), teamstest.New(t)
+	env := map[string]string{
+		secrets.EnvName(secrets.DeploymentKey("signing")):                signingKey,
+		secrets.EnvName(secrets.DeploymentKey("bot-secret")):             teamstest.AppSecret,
+		secrets.EnvName(secrets.OrganizationKey("org-a", "hook")):        fake.WebhookURL(),
+		secrets.EnvName(secrets.OrganizationKey("org-b", "hook")):        fakeB.WebhookURL(),
+		secrets.EnvName(secrets.OrganizationKey("org-b", "org-b-hook")):  fakeB.WebhookURL(),
+		secrets.EnvName(secrets.OrganizationKey("org-b", "approvals/b")): fakeB.WebhookURL(),
+	}
+	store := secrets.Env{Lookup: func(name string) (string, bool) { v, ok := env[name]; return v, ok }}
+	in, err := teams.New(teams.Config{PublicURL: "https://cardflow.example.com", SigningSecret: "signing"}, &outbox{},
+		secrets.ForDeployment(store), func(org string) teams.Secrets { return secrets.ForOrganization(store, org) },
+		teams.WithHTTPClient(fake.Client()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := in.Deliver(ctx, delivery(map[string]any{"type": "webhook", "webhook_secret": "hook"})); err != nil {
+		t.Fatalf("org-a's own webhook: %v", err)
+	}
+	if got := len(fake.Requests("/webhook")); got != 1 {
+		t.Fatalf("got %d posts to org-a's webhook, want 1", got)
+	}
+	for _, name := range []string{"org-b-hook", "approvals/b", "signing", "bot-secret", "missing", "../org-b/hook", "org/org-b/hook", "deployment/signing"} {
+		err := in.Deliver(ctx, delivery(map[string]any{"type": "webhook", "webhook_secret": name}))
+		if got, want := cardflow.ErrorMessage(err), fmt.Sprintf("secret %q is not available", name); cardflow.ErrorCode(err) != cardflow.EINVALID || got != want {
+			t.Errorf("webhook_secret %q: got %v, want VALIDATION_ERROR %q", name, err, want)
+		}
+	}
+	if got, gotB := len(fake.Requests("")), len(fakeB.Requests("")); got != 1 || gotB != 0 {
+		t.Errorf("got %d requests to org-a's endpoints and %d to org-b's, want only org-a's post", got, gotB)
 	}
 }

@@ -39,7 +39,7 @@ trap stop EXIT
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 # Teams is configured, bot and links, so that its two endpoints exist and
 # are tested too; the secrets are test values from the environment.
-CARDFLOW_SECRET_TEAMS_SIGNING=schemathesis-signing-key CARDFLOW_SECRET_TEAMS_APP=schemathesis-app-secret \
+CARDFLOW_DEPLOYMENT_SECRET_TEAMS_SIGNING=schemathesis-signing-key CARDFLOW_DEPLOYMENT_SECRET_TEAMS_APP=schemathesis-app-secret \
 	"$work/cardflow" serve --addr "127.0.0.1:$port" --data-dir "$work/data" \
 	--public-url "http://127.0.0.1:$port" --teams-signing-secret teams-signing \
 	--teams-app-id 00000000-0000-0000-0000-000000000001 --teams-app-secret teams-app \

@@ -18,6 +18,7 @@ import (
 	"github.com/cardflow/cardflow/pkg/outbound"
 	"github.com/cardflow/cardflow/pkg/secrets"
 	"github.com/cardflow/cardflow/pkg/sfnrunner"
+	"github.com/cardflow/cardflow/pkg/teams"
 )
 
 // Budget is how long one Advance runs steps before it hands the execution
@@ -42,16 +43,16 @@ func NewHandlers(env lambdamode.Env, log *slog.Logger, optFns ...func(*sfn.Optio
 	if err != nil {
 		return nil, err
 	}
-	src, err := secrets.FromEnv(context.Background(), secretsclient.New(env))
+	sec, err := secrets.FromEnv(context.Background(), secretsclient.New(env))
 	if err != nil {
 		return nil, err
 	}
-	tm, err := env.NewTeams(log, src, client)
+	tm, err := env.NewTeams(log, secrets.ForDeployment(sec), func(org string) teams.Secrets { return secrets.ForOrganization(sec, org) }, client)
 	if err != nil {
 		return nil, err
 	}
 	eng, err := engine.New(store, tm, exprs,
-		engine.WithLogger(log), engine.WithHTTPClient(client), engine.WithSecrets(src), engine.WithBudget(Budget))
+		engine.WithLogger(log), engine.WithHTTPClient(client), engine.WithSecrets(sec), engine.WithBudget(Budget))
 	if err != nil {
 		return nil, err
 	}

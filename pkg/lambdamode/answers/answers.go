@@ -17,6 +17,7 @@ import (
 	"github.com/cardflow/cardflow/pkg/lambdamode/secretsclient"
 	"github.com/cardflow/cardflow/pkg/outbound"
 	"github.com/cardflow/cardflow/pkg/secrets"
+	"github.com/cardflow/cardflow/pkg/teams"
 )
 
 // NewEndpointFunction builds the Teams function named (lambdamode.TeamsMessages
@@ -26,11 +27,13 @@ func NewEndpointFunction(env lambdamode.Env, log *slog.Logger, name string, optF
 	if err != nil {
 		return nil, err
 	}
-	src, err := secrets.FromEnv(context.Background(), secretsclient.New(env))
+	sec, err := secrets.FromEnv(context.Background(), secretsclient.New(env))
 	if err != nil {
 		return nil, err
 	}
-	tm, err := env.NewTeams(log, src, client)
+	// These functions deliver no cards: they read the deployment's
+	// secrets only, and template.yaml lets them read no organization's.
+	tm, err := env.NewTeams(log, secrets.ForDeployment(sec), func(org string) teams.Secrets { return secrets.ForOrganization(sec, org) }, client)
 	if err != nil {
 		return nil, err
 	}

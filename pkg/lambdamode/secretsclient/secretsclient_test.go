@@ -35,16 +35,16 @@ func TestSecretsManagerClient(t *testing.T) {
 	t.Setenv(secrets.PrefixEnv, "acme/")
 
 	env := lambdamode.Env{Region: "eu-central-1", AccessKeyID: "ASIAROLE", SecretAccessKey: "role-secret", SessionToken: "role-token"}
-	src, err := secrets.FromEnv(t.Context(), secretsclient.New(env))
+	st, err := secrets.FromEnv(t.Context(), secretsclient.New(env))
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := src.Secret(t.Context(), "sap-prod")
+	got, err := secrets.ForOrganization(st, "org-1").Secret(t.Context(), "sap-prod")
 	if err != nil || got != "sap-user:sap-pw" {
 		t.Fatalf("Secret: got %q, %v; want sap-user:sap-pw", got, err)
 	}
-	if gotID != "acme/sap-prod" {
-		t.Errorf("got secret id %q, want acme/sap-prod", gotID)
+	if want := "acme/org/org-1/sap-prod"; gotID != want {
+		t.Errorf("got secret id %q, want %s", gotID, want)
 	}
 	if want := "Credential=ASIAROLE/"; !strings.Contains(gotAuth, want) || !strings.Contains(gotAuth, "/eu-central-1/secretsmanager/aws4_request") {
 		t.Errorf("got Authorization %q, want the role's key and eu-central-1", gotAuth)

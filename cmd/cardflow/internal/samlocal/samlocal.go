@@ -121,9 +121,10 @@ func (f *Fixture) seedWaiting(ctx context.Context, svc *app.Service, now time.Ti
 }
 
 // What the Teams functions need under sam local (env.local.json): the name
-// of the signing secret, and as CARDFLOW_SECRET_TEAMS_SIGNING the sample
-// key that signs the link and the action data of the sample events. A
-// deployment makes a key of its own.
+// of the signing secret, and as the deployment's secret of that name
+// (CARDFLOW_DEPLOYMENT_SECRET_TEAMS_SIGNING, or cardflow/deployment/teams-signing
+// in Secrets Manager) the sample key that signs the link and the action
+// data of the sample events. A deployment makes a key of its own.
 const (
 	SigningSecret = "teams-signing"
 	SigningKey    = "sam-local-teams-signing-key-0123456789"

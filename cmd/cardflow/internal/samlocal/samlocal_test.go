@@ -180,8 +180,8 @@ func TestEvents(t *testing.T) {
 	}
 	// Microsoft's side of Teams, and the secrets the Teams settings name.
 	fake := teamstest.New(t)
-	t.Setenv(secrets.EnvName(samlocal.SigningSecret), samlocal.SigningKey)
-	t.Setenv(secrets.EnvName("bot-secret"), teamstest.AppSecret)
+	t.Setenv(secrets.EnvName(secrets.DeploymentKey(samlocal.SigningSecret)), samlocal.SigningKey)
+	t.Setenv(secrets.EnvName(secrets.DeploymentKey("bot-secret")), teamstest.AppSecret)
 	env.Teams = teams.Config{
 		SigningSecret: samlocal.SigningSecret, AppID: teamstest.AppID, AppSecret: "bot-secret",
 		TokenURL: fake.TokenURL(), OpenIDMetadataURL: fake.MetadataURL(), ServiceHosts: []string{fake.Host()},

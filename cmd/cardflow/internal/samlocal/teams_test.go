@@ -45,8 +45,8 @@ func TestAdvanceDeliversToTeams(t *testing.T) {
 	ep := endpoint(t)
 	_, prefix := newTables(t, ep)
 	fake := teamstest.New(t)
-	t.Setenv(secrets.EnvName(samlocal.SigningSecret), samlocal.SigningKey)
-	t.Setenv(secrets.EnvName("approvals-hook"), fake.WebhookURL())
+	t.Setenv(secrets.EnvName(secrets.DeploymentKey(samlocal.SigningSecret)), samlocal.SigningKey)
+	t.Setenv(secrets.EnvName(secrets.OrganizationKey(samlocal.Organization, "approvals-hook")), fake.WebhookURL())
 	env, err := lambdamode.LoadEnv(func(k string) string {
 		return map[string]string{
 			lambdamode.EnvDynamoDBEndpoint:   ep,
