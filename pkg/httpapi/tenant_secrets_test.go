@@ -300,7 +300,7 @@ func newSecretsEnv(t *testing.T, store secrets.Store, log *slog.Logger, fake *te
 	if _, err := st.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	api, err := httpapi.New(st.Service, httpapi.KeyAuthenticator{Service: st.Service}, httpapi.WithLogger(log), httpapi.WithOutbox(db), httpapi.WithTeams(st.Teams))
+	api, err := httpapi.New(st.Service, httpapi.KeyAuthenticator{Service: st.Service}, httpapi.WithLogger(log), httpapi.WithOutbox(db), httpapi.WithTeams())
 	if err != nil {
 		t.Fatal(err)
 	}
