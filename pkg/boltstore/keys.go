@@ -31,6 +31,7 @@ var (
 	bIdempotency        = []byte("idempotency")         // org 0 key -> Idempotency
 	bSchedules          = []byte("schedules")           // org 0 workflow_id 0 version -> Schedule
 	bDeliveries         = []byte("deliveries")          // org 0 delivery_id -> Delivery (the local outbox)
+	bMeta               = []byte("meta")                // "format" -> the file's format (fileFormat), decimal
 
 	// Housekeeping indexes; the value is the record's key.
 	bProcessDue     = []byte("process_due")        // kind 0 8-byte due (ms) org 0 process_id -> org 0 process_id
@@ -38,7 +39,7 @@ var (
 
 	allBuckets = [][]byte{bWorkflows, bCards, bExecutions, bOrgExecutions, bSchemas, bAPIKeys, bAPIKeyIDs, bOrgAPIKeys,
 		bOpenExecutions, bExecutionRevisions, bProcesses, bIdempotency, bSchedules, bDeliveries, bProcessDue, bIdempotencyDue,
-		bExecutionSummaries, bExecutionStates}
+		bExecutionSummaries, bExecutionStates, bMeta}
 
 	// retiredBuckets were written by earlier versions and are read no more;
 	// Open drops them. active_cards indexed ACTIVE card versions, when

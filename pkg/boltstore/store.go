@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -67,6 +68,9 @@ func Open(path string, opts ...Option) (*Store, error) {
 		// but not the bucket of the part added.
 		old := tx.Bucket(bExecutions) != nil
 		split, fill := old && tx.Bucket(bExecutionStates) == nil, old && tx.Bucket(bExecutionSummaries) == nil
+		// A file from before execution payloads were always objects has no
+		// format; its executions may hold others.
+		objects := old && formatOf(tx) < formatObjectPayloads
 		for _, name := range allBuckets {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return err
@@ -88,9 +92,16 @@ func Open(path string, opts ...Option) (*Store, error) {
 			}
 		}
 		if fill {
-			return addSummaries(tx)
+			if err := addSummaries(tx); err != nil {
+				return err
+			}
 		}
-		return nil
+		if objects {
+			if err := objectPayloads(tx); err != nil {
+				return err
+			}
+		}
+		return tx.Bucket(bMeta).Put(formatKey, []byte(strconv.Itoa(fileFormat)))
 	})
 	if err != nil {
 		db.Close()
