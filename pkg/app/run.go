@@ -258,9 +258,13 @@ var ResumeActions = []string{"resumeworkflow"}
 
 // ResumeOutput is the answer to a resume.
 type ResumeOutput struct {
-	Message              string `json:"message"`
-	ServiceExecutionID   string `json:"service_execution_id"`
-	WorkflowID           string `json:"workflow_id"`
+	Message            string `json:"message"`
+	ServiceExecutionID string `json:"service_execution_id"`
+	WorkflowID         string `json:"workflow_id"`
+	// Status and WorkflowCurrentState are the execution's once the resume
+	// is done: RUNNING from the step it waited in when the resume claimed
+	// its wait (the runner goes on in the background), and as they were
+	// when the resume was kept for a wait not yet open.
 	Status               string `json:"status"`
 	WorkflowCurrentState string `json:"workflow_current_state"`
 	// Resumed is false when the resume was kept for a wait not yet open.
@@ -314,9 +318,10 @@ func (s *Service) Resume(ctx context.Context, processID string, body []byte) (*R
 		}
 		out := &ResumeOutput{
 			Message: "success", ServiceExecutionID: ex.WorkflowExecutionID, WorkflowID: ex.WorkflowID,
-			Status: ex.Status, WorkflowCurrentState: ex.WorkflowCurrentState, Resumed: resumed,
+			Status: cardflow.ExecRunning, WorkflowCurrentState: ex.WorkflowCurrentState, Resumed: resumed,
 		}
 		if !resumed {
+			out.Status = ex.Status
 			out.Message = fmt.Sprintf("kept: the execution has not reached a wait yet; the resume is delivered when it does, within %s", s.earlyResume)
 		}
 		return out, nil
