@@ -39,7 +39,7 @@ func localServer(t *testing.T) (url, dataDir string) {
 		t.Fatal(err)
 	}
 	admin := &cardflow.Principal{OrganizationID: "load-org", WorkspaceID: "ws", Scopes: cardflow.AllScopes, Actor: "test"}
-	ids, err := sample.Load(cardflow.NewContextWithPrincipal(context.Background(), admin), st.Service, time.Now())
+	ids, err := sample.Load(cardflow.NewContextWithPrincipal(context.Background(), admin), st.Service)
 	if err != nil {
 		t.Fatal(err)
 	}

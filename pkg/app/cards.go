@@ -88,7 +88,8 @@ func (s *Service) GetCard(ctx context.Context, cardID string, version int) (*car
 	return s.store.GetCard(ctx, p.OrganizationID, cardID, version)
 }
 
-// GetLatestActiveCard returns the highest ACTIVE version of a card.
+// GetLatestActiveCard returns the latest version of a card, the one
+// published last, when there is one.
 func (s *Service) GetLatestActiveCard(ctx context.Context, cardID string) (*cardflow.Card, error) {
 	p, err := principal(ctx, cardflow.ScopeRead)
 	if err != nil {

@@ -85,9 +85,11 @@ func (s *Service) Trigger(ctx context.Context, in TriggerInput) (*TriggerOutput,
 	return &TriggerOutput{ExecutionID: id}, nil
 }
 
-// decodeInput reads a trigger body: any JSON value, or nothing (an empty
-// object). It returns the compact body for request hashing.
-func decodeInput(body []byte) (any, []byte, error) {
+// decodeInput reads a trigger body as the execution's input: a JSON object
+// as it is, nothing as {}, and any other JSON value (spec 4.1 takes any)
+// wrapped as cardflow.PayloadOf wraps it ({"value": [1]}). It returns the
+// compact body for request hashing.
+func decodeInput(body []byte) (map[string]any, []byte, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return map[string]any{}, nil, nil
 	}
@@ -99,7 +101,7 @@ func decodeInput(body []byte) (any, []byte, error) {
 	if err := json.Unmarshal(buf.Bytes(), &v); err != nil {
 		return nil, nil, cardflow.Errorf(cardflow.EINVALID, "the body is not valid JSON: %v", err)
 	}
-	return v, buf.Bytes(), nil
+	return cardflow.PayloadOf(v), buf.Bytes(), nil
 }
 
 // replay returns the execution an earlier request with the same key
@@ -155,7 +157,7 @@ type start struct {
 	workspace, actor string
 	workflow         *cardflow.Workflow
 	trigger          string
-	input            any
+	input            map[string]any
 	processID        string
 	idem             *cardflow.Idempotency
 	// id is the execution id; empty gives a new one.
@@ -190,9 +192,10 @@ func (s *Service) start(ctx context.Context, st start) (string, error) {
 		WorkflowExecutionID: id, WorkflowID: wf.WorkflowID, WorkflowVersion: wf.WorkflowVersion,
 		OrganizationID: wf.OrganizationID, WorkspaceID: st.workspace,
 		WorkflowCurrentState: trigger.Name, WorkflowTriggerType: st.trigger, Status: cardflow.ExecRunning,
-		WorkflowEventLog:     cardflow.EventLog{Events: []cardflow.Event{{At: ms, Type: cardflow.EventStarted, Message: "by " + st.actor}}, Total: 1},
-		CondensedLogs:        map[string]cardflow.StepLog{},
-		WorkflowInputPayload: st.input,
+		WorkflowEventLog:      cardflow.EventLog{Events: []cardflow.Event{{At: ms, Type: cardflow.EventStarted, Message: "by " + st.actor}}, Total: 1},
+		CondensedLogs:         map[string]cardflow.StepLog{},
+		WorkflowInputPayload:  st.input,
+		WorkflowOutputPayload: map[string]any{},
 		WorkflowDetails: cardflow.WorkflowDetails{
 			WorkflowName: wf.WorkflowName, WorkflowSteps: wf.WorkflowSteps, WorkflowConnections: wf.WorkflowConnections,
 		},
@@ -230,15 +233,22 @@ func (s *Service) storedAnyway(ctx context.Context, ex *cardflow.Execution, err 
 }
 
 // recordSample keeps the latest input of a version and its inferred schema,
-// for getWorkflowSchemaById.
-func (s *Service) recordSample(ctx context.Context, wf *cardflow.Workflow, input any, actor string, now int64) error {
+// for getWorkflowSchemaById. An empty input (a trigger without a body)
+// replaces no input that says more.
+func (s *Service) recordSample(ctx context.Context, wf *cardflow.Workflow, input map[string]any, actor string, now int64) error {
 	sc := &cardflow.Schema{
 		OrganizationID: wf.OrganizationID, WorkflowID: wf.WorkflowID, WorkflowVersion: wf.WorkflowVersion,
 		WorkflowMockPayload: input, WorkflowSchema: jsonschema.Infer(input),
 		CreatedBy: actor, CreatedOn: now, ModifiedOn: now,
 	}
-	if prev, err := s.store.GetSchema(ctx, wf.OrganizationID, wf.WorkflowID, wf.WorkflowVersion); err == nil {
+	prev, err := s.store.GetSchema(ctx, wf.OrganizationID, wf.WorkflowID, wf.WorkflowVersion)
+	switch {
+	case err == nil && len(input) == 0 && len(prev.WorkflowMockPayload) > 0:
+		return nil
+	case err == nil:
 		sc.CreatedBy, sc.CreatedOn, sc.ModifiedBy = prev.CreatedBy, prev.CreatedOn, &actor
+	case cardflow.ErrorCode(err) != cardflow.ENOTFOUND:
+		return err
 	}
 	return s.store.PutSchema(ctx, sc)
 }
@@ -248,9 +258,13 @@ var ResumeActions = []string{"resumeworkflow"}
 
 // ResumeOutput is the answer to a resume.
 type ResumeOutput struct {
-	Message              string `json:"message"`
-	ServiceExecutionID   string `json:"service_execution_id"`
-	WorkflowID           string `json:"workflow_id"`
+	Message            string `json:"message"`
+	ServiceExecutionID string `json:"service_execution_id"`
+	WorkflowID         string `json:"workflow_id"`
+	// Status and WorkflowCurrentState are the execution's once the resume
+	// is done: RUNNING from the step it waited in when the resume claimed
+	// its wait (the runner goes on in the background), and as they were
+	// when the resume was kept for a wait not yet open.
 	Status               string `json:"status"`
 	WorkflowCurrentState string `json:"workflow_current_state"`
 	// Resumed is false when the resume was kept for a wait not yet open.
@@ -304,9 +318,10 @@ func (s *Service) Resume(ctx context.Context, processID string, body []byte) (*R
 		}
 		out := &ResumeOutput{
 			Message: "success", ServiceExecutionID: ex.WorkflowExecutionID, WorkflowID: ex.WorkflowID,
-			Status: ex.Status, WorkflowCurrentState: ex.WorkflowCurrentState, Resumed: resumed,
+			Status: cardflow.ExecRunning, WorkflowCurrentState: ex.WorkflowCurrentState, Resumed: resumed,
 		}
 		if !resumed {
+			out.Status = ex.Status
 			out.Message = fmt.Sprintf("kept: the execution has not reached a wait yet; the resume is delivered when it does, within %s", s.earlyResume)
 		}
 		return out, nil

@@ -1,6 +1,9 @@
 package boltstore_test
 
 import (
+	"bytes"
+	"encoding/json"
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -296,4 +299,120 @@ func TestOlderFileUpgraded(t *testing.T) {
 				e.WorkflowExecutionID, e.Status, e.WorkflowDetails.WorkflowName, e.WorkflowEventLog.Total)
 		}
 	}
+}
+
+// TestOlderPayloadsUpgraded opens a store file written before execution
+// payloads were always objects and before the index of ACTIVE card
+// versions was retired: Open rewrites the views that hold other payloads,
+// which GetExecutionJSON hands out as they are, and drops the index.
+func TestOlderPayloadsUpgraded(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cardflow.db")
+	s, err := boltstore.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &cardflow.Workflow{OrganizationID: "org-1", WorkflowName: "purchase approval"}
+	if err := s.SaveWorkflowVersion(t.Context(), w); err != nil {
+		t.Fatal(err)
+	}
+	running, done := benchExecution("org-1", w.WorkflowID), benchExecution("org-1", w.WorkflowID)
+	for _, e := range []*cardflow.Execution{running, done} {
+		if err := s.CreateExecution(t.Context(), e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	// Back to the older format: payloads as they were written then.
+	old := map[string]string{running.WorkflowExecutionID: `"workflow_input_payload":[1],"workflow_output_payload":null`, done.WorkflowExecutionID: `"workflow_input_payload":5,"workflow_output_payload":"done"`}
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		if err := tx.DeleteBucket([]byte("meta")); err != nil {
+			return err
+		}
+		if _, err := tx.CreateBucket([]byte("active_cards")); err != nil {
+			return err
+		}
+		executions := tx.Bucket([]byte("executions"))
+		var keys, views [][]byte
+		executions.ForEach(func(k, v []byte) error {
+			keys, views = append(keys, bytes.Clone(k)), append(views, bytes.Clone(v))
+			return nil
+		})
+		for i, k := range keys {
+			var view map[string]json.RawMessage
+			if err := json.Unmarshal(views[i], &view); err != nil {
+				return err
+			}
+			var id string
+			json.Unmarshal(view["workflow_execution_id"], &id)
+			var payloads map[string]json.RawMessage
+			if err := json.Unmarshal([]byte("{"+old[id]+"}"), &payloads); err != nil {
+				return err
+			}
+			maps.Copy(view, payloads)
+			b, _ := json.Marshal(view)
+			if err := executions.Put(k, b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	s, err = boltstore.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		id            string
+		input, output string
+	}{
+		{running.WorkflowExecutionID, `{"value":[1]}`, `{}`},
+		{done.WorkflowExecutionID, `{"value":5}`, `{"value":"done"}`},
+	} {
+		view, err := s.GetExecutionJSON(t.Context(), "org-1", w.WorkflowID, tc.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got map[string]json.RawMessage
+		if err := json.Unmarshal(view, &got); err != nil {
+			t.Fatal(err)
+		}
+		if in, out := string(got["workflow_input_payload"]), string(got["workflow_output_payload"]); in != tc.input || out != tc.output {
+			t.Errorf("GetExecutionJSON: got input %s and output %s, want %s and %s", in, out, tc.input, tc.output)
+		}
+		e, err := s.GetExecution(t.Context(), "org-1", w.WorkflowID, tc.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in, out := toJSON(e.WorkflowInputPayload), toJSON(e.WorkflowOutputPayload); in != tc.input || out != tc.output {
+			t.Errorf("GetExecution: got input %s and output %s, want %s and %s", in, out, tc.input, tc.output)
+		}
+	}
+	s.Close()
+	db, err = bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.View(func(tx *bolt.Tx) error {
+		if tx.Bucket([]byte("active_cards")) != nil {
+			t.Errorf("the retired index of ACTIVE card versions is still there")
+		}
+		if got := string(tx.Bucket([]byte("meta")).Get([]byte("format"))); got != "1" {
+			t.Errorf("got format %q, want 1", got)
+		}
+		return nil
+	})
+}
+
+func toJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }

@@ -1,9 +1,11 @@
 package boltstore
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -143,3 +145,66 @@ func addSummaries(tx *bolt.Tx) error {
 		return summaries.Put(k, s)
 	})
 }
+
+// File formats, in the meta bucket: Open brings an older file up to
+// fileFormat and records it.
+const (
+	// formatObjectPayloads: execution payloads are JSON objects.
+	formatObjectPayloads = 1
+	fileFormat           = formatObjectPayloads
+)
+
+var formatKey = []byte("format")
+
+// formatOf returns the format of an open file; 0 for files from before
+// formats were recorded.
+func formatOf(tx *bolt.Tx) int {
+	b := tx.Bucket(bMeta)
+	if b == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(string(b.Get(formatKey)))
+	return n
+}
+
+// objectPayloads rewrites the views of executions whose input or output
+// payload is not a JSON object (a trigger body [1], an end step's "done",
+// null while running), as cardflow.Execution reads them, so that
+// GetExecutionJSON, which hands the view out as it is, shows objects too.
+func objectPayloads(tx *bolt.Tx) error {
+	executions := tx.Bucket(bExecutions)
+	var keys, views [][]byte
+	err := executions.ForEach(func(k, v []byte) error {
+		var p struct {
+			Input  json.RawMessage `json:"workflow_input_payload"`
+			Output json.RawMessage `json:"workflow_output_payload"`
+		}
+		if err := json.Unmarshal(v, &p); err != nil {
+			return fmt.Errorf("boltstore: decode execution: %w", err)
+		}
+		if !isObject(p.Input) || !isObject(p.Output) {
+			// Keys and values are only valid until the bucket changes.
+			keys, views = append(keys, bytes.Clone(k)), append(views, bytes.Clone(v))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for i, k := range keys {
+		var e cardflow.Execution
+		if err := json.Unmarshal(views[i], &e); err != nil {
+			return fmt.Errorf("boltstore: decode execution: %w", err)
+		}
+		view, err := json.Marshal(&e)
+		if err != nil {
+			return err
+		}
+		if err := executions.Put(k, view); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func isObject(raw json.RawMessage) bool { return len(raw) > 0 && raw[0] == '{' }

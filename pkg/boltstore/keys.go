@@ -16,7 +16,6 @@ import (
 var (
 	bWorkflows     = []byte("workflows")      // org 0 workflow_id 0 version -> Workflow
 	bCards         = []byte("cards")          // org 0 card_id 0 version -> Card
-	bActiveCards   = []byte("active_cards")   // org 0 card_id 0 version -> "", ACTIVE versions only
 	bExecutions    = []byte("executions")     // org 0 workflow_id 0 execution_id -> Execution as the API shows it
 	bOrgExecutions = []byte("org_executions") // org 0 execution_id -> workflow_id
 	bSchemas       = []byte("schemas")        // org 0 workflow_id 0 version -> Schema record
@@ -32,14 +31,20 @@ var (
 	bIdempotency        = []byte("idempotency")         // org 0 key -> Idempotency
 	bSchedules          = []byte("schedules")           // org 0 workflow_id 0 version -> Schedule
 	bDeliveries         = []byte("deliveries")          // org 0 delivery_id -> Delivery (the local outbox)
+	bMeta               = []byte("meta")                // "format" -> the file's format (fileFormat), decimal
 
 	// Housekeeping indexes; the value is the record's key.
 	bProcessDue     = []byte("process_due")        // kind 0 8-byte due (ms) org 0 process_id -> org 0 process_id
 	bIdempotencyDue = []byte("idempotency_expiry") // 8-byte expires_at (s) org 0 key -> org 0 key
 
-	allBuckets = [][]byte{bWorkflows, bCards, bActiveCards, bExecutions, bOrgExecutions, bSchemas, bAPIKeys, bAPIKeyIDs, bOrgAPIKeys,
+	allBuckets = [][]byte{bWorkflows, bCards, bExecutions, bOrgExecutions, bSchemas, bAPIKeys, bAPIKeyIDs, bOrgAPIKeys,
 		bOpenExecutions, bExecutionRevisions, bProcesses, bIdempotency, bSchedules, bDeliveries, bProcessDue, bIdempotencyDue,
-		bExecutionSummaries, bExecutionStates}
+		bExecutionSummaries, bExecutionStates, bMeta}
+
+	// retiredBuckets were written by earlier versions and are read no more;
+	// Open drops them. active_cards indexed ACTIVE card versions, when
+	// getLatestActiveCard answered the highest of them.
+	retiredBuckets = [][]byte{[]byte("active_cards")}
 )
 
 // validParts reports whether every part can be a key part: not empty and

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -67,8 +68,16 @@ func Open(path string, opts ...Option) (*Store, error) {
 		// but not the bucket of the part added.
 		old := tx.Bucket(bExecutions) != nil
 		split, fill := old && tx.Bucket(bExecutionStates) == nil, old && tx.Bucket(bExecutionSummaries) == nil
+		// A file from before execution payloads were always objects has no
+		// format; its executions may hold others.
+		objects := old && formatOf(tx) < formatObjectPayloads
 		for _, name := range allBuckets {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return err
+			}
+		}
+		for _, name := range retiredBuckets {
+			if err := tx.DeleteBucket(name); err != nil && !errors.Is(err, bolterrors.ErrBucketNotFound) {
 				return err
 			}
 		}
@@ -83,9 +92,16 @@ func Open(path string, opts ...Option) (*Store, error) {
 			}
 		}
 		if fill {
-			return addSummaries(tx)
+			if err := addSummaries(tx); err != nil {
+				return err
+			}
 		}
-		return nil
+		if objects {
+			if err := objectPayloads(tx); err != nil {
+				return err
+			}
+		}
+		return tx.Bucket(bMeta).Put(formatKey, []byte(strconv.Itoa(fileFormat)))
 	})
 	if err != nil {
 		db.Close()
@@ -174,29 +190,8 @@ func (s *Store) GetWorkflow(_ context.Context, org, workflowID string, version i
 	return workflows.get(s.db, org, workflowID, version)
 }
 
-// GetLatestWorkflow walks the versions from the newest; the latest one is
-// usually the newest or close to it.
 func (s *Store) GetLatestWorkflow(_ context.Context, org, workflowID string) (*cardflow.Workflow, error) {
-	var w *cardflow.Workflow
-	err := s.db.View(func(tx *bolt.Tx) error {
-		if !validParts(org, workflowID) {
-			return nil
-		}
-		var err error
-		walkBack(tx.Bucket(bWorkflows), prefix(org, workflowID), nil, func(_, v []byte) bool {
-			var probe *cardflow.Workflow
-			if probe, err = decode[cardflow.Workflow](v); err != nil || probe.Latest {
-				w = probe
-				return false
-			}
-			return true
-		})
-		return err
-	})
-	if err == nil && w == nil {
-		return nil, cardflow.Errorf(cardflow.ENOTFOUND, "workflow %s not found", workflowID)
-	}
-	return w, err
+	return workflows.latest(s.db, org, workflowID)
 }
 
 func (s *Store) ListWorkflows(_ context.Context, org string, opt cardflow.ListOptions[cardflow.WorkflowKey]) (cardflow.Page[*cardflow.Workflow, cardflow.WorkflowKey], error) {
@@ -223,25 +218,15 @@ func (s *Store) PublishCard(_ context.Context, org, cardID string, version int, 
 	return cards.publish(s.db, org, cardID, version, by, now)
 }
 
-// GetLatestActiveCard reads the highest key of the card in the index of
-// ACTIVE versions, so drafts above it cost nothing.
 func (s *Store) GetLatestActiveCard(_ context.Context, org, cardID string) (*cardflow.Card, error) {
-	var c *cardflow.Card
-	err := s.db.View(func(tx *bolt.Tx) error {
-		if !validParts(org, cardID) {
-			return nil
-		}
-		var err error
-		walkBack(tx.Bucket(bActiveCards), prefix(org, cardID), nil, func(k, _ []byte) bool {
-			c, err = decode[cardflow.Card](tx.Bucket(bCards).Get(k))
-			return false
-		})
-		return err
-	})
-	if err == nil && c == nil {
-		return nil, cardflow.Errorf(cardflow.ENOTFOUND, "card %s has no active version", cardID)
+	c, err := cards.latest(s.db, org, cardID)
+	if err != nil {
+		return nil, err
 	}
-	return c, err
+	if c.Status != cardflow.StatusActive {
+		return nil, cardflow.Errorf(cardflow.ENOTFOUND, "card %s has no active version: publish one first", cardID)
+	}
+	return c, nil
 }
 
 func (s *Store) CreateExecution(_ context.Context, e *cardflow.Execution) error {

@@ -15,8 +15,6 @@ import (
 type versioned[T, K any] struct {
 	noun   string
 	bucket []byte
-	// active, when set, names the index of ACTIVE versions.
-	active []byte
 	// fields returns the record's organization and the fields the store owns.
 	fields    func(*T) (org string, id *string, version *int, latest *cardflow.Flag)
 	setStatus func(*T, string)
@@ -38,7 +36,6 @@ var workflows = versioned[cardflow.Workflow, cardflow.WorkflowKey]{
 var cards = versioned[cardflow.Card, cardflow.CardKey]{
 	noun:      "card",
 	bucket:    bCards,
-	active:    bActiveCards,
 	fields:    (*cardflow.Card).VersionFields,
 	setStatus: (*cardflow.Card).SetStatus,
 	touch:     (*cardflow.Card).Touch,
@@ -90,6 +87,34 @@ func (kd *versioned[T, K]) get(db *bolt.DB, org, id string, version int) (*T, er
 	return getJSON[T](db, kd.bucket, k, func() error { return kd.notFound(id, version) })
 }
 
+// latest returns the version marked latest. It walks the versions from the
+// newest; the latest one is usually the newest or close to it.
+func (kd *versioned[T, K]) latest(db *bolt.DB, org, id string) (*T, error) {
+	var rec *T
+	err := db.View(func(tx *bolt.Tx) error {
+		if !validParts(org, id) {
+			return nil
+		}
+		var err error
+		walkBack(tx.Bucket(kd.bucket), prefix(org, id), nil, func(_, v []byte) bool {
+			var probe *T
+			if probe, err = decode[T](v); err != nil {
+				return false
+			}
+			if _, _, _, latest := kd.fields(probe); *latest {
+				rec = probe
+				return false
+			}
+			return true
+		})
+		return err
+	})
+	if err == nil && rec == nil {
+		return nil, cardflow.Errorf(cardflow.ENOTFOUND, "%s %s not found", kd.noun, id)
+	}
+	return rec, err
+}
+
 func (kd *versioned[T, K]) list(db *bolt.DB, org string, opt cardflow.ListOptions[K]) (cardflow.Page[*T, K], error) {
 	page := cardflow.Page[*T, K]{Items: []*T{}}
 	if !validParts(org) {
@@ -135,11 +160,6 @@ func (kd *versioned[T, K]) publish(db *bolt.DB, org, id string, version int, by 
 		*latest = true
 		kd.setStatus(rec, cardflow.StatusActive)
 		kd.touch(rec, by, now)
-		if kd.active != nil {
-			if err := tx.Bucket(kd.active).Put(k, []byte{}); err != nil {
-				return err
-			}
-		}
 		return put(b, k, rec)
 	})
 	return rec, err

@@ -177,8 +177,8 @@ type Execution struct {
 	Status                string             `json:"status"`
 	WorkflowEventLog      EventLog           `json:"workflow_event_log"`
 	CondensedLogs         map[string]StepLog `json:"condensed_logs"`
-	WorkflowInputPayload  any                `json:"workflow_input_payload"`
-	WorkflowOutputPayload any                `json:"workflow_output_payload"`
+	WorkflowInputPayload  map[string]any     `json:"workflow_input_payload"`
+	WorkflowOutputPayload map[string]any     `json:"workflow_output_payload"`
 	WorkflowDetails       WorkflowDetails    `json:"workflow_details"`
 	ModifiedBy            *string            `json:"modified_by"`
 	CreatedOn             int64              `json:"created_on"`
@@ -221,7 +221,7 @@ type Schema struct {
 	OrganizationID      string         `json:"-"`
 	WorkflowID          string         `json:"workflow_id"`
 	WorkflowVersion     int            `json:"workflow_version"`
-	WorkflowMockPayload any            `json:"workflow_mock_payload"`
+	WorkflowMockPayload map[string]any `json:"workflow_mock_payload"`
 	WorkflowSchema      map[string]any `json:"workflow_schema"`
 	CreatedBy           string         `json:"created_by"`
 	ModifiedBy          *string        `json:"modified_by"`
@@ -240,13 +240,66 @@ func (s *Schema) MarshalRecord() ([]byte, error) {
 	return json.Marshal(schemaRecord{OrganizationID: s.OrganizationID, Schema: *s})
 }
 
-// UnmarshalRecord decodes what MarshalRecord wrote.
+// UnmarshalRecord decodes what MarshalRecord wrote. A mock payload that is
+// not an object, which records from before payloads were always objects
+// may hold, reads as PayloadOf makes it, and its schema with it.
 func (s *Schema) UnmarshalRecord(b []byte) error {
-	var r schemaRecord
+	*s = Schema{}
+	r := struct {
+		OrganizationID string `json:"organization_id"`
+		*schemaFields
+		Mock any `json:"workflow_mock_payload"`
+	}{schemaFields: (*schemaFields)(s)}
 	if err := json.Unmarshal(b, &r); err != nil {
 		return err
 	}
-	*s = r.Schema
-	s.OrganizationID = r.OrganizationID
+	s.OrganizationID, s.WorkflowMockPayload = r.OrganizationID, PayloadOf(r.Mock)
+	if _, ok := r.Mock.(map[string]any); !ok {
+		s.WorkflowSchema = objectSchema(s.WorkflowSchema, r.Mock != nil)
+	}
 	return nil
+}
+
+// objectSchema returns the schema of a payload that PayloadOf made of a
+// value with the given schema: an object with the value under
+// PayloadValueKey, or nothing when wrapped is false (the value was null).
+func objectSchema(value map[string]any, wrapped bool) map[string]any {
+	out := map[string]any{"type": "object"}
+	if dialect, ok := value["$schema"]; ok {
+		out["$schema"] = dialect
+	}
+	if wrapped {
+		inner := make(map[string]any, len(value))
+		for k, v := range value {
+			if k != "$schema" {
+				inner[k] = v
+			}
+		}
+		out["properties"] = map[string]any{PayloadValueKey: inner}
+		out["required"] = []any{PayloadValueKey}
+	}
+	return out
+}
+
+// schemaFields is Schema without its methods, for decoding it field by field.
+type schemaFields Schema
+
+// PayloadValueKey is where a payload keeps a JSON value that is not an
+// object: a trigger body [1] is the input {"value": [1]}.
+const PayloadValueKey = "value"
+
+// PayloadOf returns v as an execution's input or output payload, which is
+// always a JSON object (spec 2.3, 2.5): an object as it is, nothing (nil)
+// as {}, and any other value under PayloadValueKey.
+func PayloadOf(v any) map[string]any {
+	switch t := v.(type) {
+	case nil:
+		return map[string]any{}
+	case map[string]any:
+		if t == nil {
+			return map[string]any{}
+		}
+		return t
+	}
+	return map[string]any{PayloadValueKey: v}
 }

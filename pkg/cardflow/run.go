@@ -94,9 +94,46 @@ type ExecutionRef struct {
 	ExecutionID    string `json:"workflow_execution_id"`
 }
 
+// executionFields is Execution without its methods, for encoding and
+// decoding it field by field.
+type executionFields Execution
+
+// withPayloads returns e's fields with both payloads objects: an execution
+// that has no output yet shows {}.
+func (e *Execution) withPayloads() executionFields {
+	f := executionFields(*e)
+	f.WorkflowInputPayload, f.WorkflowOutputPayload = PayloadOf(e.WorkflowInputPayload), PayloadOf(e.WorkflowOutputPayload)
+	return f
+}
+
+// MarshalJSON encodes the execution as the API shows it.
+func (e Execution) MarshalJSON() ([]byte, error) {
+	return json.Marshal(e.withPayloads())
+}
+
+// UnmarshalJSON decodes the execution, and with them its state and revision
+// when b is a stored record (MarshalRecord). Payloads that are not objects,
+// which records from before payloads were always objects may hold, read as
+// PayloadOf makes them.
+func (e *Execution) UnmarshalJSON(b []byte) error {
+	*e = Execution{}
+	r := struct {
+		*executionFields
+		Input    any             `json:"workflow_input_payload"`
+		Output   any             `json:"workflow_output_payload"`
+		State    *ExecutionState `json:"state"`
+		Revision *int64          `json:"revision"`
+	}{executionFields: (*executionFields)(e), State: &e.State, Revision: &e.Revision}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return err
+	}
+	e.WorkflowInputPayload, e.WorkflowOutputPayload = PayloadOf(r.Input), PayloadOf(r.Output)
+	return nil
+}
+
 // executionRecord is an Execution with what the API does not show.
 type executionRecord struct {
-	Execution
+	executionFields
 	State    ExecutionState `json:"state"`
 	Revision int64          `json:"revision"`
 }
@@ -104,19 +141,11 @@ type executionRecord struct {
 // MarshalRecord encodes e with its state and revision, for adapters that
 // store JSON.
 func (e *Execution) MarshalRecord() ([]byte, error) {
-	return json.Marshal(executionRecord{Execution: *e, State: e.State, Revision: e.Revision})
+	return json.Marshal(executionRecord{executionFields: e.withPayloads(), State: e.State, Revision: e.Revision})
 }
 
 // UnmarshalRecord decodes what MarshalRecord wrote.
-func (e *Execution) UnmarshalRecord(b []byte) error {
-	var r executionRecord
-	if err := json.Unmarshal(b, &r); err != nil {
-		return err
-	}
-	*e = r.Execution
-	e.State, e.Revision = r.State, r.Revision
-	return nil
-}
+func (e *Execution) UnmarshalRecord(b []byte) error { return e.UnmarshalJSON(b) }
 
 // Process is the record of a process id: which execution it belongs to
 // while that execution is open, the wait it may resume, and a resume that

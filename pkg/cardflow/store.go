@@ -79,7 +79,8 @@ type Store interface {
 	// SaveCardVersion is SaveWorkflowVersion for cards.
 	SaveCardVersion(ctx context.Context, c *Card) error
 	GetCard(ctx context.Context, org, cardID string, version int) (*Card, error)
-	// GetLatestActiveCard returns the highest ACTIVE version of a card.
+	// GetLatestActiveCard returns the version of a card marked latest when
+	// it is ACTIVE; ENOTFOUND when none is (no version was published).
 	GetLatestActiveCard(ctx context.Context, org, cardID string) (*Card, error)
 	// ListCards lists every version of every card of org, ordered by card id
 	// then version, both descending.

@@ -12,8 +12,7 @@
 //
 //	GetWorkflow, GetCard, GetExecution, GetSchema, GetAPIKeyByHash  1 GetItem
 //	GetProcess, GetIdempotency, GetSchedule  1 GetItem
-//	GetLatestWorkflow                       2 GetItem (the head, then the version it names)
-//	GetLatestActiveCard                     1 Query (Limit 1)
+//	GetLatestWorkflow, GetLatestActiveCard  2 GetItem (the head, then the version it names)
 //	ListWorkflows, ListCards, ListExecutions  1 Query per page
 //	ListWorkflowExecutions                  1 Query per page, and 1 GetItem when the page is empty
 //	ListAPIKeys, ListWorkflowSchedules      1 Query per MB

@@ -53,8 +53,8 @@ const (
 	// 0): the version that is latest. Publishing conditions on it, which is
 	// what makes concurrent publishes take turns.
 	attrLatestVersion = "latest_version"
-	// attrActiveVersion is set on ACTIVE card versions only, the sort key of
-	// the sparse by_active_version index.
+	// attrActiveVersion is the sort key of the cards' by_active_version
+	// index, which the store reads and writes no more (see Tables).
 	attrActiveVersion = "active_version"
 
 	attrKeyHash = "key_hash"
@@ -133,8 +133,11 @@ func Tables(prefix string) []Table {
 			},
 			BillingMode: types.BillingModePayPerRequest,
 		}},
-		// Cards also find their highest ACTIVE version with one consistent
-		// Query of a sparse local index.
+		// Cards kept active_version on ACTIVE versions for this local index
+		// while getLatestActiveCard answered the highest ACTIVE version; it
+		// answers the latest version now, as workflows do. The index stays
+		// because a local index goes only with its table, and the tables
+		// of a deployment hold its records.
 		{Input: versionedTable(prefix+TableCards, attrCard, attrCVersion, []types.LocalSecondaryIndex{{
 			IndexName:  aws.String(indexByActiveVersion),
 			KeySchema:  keySchema(attrCard, attrActiveVersion),

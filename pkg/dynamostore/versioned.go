@@ -24,12 +24,8 @@ type versioned[T, K any] struct {
 	noun    string
 	table   string
 	id, ver string // key attribute names
-	// active keeps active_version on ACTIVE versions for the
-	// by_active_version index.
-	active bool
 	// fields returns the record's organization and the fields the store owns.
 	fields    func(*T) (org string, id *string, version *int, latest *cardflow.Flag)
-	status    func(*T) string
 	setStatus func(*T, string)
 	touch     func(rec *T, by string, now int64)
 	pageKey   func(*T) K
@@ -42,7 +38,6 @@ var workflows = versioned[cardflow.Workflow, cardflow.WorkflowKey]{
 	id:        attrWorkflow,
 	ver:       attrWFVersion,
 	fields:    (*cardflow.Workflow).VersionFields,
-	status:    func(w *cardflow.Workflow) string { return w.WorkflowStatus },
 	setStatus: (*cardflow.Workflow).SetStatus,
 	touch:     (*cardflow.Workflow).Touch,
 	pageKey:   (*cardflow.Workflow).PageKey,
@@ -54,9 +49,7 @@ var cards = versioned[cardflow.Card, cardflow.CardKey]{
 	table:     TableCards,
 	id:        attrCard,
 	ver:       attrCVersion,
-	active:    true,
 	fields:    (*cardflow.Card).VersionFields,
-	status:    func(c *cardflow.Card) string { return c.Status },
 	setStatus: (*cardflow.Card).SetStatus,
 	touch:     (*cardflow.Card).Touch,
 	pageKey:   (*cardflow.Card).PageKey,
@@ -87,9 +80,6 @@ func (kd *versioned[T, K]) item(rec *T) (map[string]types.AttributeValue, error)
 	item[attrListKey] = avS(listKey(*id, *version))
 	item[attrLatest] = avBool(bool(*latest))
 	item[attrRecord] = body
-	if kd.active && kd.status(rec) == cardflow.StatusActive {
-		item[attrActiveVersion] = avN(*version)
-	}
 	return item, nil
 }
 
@@ -369,26 +359,16 @@ func (s *Store) PublishCard(ctx context.Context, org, cardID string, version int
 	return cards.publish(ctx, s, org, cardID, version, by, now)
 }
 
-// GetLatestActiveCard reads the top of the card's range in the sparse index
-// of ACTIVE versions, so drafts above it cost nothing.
+// GetLatestActiveCard reads the card's latest version as GetLatestWorkflow
+// reads a workflow's.
 func (s *Store) GetLatestActiveCard(ctx context.Context, org, cardID string) (_ *cardflow.Card, err error) {
 	defer s.translate("GetLatestActiveCard", &err)
-	notFound := cardflow.Errorf(cardflow.ENOTFOUND, "card %s has no active version", cardID)
-	if org == "" || cardID == "" {
-		return nil, notFound
-	}
-	in, err := s.query(TableCards, indexByActiveVersion, expression.Key(attrCard).Equal(expression.Value(cardID)), nil)
+	c, err := cards.latest(ctx, s, org, cardID)
 	if err != nil {
 		return nil, err
 	}
-	// A local index reads consistently, unlike a global one.
-	in.ConsistentRead, in.Limit = aws.Bool(true), aws.Int32(1)
-	out, err := s.client.Query(ctx, in)
-	if err != nil {
-		return nil, err
+	if c.Status != cardflow.StatusActive {
+		return nil, cardflow.Errorf(cardflow.ENOTFOUND, "card %s has no active version: publish one first", cardID)
 	}
-	if len(out.Items) == 0 || !owned(out.Items[0], org) {
-		return nil, notFound
-	}
-	return cards.load(out.Items[0])
+	return c, nil
 }

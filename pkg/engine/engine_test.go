@@ -67,7 +67,7 @@ func step(id, typ string, cfg obj) cardflow.Step {
 
 // start stores an execution of a definition, as a trigger does, and returns
 // its reference.
-func (f *fixture) start(steps []cardflow.Step, conns []cardflow.Connection, input any, integrations obj) cardflow.ExecutionRef {
+func (f *fixture) start(steps []cardflow.Step, conns []cardflow.Connection, input obj, integrations obj) cardflow.ExecutionRef {
 	f.t.Helper()
 	w := &cardflow.Workflow{OrganizationID: f.org, WorkflowName: "test", WorkflowSteps: steps, WorkflowConnections: conns, WorkflowIntegrations: integrations}
 	if err := w.ValidateDefinition(); err != nil {
@@ -171,7 +171,7 @@ func TestSynchronousChain(t *testing.T) {
 		endStep string
 	}{
 		{7000, `{"over":true,"vendor":"ACME"}`, "big"},
-		{100, `"small order for ACME"`, "small"},
+		{100, `{"value":"small order for ACME"}`, "small"},
 	} {
 		calls = nil
 		ref := f.start(steps, conns, obj{"id": "PO-7", "amount": tc.amount}, nil)
@@ -300,13 +300,13 @@ func TestCardTemplateFails(t *testing.T) {
 			want := "card " + card.CardID + " version 1: " + tc.want
 			var got string
 			if tc.errorExit {
-				got, _ = ex.WorkflowOutputPayload.(string)
+				// The end step's output, a string, is kept under "value".
+				got, _ = ex.WorkflowOutputPayload[cardflow.PayloadValueKey].(string)
 				if _, ok := ex.CondensedLogs["handle"]; !ok {
 					t.Errorf("the error exit did not run: logs %s", toJSON(ex.CondensedLogs))
 				}
 			} else {
-				out, _ := ex.WorkflowOutputPayload.(map[string]any)
-				got, _ = out["error"].(string)
+				got, _ = ex.WorkflowOutputPayload["error"].(string)
 			}
 			if !strings.HasPrefix(got, want) {
 				t.Errorf("reason: got %q, want it to start with %q", got, want)
@@ -375,7 +375,7 @@ func TestCardWait(t *testing.T) {
 	}{
 		{name: "resumed", answer: true, after: time.Minute, wantStatus: cardflow.ExecSucceeded, wantOutput: `{"decision":"approve"}`},
 		{name: "resumed early", early: true, answer: true, wantStatus: cardflow.ExecSucceeded, wantOutput: `{"decision":"approve"}`},
-		{name: "timed out with exit", timeoutExit: true, after: time.Hour, wantStatus: cardflow.ExecFailed, wantOutput: `"no answer"`},
+		{name: "timed out with exit", timeoutExit: true, after: time.Hour, wantStatus: cardflow.ExecFailed, wantOutput: `{"value":"no answer"}`},
 		{name: "timed out without exit", after: time.Hour, wantStatus: cardflow.ExecTimedOut},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -466,7 +466,7 @@ func TestDelay(t *testing.T) {
 	if res := f.advance(ref); res.Status != cardflow.ExecSucceeded {
 		t.Fatalf("got %+v, want SUCCEEDED", res)
 	}
-	if got, want := toJSON(f.get(ref).WorkflowOutputPayload), `"`+strings.Replace(at, "Z", "Z", 1)+`"`; got != want {
+	if got, want := toJSON(f.get(ref).WorkflowOutputPayload), `{"value":"`+at+`"}`; got != want {
 		t.Errorf("got output %s, want %s", got, want)
 	}
 }

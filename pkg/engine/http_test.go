@@ -106,7 +106,7 @@ func TestOutboundPolicy(t *testing.T) {
 				t.Fatalf("got %+v, want %s", res, want)
 			}
 			if tc.wantErr != "" {
-				if got, _ := f.get(ref).WorkflowOutputPayload.(obj)["error"].(string); !strings.Contains(got, tc.wantErr) {
+				if got, _ := f.get(ref).WorkflowOutputPayload["error"].(string); !strings.Contains(got, tc.wantErr) {
 					t.Errorf("got output %s, want it to say %q", got, tc.wantErr)
 				}
 			}

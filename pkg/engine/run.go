@@ -184,14 +184,15 @@ func (r *run) fail(ctx context.Context, n *node, reason string) error {
 
 // finish closes the process record, then ends the execution. In that order a
 // crash in between leaves an open execution whose end runs again, never a
-// finished execution holding its process id.
+// finished execution holding its process id. output becomes the execution's
+// output payload, an object (an end step's "done" reads {"value": "done"}).
 func (r *run) finish(ctx context.Context, n *node, status string, output any, msg string) error {
 	if err := cardflow.CloseProcess(ctx, r.e.store, r.ex, r.e.now()); err != nil {
 		return err
 	}
 	ex := r.ex
 	ex.Status = status
-	ex.WorkflowOutputPayload = output
+	ex.WorkflowOutputPayload = cardflow.PayloadOf(output)
 	ex.WorkflowCurrentState = n.step.Name
 	ex.State.StepID, ex.State.Phase, ex.State.WakeAt, ex.State.Wait = "", "", 0, 0
 	typ := map[string]string{cardflow.ExecSucceeded: cardflow.EventSucceeded, cardflow.ExecTimedOut: cardflow.EventTimedOut}[status]

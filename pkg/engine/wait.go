@@ -113,6 +113,8 @@ func (r *run) checkWait(ctx context.Context, n *node) (*Result, error) {
 			msg += " from " + w.Resume.Source
 		}
 		r.event(cardflow.EventResumed, n, msg)
+		// The resume changed the execution, as a cancel does.
+		ex.ModifiedBy = &w.Resume.Actor
 		return nil, r.leave(ctx, n, outcome{input: input, output: w.Resume.Payload}, started)
 	case w.TimedOut:
 		return nil, r.leave(ctx, n, outcome{input: input, exit: cardflow.ExitTimeout, reason: fmt.Sprintf("timed out after %v", n.step.Config["timeout"])}, started)

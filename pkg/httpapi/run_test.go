@@ -104,11 +104,21 @@ func TestApprovalRun(t *testing.T) {
 		t.Errorf("resume from another organization: got %d %s, want 404", r.status, r.raw)
 	}
 
+	if waiting["modified_by"] != nil {
+		t.Errorf("waiting: got modified_by %v, want null before anyone changed the execution", waiting["modified_by"])
+	}
 	r = e.do("POST", "/v1/workflows/resumeworkflow/PO-1", run, `{"source": "TEAMS", "decision": "approve", "comment": "ok"}`)
 	if r.status != 200 || r.body["service_execution_id"] != id || r.body["resumed"] != true {
 		t.Fatalf("resume: got %d %s", r.status, r.raw)
 	}
+	// The answer shows the execution after the resume: it left its wait.
+	if r.body["status"] != "RUNNING" || r.body["workflow_current_state"] != "Manager approval" {
+		t.Errorf("resume: got status %v in %v, want RUNNING in Manager approval", r.body["status"], r.body["workflow_current_state"])
+	}
 	done := e.awaitStatus(run, wf, id, "SUCCEEDED")
+	if want := "key:" + strings.Split(run, "_")[1]; done["modified_by"] != want {
+		t.Errorf("after the resume: got modified_by %v, want the resuming key's actor %s", done["modified_by"], want)
+	}
 	if got := done["workflow_output_payload"].(map[string]any); got["decision"] != "approve" || got["source"] != "TEAMS" {
 		t.Errorf("output: got %v, want the resume body", got)
 	}

@@ -426,7 +426,7 @@ func seed(ctx context.Context, svc *app.Service, cfg Config) error {
 		return err
 	}
 	admin := &cardflow.Principal{OrganizationID: DemoOrganization, WorkspaceID: DemoWorkspace, Scopes: cardflow.AllScopes, Actor: "demo-admin"}
-	ids, err := sample.Load(cardflow.NewContextWithPrincipal(ctx, admin), svc, time.Now())
+	ids, err := sample.Load(cardflow.NewContextWithPrincipal(ctx, admin), svc)
 	if err != nil {
 		return err
 	}

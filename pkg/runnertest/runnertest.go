@@ -100,8 +100,10 @@ func await(t *testing.T, h Harness, ctx context.Context, workflowID, id string, 
 	}
 }
 
+// outputJSON returns the end step's output: the workflows here end with a
+// value, which the execution's output payload keeps under "value".
 func outputJSON(ex *cardflow.Execution) string {
-	b, _ := json.Marshal(ex.WorkflowOutputPayload)
+	b, _ := json.Marshal(ex.WorkflowOutputPayload[cardflow.PayloadValueKey])
 	return string(b)
 }
 

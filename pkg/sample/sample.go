@@ -1,6 +1,7 @@
 // Package sample loads the demo data that local mode starts with: workflows
-// with several versions, a scheduled workflow, adaptive cards, an execution
-// record and a schema record, so every endpoint has something to show.
+// with several versions, a scheduled workflow, adaptive cards, and a
+// finished run of the approval workflow with the schema record it leaves,
+// so every endpoint has something to show.
 package sample
 
 import (
@@ -22,11 +23,11 @@ type IDs struct {
 }
 
 // Load writes the sample records through svc as the principal of ctx, which
-// needs the admin scope.
-func Load(ctx context.Context, svc *app.Service, now time.Time) (IDs, error) {
+// needs the admin and execute scopes. The sample execution is a run of the
+// approval workflow, so svc needs a runner; Load returns once it finished.
+func Load(ctx context.Context, svc *app.Service) (IDs, error) {
 	var ids IDs
-	p := cardflow.PrincipalFromContext(ctx)
-	if p == nil {
+	if cardflow.PrincipalFromContext(ctx) == nil {
 		return ids, fmt.Errorf("sample: no principal in context")
 	}
 
@@ -62,7 +63,7 @@ func Load(ctx context.Context, svc *app.Service, now time.Time) (IDs, error) {
 		return ids, err
 	}
 
-	ids.ExecutionID, err = loadExecution(ctx, svc, p, ids.ApprovalWorkflowID, now)
+	ids.ExecutionID, err = runExecution(ctx, svc, ids.ApprovalWorkflowID)
 	return ids, err
 }
 
@@ -104,77 +105,63 @@ func saveWorkflow(ctx context.Context, svc *app.Service, versions []app.SaveWork
 	return id, nil
 }
 
-// loadExecution records one finished run of the approval workflow and the
-// schema inferred from its input, as the engine writes them.
-func loadExecution(ctx context.Context, svc *app.Service, p *cardflow.Principal, workflowID string, now time.Time) (string, error) {
-	w, err := svc.GetWorkflow(ctx, workflowID, 2)
+// The sample run of the approval workflow: a purchase above version 2's
+// threshold, approved from Teams.
+const (
+	runInput  = `{"requester": "Dana Fischer", "item": "Laptop", "amount": 1840.5, "cost_center": "CC-4711"}`
+	runAnswer = `{"source": "TEAMS", "decision": "approve", "comment": "Fine, within budget", "responder": "m.keller@example.com"}`
+	// runTimeout bounds the wait for the runner; the run takes milliseconds.
+	runTimeout = time.Minute
+)
+
+// runExecution runs version 2 of the approval workflow as a client would:
+// it triggers it, answers its card once it waits, and waits until the
+// service's runner has finished it. The execution, its schema record and
+// the card in the outbox are what any run leaves.
+func runExecution(ctx context.Context, svc *app.Service, workflowID string) (string, error) {
+	out, err := svc.Trigger(ctx, app.TriggerInput{WorkflowID: workflowID, Version: 2, Body: []byte(runInput)})
+	if err != nil {
+		return "", fmt.Errorf("sample execution: %w", err)
+	}
+	id := out.ExecutionID
+	ex, err := awaitExecution(ctx, svc, workflowID, id, func(e *cardflow.Execution) bool { return e.Status != cardflow.ExecRunning })
 	if err != nil {
 		return "", err
 	}
-	start := now.Add(-26 * time.Hour).UnixMilli()
-	at := func(d time.Duration) int64 { return start + d.Milliseconds() }
-	input := map[string]any{"requester": "Dana Fischer", "item": "Laptop", "amount": 1840.5, "cost_center": "CC-4711"}
-	decision := map[string]any{"source": "TEAMS", "decision": "approve", "comment": "Fine, within budget", "responder": "m.keller@example.com"}
-	by := "sample"
-	e := &cardflow.Execution{
-		WorkflowExecutionID:  cardflow.NewID(time.UnixMilli(start)),
-		WorkflowID:           workflowID,
-		WorkflowVersion:      w.WorkflowVersion,
-		OrganizationID:       p.OrganizationID,
-		WorkspaceID:          p.WorkspaceID,
-		WorkflowCurrentState: "Approved",
-		WorkflowTriggerType:  cardflow.TriggerRequest,
-		Status:               cardflow.ExecSucceeded,
-		WorkflowEventLog: cardflow.EventLog{Total: 9, Events: []cardflow.Event{
-			{At: at(0), Type: "EXECUTION_STARTED"},
-			{At: at(0), Type: "STEP_FINISHED", StepID: "start", Step: "Request received"},
-			{At: at(time.Millisecond), Type: "STEP_FINISHED", StepID: "check", Step: "Amount check", Message: "input.amount > 1000"},
-			{At: at(2 * time.Millisecond), Type: "STEP_STARTED", StepID: "approve", Step: "Manager approval"},
-			{At: at(3 * time.Millisecond), Type: "WAITING", StepID: "approve", Step: "Manager approval", Message: "card delivered"},
-			{At: at(2 * time.Hour), Type: "RESUMED", StepID: "approve", Step: "Manager approval", Message: "source TEAMS"},
-			{At: at(2 * time.Hour), Type: "STEP_FINISHED", StepID: "approve", Step: "Manager approval"},
-			{At: at(2 * time.Hour), Type: "STEP_FINISHED", StepID: "done", Step: "Approved"},
-			{At: at(2 * time.Hour), Type: "EXECUTION_SUCCEEDED"},
-		}},
-		CondensedLogs: map[string]cardflow.StepLog{
-			"start":   {Input: input, Output: input, Status: "SUCCEEDED", StartedOn: at(0), FinishedOn: at(0)},
-			"check":   {Input: input, Output: map[string]any{"next": "approve"}, Status: "SUCCEEDED", StartedOn: at(0), FinishedOn: at(time.Millisecond)},
-			"approve": {Input: map[string]any{"amount": 1840.5, "requester": "Dana Fischer"}, Output: decision, Status: "SUCCEEDED", StartedOn: at(2 * time.Millisecond), FinishedOn: at(2 * time.Hour)},
-			"done":    {Input: decision, Output: decision, Status: "SUCCEEDED", StartedOn: at(2 * time.Hour), FinishedOn: at(2 * time.Hour)},
-		},
-		WorkflowInputPayload:  input,
-		WorkflowOutputPayload: decision,
-		WorkflowDetails:       cardflow.WorkflowDetails{WorkflowName: w.WorkflowName, WorkflowSteps: w.WorkflowSteps, WorkflowConnections: w.WorkflowConnections},
-		ModifiedBy:            &by,
-		CreatedOn:             start,
-		ModifiedOn:            at(2 * time.Hour),
+	if ex.Status != cardflow.ExecWaiting {
+		return "", fmt.Errorf("sample execution %s ended as %s before its card: %v", id, ex.Status, ex.WorkflowOutputPayload)
 	}
-	store := svc.Store()
-	if err := store.CreateExecution(ctx, e); err != nil {
+	// The execution waits on its own id: no process id was given.
+	if _, err := svc.Resume(ctx, id, []byte(runAnswer)); err != nil {
+		return "", fmt.Errorf("sample execution %s: resume: %w", id, err)
+	}
+	if ex, err = awaitExecution(ctx, svc, workflowID, id, func(e *cardflow.Execution) bool { return !e.Open() }); err != nil {
 		return "", err
 	}
-	schema := &cardflow.Schema{
-		OrganizationID:      p.OrganizationID,
-		WorkflowID:          workflowID,
-		WorkflowVersion:     w.WorkflowVersion,
-		WorkflowMockPayload: input,
-		WorkflowSchema: map[string]any{
-			"$schema": "https://json-schema.org/draft/2020-12/schema",
-			"type":    "object",
-			"properties": map[string]any{
-				"requester":   map[string]any{"type": "string"},
-				"item":        map[string]any{"type": "string"},
-				"amount":      map[string]any{"type": "number"},
-				"cost_center": map[string]any{"type": "string"},
-			},
-			"required": []any{"amount", "cost_center", "item", "requester"},
-		},
-		CreatedBy:  by,
-		CreatedOn:  e.ModifiedOn,
-		ModifiedOn: e.ModifiedOn,
+	if ex.Status != cardflow.ExecSucceeded {
+		return "", fmt.Errorf("sample execution %s ended as %s: %v", id, ex.Status, ex.WorkflowOutputPayload)
 	}
-	if err := store.PutSchema(ctx, schema); err != nil {
-		return "", err
+	return id, nil
+}
+
+// awaitExecution reads the execution until done holds for it.
+func awaitExecution(ctx context.Context, svc *app.Service, workflowID, id string, done func(*cardflow.Execution) bool) (*cardflow.Execution, error) {
+	ctx, cancel := context.WithTimeout(ctx, runTimeout)
+	defer cancel()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		ex, err := svc.GetExecution(ctx, workflowID, id)
+		if err != nil {
+			return nil, fmt.Errorf("sample execution %s: %w", id, err)
+		}
+		if done(ex) {
+			return ex, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("sample execution %s is still %s in %q: %w", id, ex.Status, ex.WorkflowCurrentState, ctx.Err())
+		case <-tick.C:
+		}
 	}
-	return e.WorkflowExecutionID, nil
 }

@@ -52,7 +52,7 @@ const (
 // nine transform steps before the check (ten synchronous steps).
 func approvalWorkflows(t testing.TB, svc *app.Service, ctx context.Context) map[int]string {
 	t.Helper()
-	ids, err := sample.Load(ctx, svc, time.Now())
+	ids, err := sample.Load(ctx, svc)
 	if err != nil {
 		t.Fatal(err)
 	}

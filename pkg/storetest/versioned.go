@@ -488,7 +488,9 @@ func testLatestActiveCard(t *testing.T, e env) {
 		{publish: 1, want: 1},
 		{save: 2, want: 1}, // drafts above do not count
 		{publish: 3, want: 3},
-		{publish: 2, want: 3}, // the highest ACTIVE version, though latest is 2
+		{publish: 2, want: 2}, // a rollback: the version published last
+		{save: 1, want: 2},
+		{publish: 4, want: 4},
 	} {
 		if step.publish > 0 {
 			_, err := s.PublishCard(t.Context(), org, id, step.publish, "bob", 1)

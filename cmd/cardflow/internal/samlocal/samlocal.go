@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,7 +21,10 @@ import (
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/cards"
 	"github.com/cardflow/cardflow/pkg/ebscheduler"
+	"github.com/cardflow/cardflow/pkg/engine"
+	"github.com/cardflow/cardflow/pkg/expr"
 	"github.com/cardflow/cardflow/pkg/lambdamode"
+	"github.com/cardflow/cardflow/pkg/localrunner"
 	"github.com/cardflow/cardflow/pkg/localscheduler"
 	"github.com/cardflow/cardflow/pkg/sample"
 	"github.com/cardflow/cardflow/pkg/sfnrunner"
@@ -63,7 +67,23 @@ func Seed(ctx context.Context, store cardflow.Store, now time.Time) (*Fixture, e
 	if err != nil {
 		return nil, err
 	}
-	svc, err := app.New(store, app.WithScheduler(sched), app.WithCardChecker(cards.Checker{}))
+	// The sample execution is a run of the approval workflow: an engine and
+	// an in-process runner run it on store, its card going to a log, as
+	// on AWS without Teams, that nobody reads here.
+	exprs, err := expr.NewEnv()
+	if err != nil {
+		return nil, err
+	}
+	eng, err := engine.New(store, lambdamode.LogDeliverer{Log: slog.New(slog.DiscardHandler)}, exprs)
+	if err != nil {
+		return nil, err
+	}
+	runner, err := localrunner.New(eng)
+	if err != nil {
+		return nil, err
+	}
+	defer runner.Close()
+	svc, err := app.New(store, app.WithScheduler(sched), app.WithCardChecker(cards.Checker{}), app.WithChecker(eng), app.WithRunner(runner))
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +93,7 @@ func Seed(ctx context.Context, store cardflow.Store, now time.Time) (*Fixture, e
 	}
 	f := &Fixture{Key: key, Actor: k.Name, SeededAt: now}
 	admin := &cardflow.Principal{OrganizationID: Organization, WorkspaceID: Workspace, Scopes: cardflow.AllScopes, Actor: f.Actor}
-	if f.IDs, err = sample.Load(cardflow.NewContextWithPrincipal(ctx, admin), svc, now); err != nil {
+	if f.IDs, err = sample.Load(cardflow.NewContextWithPrincipal(ctx, admin), svc); err != nil {
 		return nil, err
 	}
 	for _, w := range []struct{ ex, proc *string }{

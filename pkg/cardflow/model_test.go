@@ -1,0 +1,107 @@
+package cardflow_test
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/jsonschema"
+)
+
+func TestPayloadOf(t *testing.T) {
+	tests := []struct {
+		in   string // JSON
+		want string
+	}{
+		{`{"amount": 2500}`, `{"amount":2500}`},
+		{`{}`, `{}`},
+		{`null`, `{}`},
+		{`[1]`, `{"value":[1]}`},
+		{`5`, `{"value":5}`},
+		{`"done"`, `{"value":"done"}`},
+		{`false`, `{"value":false}`},
+	}
+	for _, tt := range tests {
+		var v any
+		if err := json.Unmarshal([]byte(tt.in), &v); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := json.Marshal(cardflow.PayloadOf(v))
+		if string(got) != tt.want {
+			t.Errorf("PayloadOf(%s): got %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestExecutionPayloads checks that an execution's payloads are objects
+// however it was built or stored: {} where nothing is set, and a value of a
+// record from before payloads were objects wrapped as PayloadOf wraps it.
+func TestExecutionPayloads(t *testing.T) {
+	running := &cardflow.Execution{WorkflowExecutionID: "ex-1", Status: cardflow.ExecRunning, WorkflowInputPayload: map[string]any{"amount": 2500.0}}
+	view, err := json.Marshal(running)
+	if err != nil {
+		t.Fatal(err)
+	}
+	record, err := running.MarshalRecord()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string][]byte{"view": view, "record": record} {
+		var got map[string]json.RawMessage
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatal(err)
+		}
+		if in, out := string(got["workflow_input_payload"]), string(got["workflow_output_payload"]); in != `{"amount":2500}` || out != `{}` {
+			t.Errorf("%s of a running execution: got input %s and output %s, want {\"amount\":2500} and {}", name, in, out)
+		}
+	}
+
+	old := `{"workflow_execution_id": "ex-2", "status": "SUCCEEDED", "workflow_input_payload": [1], "workflow_output_payload": null,
+		"state": {"step_id": "", "process_id": "po-2", "outputs": {}, "steps_run": 3}, "revision": 4}`
+	var ex cardflow.Execution
+	if err := ex.UnmarshalRecord([]byte(old)); err != nil {
+		t.Fatal(err)
+	}
+	in, _ := json.Marshal(ex.WorkflowInputPayload)
+	out, _ := json.Marshal(ex.WorkflowOutputPayload)
+	if string(in) != `{"value":[1]}` || string(out) != `{}` {
+		t.Errorf("old record: got input %s and output %s, want {\"value\":[1]} and {}", in, out)
+	}
+	if ex.WorkflowExecutionID != "ex-2" || ex.State.ProcessID != "po-2" || ex.State.StepsRun != 3 || ex.Revision != 4 {
+		t.Errorf("old record: got %s with state %+v and revision %d, want ex-2, process po-2, 3 steps, revision 4", ex.WorkflowExecutionID, ex.State, ex.Revision)
+	}
+
+}
+
+// TestSchemaRecordPayloads reads schema records from before mock payloads
+// were always objects: the payload and its schema read as an input of
+// today would give them.
+func TestSchemaRecordPayloads(t *testing.T) {
+	for _, old := range []string{`[1, 2]`, `5`, `"x"`, `null`, `{"amount": 5}`} {
+		var v any
+		if err := json.Unmarshal([]byte(old), &v); err != nil {
+			t.Fatal(err)
+		}
+		record, _ := json.Marshal(map[string]any{
+			"organization_id": "org-1", "workflow_id": "wf-1", "workflow_version": 2,
+			"workflow_mock_payload": v, "workflow_schema": jsonschema.Infer(v),
+		})
+		var sc cardflow.Schema
+		if err := sc.UnmarshalRecord(record); err != nil {
+			t.Fatal(err)
+		}
+		want := cardflow.PayloadOf(v)
+		if sc.OrganizationID != "org-1" || sc.WorkflowVersion != 2 || !reflect.DeepEqual(sc.WorkflowMockPayload, want) {
+			t.Errorf("mock payload %s: got %s version %d mock %v, want org-1 version 2 mock %v", old, sc.OrganizationID, sc.WorkflowVersion, sc.WorkflowMockPayload, want)
+		}
+		if got, want := toJSON(sc.WorkflowSchema), toJSON(jsonschema.Infer(want)); got != want {
+			t.Errorf("mock payload %s: got schema %s, want %s", old, got, want)
+		}
+	}
+}
+
+func toJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
