@@ -18,6 +18,7 @@ import (
 	"github.com/cardflow/cardflow/pkg/expr"
 	"github.com/cardflow/cardflow/pkg/outbound"
 	"github.com/cardflow/cardflow/pkg/secrets"
+	"github.com/cardflow/cardflow/pkg/steps"
 )
 
 // Sleeping is the Result status of an execution that sleeps in a delay step
@@ -28,15 +29,12 @@ const Sleeping = cardflow.Sleeping
 type Result = cardflow.AdvanceResult
 
 // Secrets resolves secret references by name.
-type Secrets interface {
-	Secret(ctx context.Context, name string) (string, error)
-}
+type Secrets = steps.Secrets
 
 // Defaults.
 const (
 	DefaultMaxSteps    = 1000
 	DefaultEarlyResume = 10 * time.Minute
-	DefaultHTTPTimeout = 30 * time.Second
 	// MaxOutputBytes bounds one step's output as JSON, so an execution
 	// record stays far below a DynamoDB item's 400 KB.
 	MaxOutputBytes = 64 << 10
@@ -114,17 +112,10 @@ func New(store cardflow.Store, deliver cardflow.Deliverer, env *expr.Env, opts .
 	return e, nil
 }
 
-// Check compiles every expression and template of a workflow version, so a
-// bad one fails when the version is saved, naming the step and position.
-func (e *Engine) Check(w *cardflow.Workflow) error {
-	if _, err := compile(e.env, w.WorkflowSteps, w.WorkflowConnections); err != nil {
-		return cardflow.Errorf(cardflow.EINVALID, "%v", err)
-	}
-	if err := checkIntegrations(w); err != nil {
-		return cardflow.Errorf(cardflow.EINVALID, "%v", err)
-	}
-	return nil
-}
+// Check validates a workflow version before it is saved: its graph, each
+// step's config, and every expression and template, so a bad one fails
+// naming the step and position.
+func (e *Engine) Check(w *cardflow.Workflow) error { return check(e.env, w) }
 
 type graphKey struct {
 	org, workflow string
@@ -138,7 +129,7 @@ func (e *Engine) graph(ex *cardflow.Execution) (*graph, error) {
 	if g, ok := e.graphs.Load(k); ok {
 		return g.(*graph), nil
 	}
-	g, err := compile(e.env, ex.WorkflowDetails.WorkflowSteps, ex.WorkflowDetails.WorkflowConnections)
+	g, err := compile(e.env, ex.WorkflowDetails.WorkflowSteps, ex.WorkflowDetails.WorkflowConnections, ex.State.Integrations)
 	if err != nil {
 		return nil, fmt.Errorf("workflow %s version %d does not compile: %w", ex.WorkflowID, ex.WorkflowVersion, err)
 	}

@@ -20,6 +20,8 @@ import (
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/cards"
 	"github.com/cardflow/cardflow/pkg/ebscheduler"
+	"github.com/cardflow/cardflow/pkg/engine"
+	"github.com/cardflow/cardflow/pkg/expr"
 	"github.com/cardflow/cardflow/pkg/lambdamode"
 	"github.com/cardflow/cardflow/pkg/localscheduler"
 	"github.com/cardflow/cardflow/pkg/sample"
@@ -63,7 +65,15 @@ func Seed(ctx context.Context, store cardflow.Store, now time.Time) (*Fixture, e
 	if err != nil {
 		return nil, err
 	}
-	svc, err := app.New(store, app.WithScheduler(sched), app.WithCardChecker(cards.Checker{}))
+	exprs, err := expr.NewEnv()
+	if err != nil {
+		return nil, err
+	}
+	checker, err := engine.NewChecker(exprs)
+	if err != nil {
+		return nil, err
+	}
+	svc, err := app.New(store, app.WithScheduler(sched), app.WithChecker(checker), app.WithCardChecker(cards.Checker{}))
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,23 @@
+package steps_test
+
+import (
+	"testing"
+
+	"github.com/cardflow/cardflow/pkg/steps"
+)
+
+func TestTransformConfig(t *testing.T) {
+	testConfigs(t, steps.Transform, []configCase{
+		{name: "object", config: obj{"output": obj{"total": "{{ input.a + input.b }}"}}},
+		{name: "null", config: obj{"output": nil}},
+		{name: "no output", config: obj{}, want: "config.output is required for a transform step"},
+		{name: "bad template", config: obj{"output": obj{"a": "{{ inpt.a }}"}}, want: "config.output: ", checked: true},
+	})
+}
+
+func TestConditionConfig(t *testing.T) {
+	testConfigs(t, steps.Condition, []configCase{
+		{name: "none", config: nil},
+		{name: "ignored", config: obj{"note": "its expressions are on its connections"}},
+	})
+}
