@@ -30,7 +30,7 @@ func check(env *expr.Env, w *cardflow.Workflow) error {
 	if err := w.ValidateDefinition(steps.Kinds); err != nil {
 		return err
 	}
-	if _, err := compile(env, w.WorkflowSteps, w.WorkflowConnections, w.WorkflowIntegrations); err != nil {
+	if _, err := compile(env, w.WorkflowSteps, w.WorkflowConnections); err != nil {
 		return cardflow.Errorf(cardflow.EINVALID, "%v", err)
 	}
 	if err := checkIntegrations(w); err != nil {

@@ -129,7 +129,7 @@ func (e *Engine) graph(ex *cardflow.Execution) (*graph, error) {
 	if g, ok := e.graphs.Load(k); ok {
 		return g.(*graph), nil
 	}
-	g, err := compile(e.env, ex.WorkflowDetails.WorkflowSteps, ex.WorkflowDetails.WorkflowConnections, ex.State.Integrations)
+	g, err := compile(e.env, ex.WorkflowDetails.WorkflowSteps, ex.WorkflowDetails.WorkflowConnections)
 	if err != nil {
 		return nil, fmt.Errorf("workflow %s version %d does not compile: %w", ex.WorkflowID, ex.WorkflowVersion, err)
 	}

@@ -42,7 +42,7 @@ func (e *StepError) Error() string { return e.Where + ": " + e.Err.Error() }
 // compile builds the graph of a definition with the registered step kinds.
 // The definition has passed ValidateDefinition; compile adds the
 // expressions.
-func compile(env *expr.Env, defs []cardflow.Step, conns []cardflow.Connection, integrations map[string]any) (*graph, error) {
+func compile(env *expr.Env, defs []cardflow.Step, conns []cardflow.Connection) (*graph, error) {
 	g := &graph{steps: make(map[string]*node, len(defs))}
 	for i, st := range defs {
 		n := &node{step: st, exits: map[string]string{}}
@@ -58,7 +58,7 @@ func compile(env *expr.Env, defs []cardflow.Step, conns []cardflow.Connection, i
 			g.trigger = st.ID
 		}
 		var err error
-		if n.run, err = kind.Compile(env, st.Config, integrations); err != nil {
+		if n.run, err = kind.Compile(env, st.Config); err != nil {
 			return nil, &StepError{Where: fmt.Sprintf("workflow_steps[%d] (%s)", i, st.ID), Err: err}
 		}
 		n.waiter, _ = n.run.(steps.Waiter)

@@ -32,7 +32,7 @@ type cardConfig struct {
 	timeout time.Duration
 }
 
-func (c *cardConfig) Validate(map[string]any) error {
+func (c *cardConfig) Validate() error {
 	if err := required(cardflow.StepCard, "card_id", c.CardID); err != nil {
 		return err
 	}

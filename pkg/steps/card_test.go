@@ -19,6 +19,6 @@ func TestCardConfig(t *testing.T) {
 		{name: "data not an object", config: obj{"card_id": "C1", "data": "{{ input }}"}, want: "config.data must be an object"},
 		{name: "bad timeout", config: obj{"card_id": "C1", "timeout": "72h"}, want: `config.timeout: "72h" is not an ISO 8601 duration`},
 		{name: "delivery not an object", config: obj{"card_id": "C1", "delivery": "bot"}, want: `config.delivery must be an object such as {"type": "bot", "conversation_id": "..."}`},
-		{name: "bad data template", config: obj{"card_id": "C1", "data": obj{"a": "{{ input.a + }}"}}, want: "config.data: ", checked: true},
+		{name: "bad data template", config: obj{"card_id": "C1", "data": obj{"a": "{{ input.a + }}"}}, want: "config.data: ", by: checking},
 	})
 }

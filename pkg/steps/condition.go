@@ -16,7 +16,7 @@ var Condition = Define[conditionConfig]("condition", cardflow.StepTraits{Role: c
 // connections, which the engine compiles into Run.Branches.
 type conditionConfig struct{}
 
-func (*conditionConfig) Validate(map[string]any) error { return nil }
+func (*conditionConfig) Validate() error { return nil }
 
 func (*conditionConfig) Check(*expr.Env) (Step, error) { return conditionStep{}, nil }
 

@@ -22,7 +22,7 @@ type delayConfig struct {
 	duration time.Duration
 }
 
-func (c *delayConfig) Validate(map[string]any) error {
+func (c *delayConfig) Validate() error {
 	if (c.Duration == "") == (c.Until == "") {
 		return errors.New("a delay step needs exactly one of config.duration and config.until")
 	}

@@ -17,7 +17,7 @@ type endConfig struct {
 	Output any    `json:"output"`
 }
 
-func (c *endConfig) Validate(map[string]any) error {
+func (c *endConfig) Validate() error {
 	if c.Status != "" && c.Status != cardflow.ExecSucceeded && c.Status != cardflow.ExecFailed {
 		return fmt.Errorf("config.status must be SUCCEEDED or FAILED, not %q", c.Status)
 	}

@@ -12,6 +12,6 @@ func TestEndConfig(t *testing.T) {
 		{name: "failed with output", config: obj{"status": "FAILED", "output": obj{"why": "{{ steps.check.output }}"}}},
 		{name: "unknown status", config: obj{"status": "DONE"}, want: `config.status must be SUCCEEDED or FAILED, not "DONE"`},
 		{name: "status not a string", config: obj{"status": true}, want: "config.status must be a string"},
-		{name: "bad output template", config: obj{"output": "{{ input. }}"}, want: "config.output: ", checked: true},
+		{name: "bad output template", config: obj{"output": "{{ input. }}"}, want: "config.output: ", by: checking},
 	})
 }

@@ -28,7 +28,7 @@ type erpConfig struct {
 	Auth any `json:"auth"`
 }
 
-func (c *erpConfig) Validate(integrations map[string]any) error {
+func (c *erpConfig) Validate() error {
 	if err := c.checkMethod(erpMethods); err != nil {
 		return err
 	}
@@ -41,10 +41,12 @@ func (c *erpConfig) Validate(integrations map[string]any) error {
 	if err := required("erp", "entity", c.Entity); err != nil {
 		return err
 	}
-	if err := c.readTimeout(); err != nil {
-		return err
-	}
-	// The profile itself is checked once for the workflow (engine.Check).
+	return c.readTimeout()
+}
+
+// checkIntegrations wants a SAP profile; the profile itself is checked once
+// for the workflow (engine.Check).
+func (c *erpConfig) checkIntegrations(integrations map[string]any) error {
 	if _, has := integrations["erp"]; !has {
 		return errors.New("an erp step needs workflow_integrations.erp, the SAP profile it calls")
 	}

@@ -97,7 +97,7 @@ func (a *httpAuth) check() error {
 	return nil
 }
 
-func (c *httpConfig) Validate(map[string]any) error {
+func (c *httpConfig) Validate() error {
 	if err := required("http", "method", c.Method); err != nil {
 		return err
 	}

@@ -20,13 +20,20 @@ import (
 // Config is the decoded config of a step kind, a struct with the JSON field
 // names the README documents.
 type Config interface {
-	// Validate checks the fixed shape of the config, and that the
-	// workflow's integrations hold what the step needs. It does not compile
+	// Validate checks the fixed shape of the config. It does not compile
 	// expressions.
-	Validate(integrations map[string]any) error
+	Validate() error
 	// Check compiles the config's expressions and templates and checks what
 	// only makes sense compiled, giving the step ready to run.
 	Check(env *expr.Env) (Step, error)
+}
+
+// integrationsUser is a Config that calls through one of the workflow's
+// integrations (an erp step, the SAP profile). A workflow is saved only
+// with the integrations its steps need; a run finds a missing one out when
+// the step runs, as versions saved before the rule did.
+type integrationsUser interface {
+	checkIntegrations(integrations map[string]any) error
 }
 
 // Step is a step compiled to run.
@@ -114,7 +121,7 @@ type Run struct {
 type Kind struct {
 	name   string
 	traits cardflow.StepTraits
-	decode func(config, integrations map[string]any) (Config, error)
+	decode func(config map[string]any) (Config, error)
 }
 
 // Define returns the kind named name whose config decodes into C.
@@ -122,12 +129,12 @@ func Define[C any, P interface {
 	*C
 	Config
 }](name string, traits cardflow.StepTraits) Kind {
-	return Kind{name: name, traits: traits, decode: func(config, integrations map[string]any) (Config, error) {
+	return Kind{name: name, traits: traits, decode: func(config map[string]any) (Config, error) {
 		c := P(new(C))
 		if err := decode(config, c); err != nil {
 			return nil, err
 		}
-		if err := c.Validate(integrations); err != nil {
+		if err := c.Validate(); err != nil {
 			return nil, err
 		}
 		return c, nil
@@ -140,16 +147,23 @@ func (k Kind) Name() string { return k.name }
 // Traits are the facts of the kind the definition rules use.
 func (k Kind) Traits() cardflow.StepTraits { return k.traits }
 
-// ValidateConfig decodes and validates a step's config.
+// ValidateConfig decodes and validates a step's config, and checks that
+// the workflow's integrations hold what the step calls through.
 func (k Kind) ValidateConfig(config, integrations map[string]any) error {
-	_, err := k.decode(config, integrations)
-	return err
+	c, err := k.decode(config)
+	if err != nil {
+		return err
+	}
+	if u, ok := c.(integrationsUser); ok {
+		return u.checkIntegrations(integrations)
+	}
+	return nil
 }
 
 // Compile decodes, validates and checks a step's config: the step ready to
 // run.
-func (k Kind) Compile(env *expr.Env, config, integrations map[string]any) (Step, error) {
-	c, err := k.decode(config, integrations)
+func (k Kind) Compile(env *expr.Env, config map[string]any) (Step, error) {
+	c, err := k.decode(config)
 	if err != nil {
 		return nil, err
 	}

@@ -18,11 +18,23 @@ type configCase struct {
 	integrations obj
 	// want is a substring of the error; "" means the config is valid.
 	want string
-	// checked says Check finds the error, when it compiles the config;
-	// otherwise ValidateConfig finds it, as saveWorkflow's definition rules
-	// run it.
-	checked bool
+	// by says what finds the error.
+	by finder
 }
+
+// finder is what finds an error in a config.
+type finder int
+
+const (
+	// validating: decoding and validating the config, as both the
+	// definition rules (ValidateConfig) and compiling do.
+	validating finder = iota
+	// checking: compiling the config (Check), after it validated.
+	checking
+	// saving: the definition rules alone, which see the workflow's
+	// integrations; a run finds a missing one when the step runs.
+	saving
+)
 
 // testConfigs validates and compiles each config with kind.
 func testConfigs(t *testing.T, kind steps.Kind, cases []configCase) {
@@ -34,18 +46,25 @@ func testConfigs(t *testing.T, kind steps.Kind, cases []configCase) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			verr := kind.ValidateConfig(tc.config, tc.integrations)
-			_, cerr := kind.Compile(env, tc.config, tc.integrations)
+			_, cerr := kind.Compile(env, tc.config)
 			switch {
 			case tc.want == "":
 				if verr != nil || cerr != nil {
 					t.Fatalf("got %v (validate), %v (compile), want no error", verr, cerr)
 				}
-			case tc.checked:
+			case tc.by == checking:
 				if verr != nil {
 					t.Fatalf("validate: got %v, want no error (Check finds %q)", verr, tc.want)
 				}
 				if cerr == nil || !strings.Contains(cerr.Error(), tc.want) {
 					t.Errorf("compile: got %v, want an error containing %q", cerr, tc.want)
+				}
+			case tc.by == saving:
+				if verr == nil || !strings.Contains(verr.Error(), tc.want) {
+					t.Errorf("validate: got %v, want an error containing %q", verr, tc.want)
+				}
+				if cerr != nil {
+					t.Errorf("compile: got %v, want no error", cerr)
 				}
 			default:
 				if verr == nil || !strings.Contains(verr.Error(), tc.want) {

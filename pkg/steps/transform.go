@@ -17,7 +17,7 @@ type transformConfig struct {
 	Output optional[any] `json:"output"`
 }
 
-func (c *transformConfig) Validate(map[string]any) error {
+func (c *transformConfig) Validate() error {
 	if !c.Output.set {
 		return errors.New("config.output is required for a transform step")
 	}

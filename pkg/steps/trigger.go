@@ -23,7 +23,7 @@ type triggerConfig struct {
 
 var scheduleExpression = regexp.MustCompile(`^(cron|rate|at)\(.+\)$`)
 
-func (c *triggerConfig) Validate(map[string]any) error {
+func (c *triggerConfig) Validate() error {
 	if err := required(cardflow.StepTrigger, "kind", c.Kind); err != nil {
 		return err
 	}

@@ -19,7 +19,7 @@ type waitConfig struct {
 	timeout time.Duration
 }
 
-func (c *waitConfig) Validate(map[string]any) error {
+func (c *waitConfig) Validate() error {
 	var err error
 	c.timeout, err = duration("timeout", c.Timeout)
 	return err
