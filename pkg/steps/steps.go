@@ -103,8 +103,8 @@ type Run struct {
 	StepID    string
 	// Vars are what the step's expressions see.
 	Vars expr.Vars
-	// Next is the step's default connection; Branches are its connections
-	// with a when expression, in definition order.
+	// Next is the step the default connection leads to; Branches are the
+	// connections with a when expression, in definition order.
 	Next     string
 	Branches []Branch
 

@@ -14,10 +14,3 @@ func TestTransformConfig(t *testing.T) {
 		{name: "bad template", config: obj{"output": obj{"a": "{{ inpt.a }}"}}, want: "config.output: ", by: checking},
 	})
 }
-
-func TestConditionConfig(t *testing.T) {
-	testConfigs(t, steps.Condition, []configCase{
-		{name: "none", config: nil},
-		{name: "ignored", config: obj{"note": "its expressions are on its connections"}},
-	})
-}
