@@ -58,9 +58,10 @@ type Waiter interface {
 	TimedOut() string
 }
 
-// Outcome is how one run of a step ended. Without Sleep or Finish, the step
-// leaves: by its default connection (or Next), or with a Reason by its
-// non-success Exit.
+// Outcome is how one run of a step ended. A step that failed (Reason)
+// leaves by its non-success Exit. Otherwise a Waiter waits for a resume, a
+// step with Sleep or Finish sleeps or ends the execution, and any other
+// leaves by its default connection, or Next.
 type Outcome struct {
 	Input  any
 	Output any
