@@ -30,7 +30,10 @@ type Service struct {
 	links       LinkVerifier
 }
 
-// Checker compiles the expressions of a workflow version (the engine does).
+// Checker validates a workflow version before saveWorkflow stores it: its
+// graph, each step's config and every expression, with the step kinds of
+// pkg/steps (engine.Checker does). It is an option so that only what saves
+// workflows links the step kinds and CEL.
 type Checker interface {
 	Check(w *cardflow.Workflow) error
 }
@@ -48,7 +51,8 @@ type Option func(*Service)
 // WithClock replaces the wall clock, for tests.
 func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
 
-// WithChecker sets the expression checker saveWorkflow runs.
+// WithChecker sets the workflow checker saveWorkflow runs; without one,
+// saveWorkflow fails and stores nothing.
 func WithChecker(c Checker) Option { return func(s *Service) { s.checker = c } }
 
 // WithCardChecker sets the card checker saveCard runs; without one,

@@ -65,8 +65,8 @@ func publishWait(t *testing.T, svc *app.Service) string {
 		WorkflowName: "Wait for SAP",
 		WorkflowSteps: []cardflow.Step{
 			{ID: "start", Name: "Request", Type: cardflow.StepTrigger, Config: map[string]any{"kind": "REQUEST"}},
-			{ID: "sap", Name: "SAP confirms", Type: cardflow.StepWait, Config: map[string]any{"timeout": "PT1H"}},
-			{ID: "done", Name: "Done", Type: cardflow.StepEnd, Config: map[string]any{"status": "SUCCEEDED"}},
+			{ID: "sap", Name: "SAP confirms", Type: "wait", Config: map[string]any{"timeout": "PT1H"}},
+			{ID: "done", Name: "Done", Type: "end", Config: map[string]any{"status": "SUCCEEDED"}},
 		},
 		WorkflowConnections: []cardflow.Connection{{From: "start", To: "sap"}, {From: "sap", To: "done"}},
 	})

@@ -3,21 +3,16 @@ package cardflow
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
-	"time"
 )
 
-// Step types.
+// Step types the use cases name: the trigger, where an execution starts and
+// a schedule is read, and the card step, whose card saveWorkflow looks up.
+// pkg/steps registers every kind, these included.
 const (
-	StepTrigger   = "trigger"
-	StepHTTP      = "http"
-	StepERP       = "erp"
-	StepTransform = "transform"
-	StepCondition = "condition"
-	StepCard      = "card"
-	StepWait      = "wait"
-	StepDelay     = "delay"
-	StepEnd       = "end"
+	StepTrigger = "trigger"
+	StepCard    = "card"
 )
 
 // Non-success exits a connection may name in On.
@@ -26,17 +21,50 @@ const (
 	ExitTimeout = "timeout"
 )
 
-// exitsByType lists the non-success exits each step type can take.
-var exitsByType = map[string][]string{
-	StepTrigger:   nil,
-	StepHTTP:      {ExitError},
-	StepERP:       {ExitError},
-	StepTransform: nil,
-	StepCondition: nil,
-	StepCard:      {ExitError, ExitTimeout},
-	StepWait:      {ExitTimeout},
-	StepDelay:     nil,
-	StepEnd:       nil,
+// StepRole is the part steps of a kind play in the shape of a workflow
+// graph.
+type StepRole int
+
+const (
+	// RoleTask steps leave by their one default connection, or by one of
+	// their non-success exits.
+	RoleTask StepRole = iota
+	// RoleTrigger is the entry point: exactly one per workflow, and nothing
+	// leads into it.
+	RoleTrigger
+	// RoleCondition steps leave by the first connection whose when holds,
+	// else by their default connection.
+	RoleCondition
+	// RoleEnd steps finish the execution; nothing leaves them.
+	RoleEnd
+)
+
+// StepTraits are the facts of a step kind the definition rules use.
+type StepTraits struct {
+	Role StepRole
+	// Exits are the non-success exits (ExitError, ExitTimeout) a connection
+	// leaving such a step may name in On.
+	Exits []string
+	// Delivers says the step posts a card to Teams, so its config may hold
+	// a delivery (see TeamsProfile).
+	Delivers bool
+}
+
+// StepKind is what the definition rules know of one step kind. The kinds
+// live in pkg/steps, which hands them to ValidateDefinition.
+type StepKind interface {
+	Traits() StepTraits
+	// ValidateConfig decodes a step's config and checks its fixed shape,
+	// and that the workflow's integrations hold what the step needs. It
+	// does not compile expressions.
+	ValidateConfig(config, integrations map[string]any) error
+}
+
+// StepKinds looks step kinds up by type name.
+type StepKinds interface {
+	Lookup(typ string) (StepKind, bool)
+	// Names lists the type names, in the order messages list them.
+	Names() []string
 }
 
 // Definition limits, so one version stays far below a record's size limit.
@@ -49,9 +77,10 @@ const (
 var stepIDPattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`)
 
 // ValidateDefinition checks the name, steps and connections of a workflow
-// version, and names the step or connection at fault. It does not look at
-// expressions; those are checked by the engine's compiler.
-func (w *Workflow) ValidateDefinition() error {
+// version against the step kinds, and names the step or connection at
+// fault. It does not look at expressions; those are checked by the engine's
+// compiler.
+func (w *Workflow) ValidateDefinition(kinds StepKinds) error {
 	name := strings.TrimSpace(w.WorkflowName)
 	if name == "" {
 		return Errorf(EINVALID, "workflow_name is required")
@@ -70,6 +99,8 @@ func (w *Workflow) ValidateDefinition() error {
 	}
 
 	steps := make(map[string]*Step, len(w.WorkflowSteps))
+	// traits holds the traits of each step's kind, by step id.
+	traits := make(map[string]StepTraits, len(w.WorkflowSteps))
 	var trigger *Step
 	for i := range w.WorkflowSteps {
 		s := &w.WorkflowSteps[i]
@@ -88,23 +119,25 @@ func (w *Workflow) ValidateDefinition() error {
 		if len(s.Name) > MaxNameLength {
 			return Errorf(EINVALID, "%s: name is longer than %d characters", where, MaxNameLength)
 		}
-		if _, ok := exitsByType[s.Type]; !ok {
-			return Errorf(EINVALID, "%s: unknown type %q; use trigger, http, erp, transform, condition, card, wait, delay or end", where, s.Type)
+		kind, ok := kinds.Lookup(s.Type)
+		if !ok {
+			return Errorf(EINVALID, "%s: unknown type %q; use %s", where, s.Type, oneOf(kinds.Names()))
 		}
-		if s.Type == StepTrigger {
+		traits[s.ID] = kind.Traits()
+		if traits[s.ID].Role == RoleTrigger {
 			if trigger != nil {
 				return Errorf(EINVALID, "%s: a workflow has exactly one trigger step, and %q is one already", where, trigger.ID)
 			}
 			trigger = s
 		}
-		if err := validateStepConfig(s); err != nil {
+		if err := kind.ValidateConfig(s.Config, w.WorkflowIntegrations); err != nil {
 			return Errorf(EINVALID, "%s: %s", where, err.Error())
 		}
 	}
 	if trigger == nil {
 		return Errorf(EINVALID, "workflow_steps has no trigger step; a workflow has exactly one")
 	}
-	if err := w.validateTeams(); err != nil {
+	if err := w.validateTeams(traits); err != nil {
 		return err
 	}
 	out := make(map[string][]Connection, len(steps))
@@ -116,16 +149,16 @@ func (w *Workflow) ValidateDefinition() error {
 			return Errorf(EINVALID, "%s: from names no step", where)
 		case to == nil:
 			return Errorf(EINVALID, "%s: to names no step", where)
-		case to.Type == StepTrigger:
+		case traits[c.To].Role == RoleTrigger:
 			return Errorf(EINVALID, "%s: nothing may lead into the trigger step", where)
-		case from.Type == StepEnd:
+		case traits[c.From].Role == RoleEnd:
 			return Errorf(EINVALID, "%s: an end step has no outgoing connections", where)
 		case c.When != "" && c.On != "":
 			return Errorf(EINVALID, "%s: a connection has either when or on, not both", where)
-		case c.When != "" && from.Type != StepCondition:
+		case c.When != "" && traits[c.From].Role != RoleCondition:
 			return Errorf(EINVALID, "%s: only condition steps have when expressions", where)
 		}
-		if c.On != "" && !contains(exitsByType[from.Type], c.On) {
+		if c.On != "" && !slices.Contains(traits[c.From].Exits, c.On) {
 			return Errorf(EINVALID, "%s: a %s step has no %q exit", where, from.Type, c.On)
 		}
 		for _, prev := range out[c.From] {
@@ -138,7 +171,8 @@ func (w *Workflow) ValidateDefinition() error {
 
 	for i := range w.WorkflowSteps {
 		s := &w.WorkflowSteps[i]
-		if s.Type == StepEnd {
+		role := traits[s.ID].Role
+		if role == RoleEnd {
 			continue
 		}
 		defaults := 0
@@ -149,7 +183,7 @@ func (w *Workflow) ValidateDefinition() error {
 		}
 		if defaults != 1 {
 			kind := "one connection without when or on (where it goes next)"
-			if s.Type == StepCondition {
+			if role == RoleCondition {
 				kind = "one default connection without when (taken when no expression matches)"
 			}
 			return Errorf(EINVALID, "workflow_steps[%d] (id %q): needs exactly %s, has %d", i, s.ID, kind, defaults)
@@ -163,7 +197,7 @@ func (w *Workflow) ValidateDefinition() error {
 	for len(queue) > 0 {
 		id := queue[0]
 		queue = queue[1:]
-		if steps[id].Type == StepEnd {
+		if traits[id].Role == RoleEnd {
 			endReached = true
 		}
 		for _, c := range out[id] {
@@ -184,162 +218,10 @@ func (w *Workflow) ValidateDefinition() error {
 	return nil
 }
 
-// validateStepConfig checks the parts of a step's config that have a fixed
-// shape. Expressions and templates inside it are checked elsewhere.
-func validateStepConfig(s *Step) error {
-	cfg := s.Config
-	str := func(key string, required bool) (string, error) {
-		v, ok := cfg[key]
-		if !ok || v == nil {
-			if required {
-				return "", fmt.Errorf("config.%s is required for a %s step", key, s.Type)
-			}
-			return "", nil
-		}
-		sv, ok := v.(string)
-		if !ok {
-			return "", fmt.Errorf("config.%s must be a string", key)
-		}
-		if required && strings.TrimSpace(sv) == "" {
-			return "", fmt.Errorf("config.%s must not be empty", key)
-		}
-		return sv, nil
+// oneOf lists names for a message: "a, b or c".
+func oneOf(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
 	}
-	duration := func(key string, required bool) error {
-		v, err := str(key, required)
-		if err != nil || v == "" {
-			return err
-		}
-		if _, err := ParseDuration(v); err != nil {
-			return fmt.Errorf("config.%s: %v", key, err)
-		}
-		return nil
-	}
-
-	switch s.Type {
-	case StepTrigger:
-		kind, err := str("kind", true)
-		if err != nil {
-			return err
-		}
-		switch kind {
-		case TriggerRequest:
-		case TriggerSchedule:
-			expr, err := str("expression", true)
-			if err != nil {
-				return err
-			}
-			if !scheduleExpression.MatchString(expr) {
-				return fmt.Errorf("config.expression %q must be cron(...), rate(...) or at(...)", expr)
-			}
-			tz, err := str("timezone", false)
-			if err != nil {
-				return err
-			}
-			if tz != "" {
-				if _, err := time.LoadLocation(tz); err != nil {
-					return fmt.Errorf("config.timezone %q is not an IANA time zone", tz)
-				}
-			}
-		default:
-			return fmt.Errorf("config.kind must be REQUEST or SCHEDULE, not %q", kind)
-		}
-	case StepHTTP:
-		method, err := str("method", true)
-		if err != nil {
-			return err
-		}
-		if !contains([]string{"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"}, strings.ToUpper(method)) {
-			return fmt.Errorf("config.method %q is not one of GET, POST, PUT, PATCH, DELETE, HEAD", method)
-		}
-		if _, err := str("url", true); err != nil {
-			return err
-		}
-		if h, ok := cfg["headers"]; ok && h != nil {
-			if _, ok := h.(map[string]any); !ok {
-				return fmt.Errorf("config.headers must be an object")
-			}
-		}
-		return duration("timeout", false)
-	case StepERP:
-		// The SAP profile in workflow_integrations.erp is checked with the
-		// expressions, by the engine.
-		method, err := str("method", false)
-		if err != nil {
-			return err
-		}
-		if method != "" && !contains([]string{"GET", "POST", "PUT", "PATCH", "DELETE"}, strings.ToUpper(method)) {
-			return fmt.Errorf("config.method %q is not one of GET, POST, PUT, PATCH, DELETE", method)
-		}
-		service, err := str("service", true)
-		if err != nil {
-			return err
-		}
-		if !strings.HasPrefix(service, "/") || strings.ContainsAny(service, "?#{} ") {
-			return fmt.Errorf("config.service %q must be the OData service path, such as /sap/opu/odata/sap/API_PURCHASEORDER_PROCESS_SRV", service)
-		}
-		if _, err := str("entity", true); err != nil {
-			return err
-		}
-		if h, ok := cfg["headers"]; ok && h != nil {
-			if _, ok := h.(map[string]any); !ok {
-				return fmt.Errorf("config.headers must be an object")
-			}
-		}
-		return duration("timeout", false)
-	case StepTransform:
-		if _, ok := cfg["output"]; !ok {
-			return fmt.Errorf("config.output is required for a transform step")
-		}
-	case StepCard:
-		if _, err := str("card_id", true); err != nil {
-			return err
-		}
-		if v, ok := cfg["card_version"]; ok && v != nil {
-			if f, ok := v.(float64); !ok || f < 1 || f != float64(int(f)) {
-				return fmt.Errorf("config.card_version must be a positive whole number")
-			}
-		}
-		if d, ok := cfg["data"]; ok && d != nil {
-			if _, ok := d.(map[string]any); !ok {
-				return fmt.Errorf("config.data must be an object")
-			}
-		}
-		return duration("timeout", false)
-	case StepWait:
-		return duration("timeout", false)
-	case StepDelay:
-		d, err := str("duration", false)
-		if err != nil {
-			return err
-		}
-		u, err := str("until", false)
-		if err != nil {
-			return err
-		}
-		if (d == "") == (u == "") {
-			return fmt.Errorf("a delay step needs exactly one of config.duration and config.until")
-		}
-		return duration("duration", false)
-	case StepEnd:
-		status, err := str("status", false)
-		if err != nil {
-			return err
-		}
-		if status != "" && status != ExecSucceeded && status != ExecFailed {
-			return fmt.Errorf("config.status must be SUCCEEDED or FAILED, not %q", status)
-		}
-	}
-	return nil
-}
-
-var scheduleExpression = regexp.MustCompile(`^(cron|rate|at)\(.+\)$`)
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }

@@ -1,11 +1,58 @@
 package cardflow_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
 )
+
+// fakeKind is a step kind with fixed traits whose config is valid unless it
+// holds "invalid".
+type fakeKind cardflow.StepTraits
+
+func (k fakeKind) Traits() cardflow.StepTraits { return cardflow.StepTraits(k) }
+
+func (k fakeKind) ValidateConfig(config, _ map[string]any) error {
+	if msg, ok := config["invalid"].(string); ok {
+		return errors.New(msg)
+	}
+	return nil
+}
+
+// fakeKinds stands for pkg/steps: one kind of each role and set of exits.
+type fakeKinds []struct {
+	name string
+	kind fakeKind
+}
+
+func (ks fakeKinds) Lookup(typ string) (cardflow.StepKind, bool) {
+	for _, k := range ks {
+		if k.name == typ {
+			return k.kind, true
+		}
+	}
+	return nil, false
+}
+
+func (ks fakeKinds) Names() []string {
+	var names []string
+	for _, k := range ks {
+		names = append(names, k.name)
+	}
+	return names
+}
+
+var kinds = fakeKinds{
+	{"trigger", fakeKind{Role: cardflow.RoleTrigger}},
+	{"task", fakeKind{}},
+	{"call", fakeKind{Exits: []string{cardflow.ExitError}}},
+	{"condition", fakeKind{Role: cardflow.RoleCondition}},
+	{"card", fakeKind{Exits: []string{cardflow.ExitError, cardflow.ExitTimeout}, Delivers: true}},
+	{"wait", fakeKind{Exits: []string{cardflow.ExitTimeout}}},
+	{"end", fakeKind{Role: cardflow.RoleEnd}},
+}
 
 func step(id, typ string, cfg map[string]any) cardflow.Step {
 	return cardflow.Step{ID: id, Name: "Step " + id, Type: typ, Config: cfg}
@@ -46,13 +93,13 @@ func TestValidateDefinition(t *testing.T) {
 		{"bad id", func(w *cardflow.Workflow) { w.WorkflowSteps[1].ID = "9x" }, `workflow_steps[1]: id "9x"`},
 		{"duplicate id", func(w *cardflow.Workflow) { w.WorkflowSteps[4].ID = "done" }, `workflow_steps[4] (id "done"): step id is used twice`},
 		{"no step name", func(w *cardflow.Workflow) { w.WorkflowSteps[2].Name = "" }, `(id "approve"): name is required`},
-		{"unknown type", func(w *cardflow.Workflow) { w.WorkflowSteps[1].Type = "loop" }, `unknown type "loop"`},
+		{"unknown type", func(w *cardflow.Workflow) { w.WorkflowSteps[1].Type = "loop" },
+			`workflow_steps[1] (id "big"): unknown type "loop"; use trigger, task, call, condition, card, wait or end`},
 		{"two triggers", func(w *cardflow.Workflow) {
 			w.WorkflowSteps[1] = step("big", "trigger", map[string]any{"kind": "REQUEST"})
 		}, `exactly one trigger step, and "start" is one already`},
 		{"no trigger", func(w *cardflow.Workflow) {
-			w.WorkflowSteps[0].Type = "transform"
-			w.WorkflowSteps[0].Config = map[string]any{"output": "1"}
+			w.WorkflowSteps[0].Type = "task"
 		}, "no trigger step"},
 		{"dangling from", func(w *cardflow.Workflow) { w.WorkflowConnections[0].From = "nowhere" }, "workflow_connections[0] (nowhere -> big): from names no step"},
 		{"dangling to", func(w *cardflow.Workflow) { w.WorkflowConnections[3].To = "nowhere" }, "workflow_connections[3] (approve -> nowhere): to names no step"},
@@ -74,41 +121,22 @@ func TestValidateDefinition(t *testing.T) {
 			}
 			w.WorkflowConnections = []cardflow.Connection{conn("start", "a"), conn("a", "b"), conn("b", "a")}
 		}, "no end step is reachable"},
-		{"card without card_id", func(w *cardflow.Workflow) { delete(w.WorkflowSteps[2].Config, "card_id") }, "config.card_id is required for a card step"},
-		{"bad timeout", func(w *cardflow.Workflow) { w.WorkflowSteps[2].Config["timeout"] = "72h" }, `config.timeout: "72h" is not an ISO 8601 duration`},
-		{"bad end status", func(w *cardflow.Workflow) { w.WorkflowSteps[3].Config["status"] = "DONE" }, "config.status must be SUCCEEDED or FAILED"},
-		{"schedule", func(w *cardflow.Workflow) {
-			w.WorkflowSteps[0].Config = map[string]any{"kind": "SCHEDULE", "expression": "cron(0 8 ? * MON-FRI *)", "timezone": "Europe/Berlin"}
+		{"bad config", func(w *cardflow.Workflow) { w.WorkflowSteps[2].Config["invalid"] = "config.card_id is required" },
+			`workflow_steps[2] (id "approve"): config.card_id is required`},
+		{"error exit of a call", func(w *cardflow.Workflow) {
+			w.WorkflowSteps[1] = step("big", "call", nil)
+			w.WorkflowConnections[1] = cardflow.Connection{From: "big", To: "approve", On: "error"}
 		}, ""},
-		{"schedule bad zone", func(w *cardflow.Workflow) {
-			w.WorkflowSteps[0].Config = map[string]any{"kind": "SCHEDULE", "expression": "rate(5 minutes)", "timezone": "Mars/Base"}
-		}, `config.timezone "Mars/Base"`},
-		{"schedule bad expression", func(w *cardflow.Workflow) {
-			w.WorkflowSteps[0].Config = map[string]any{"kind": "SCHEDULE", "expression": "every day"}
-		}, "must be cron(...), rate(...) or at(...)"},
-		{"bad trigger kind", func(w *cardflow.Workflow) { w.WorkflowSteps[0].Config["kind"] = "EVENT" }, "config.kind must be REQUEST or SCHEDULE"},
-		{"erp without service", func(w *cardflow.Workflow) {
-			w.WorkflowSteps[1] = step("big", "erp", map[string]any{"entity": "A_PurchaseOrder"})
-			w.WorkflowConnections[1] = cardflow.Connection{From: "big", To: "approve", On: "error"}
-		}, "config.service is required for a erp step"},
-		{"erp with a URL as service", func(w *cardflow.Workflow) {
-			w.WorkflowSteps[1] = step("big", "erp", map[string]any{"service": "https://sap/x", "entity": "A"})
-			w.WorkflowConnections[1] = cardflow.Connection{From: "big", To: "approve", On: "error"}
-		}, `config.service "https://sap/x" must be the OData service path`},
-		{"erp without entity", func(w *cardflow.Workflow) {
-			w.WorkflowSteps[1] = step("big", "erp", map[string]any{"service": "/sap/opu/odata/sap/X_SRV"})
-			w.WorkflowConnections[1] = cardflow.Connection{From: "big", To: "approve", On: "error"}
-		}, "config.entity is required"},
-		{"erp with a bad method", func(w *cardflow.Workflow) {
-			w.WorkflowSteps[1] = step("big", "erp", map[string]any{"service": "/sap/opu/odata/sap/X_SRV", "entity": "A", "method": "MERGE"})
-			w.WorkflowConnections[1] = cardflow.Connection{From: "big", To: "approve", On: "error"}
-		}, `config.method "MERGE" is not one of GET, POST, PUT, PATCH, DELETE`},
+		{"timeout exit of a call", func(w *cardflow.Workflow) {
+			w.WorkflowSteps[1] = step("big", "call", nil)
+			w.WorkflowConnections[1] = cardflow.Connection{From: "big", To: "approve", On: "timeout"}
+		}, `a call step has no "timeout" exit`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := approval()
 			tt.change(w)
-			err := w.ValidateDefinition()
+			err := w.ValidateDefinition(kinds)
 			if tt.want == "" {
 				if err != nil {
 					t.Fatalf("got %v, want no error", err)

@@ -32,11 +32,10 @@ var secretNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]{0,127}$`
 // TeamsProfile returns the delivery a card step uses: the workflow's
 // workflow_integrations.teams with the step's config.delivery laid over it.
 // Its "type" is DeliveryOutbox when nothing names another.
-func TeamsProfile(integrations, stepConfig map[string]any) map[string]any {
+func TeamsProfile(integrations, delivery map[string]any) map[string]any {
 	out := map[string]any{"type": DeliveryOutbox}
 	base, _ := integrations["teams"].(map[string]any)
-	over, _ := stepConfig["delivery"].(map[string]any)
-	for _, m := range []map[string]any{base, over} {
+	for _, m := range []map[string]any{base, delivery} {
 		for k, v := range m {
 			if v != nil {
 				out[k] = v
@@ -46,10 +45,11 @@ func TeamsProfile(integrations, stepConfig map[string]any) map[string]any {
 	return out
 }
 
-// validateTeams checks workflow_integrations.teams and every card step's
-// delivery, so a webhook without its secret or a bot without its
-// conversation fails when the workflow is saved.
-func (w *Workflow) validateTeams() error {
+// validateTeams checks workflow_integrations.teams and the delivery of
+// every step whose kind delivers cards (traits by step id), so a webhook
+// without its secret or a bot without its conversation fails when the
+// workflow is saved.
+func (w *Workflow) validateTeams(traits map[string]StepTraits) error {
 	if v, ok := w.WorkflowIntegrations["teams"]; ok && v != nil {
 		m, ok := v.(map[string]any)
 		if !ok {
@@ -61,23 +61,24 @@ func (w *Workflow) validateTeams() error {
 	}
 	for i, s := range w.WorkflowSteps {
 		where := fmt.Sprintf("workflow_steps[%d] (id %q)", i, s.ID)
+		delivers := traits[s.ID].Delivers
 		v, ok := s.Config["delivery"]
+		var delivery map[string]any
 		if ok && v != nil {
-			if s.Type != StepCard {
+			if !delivers {
 				return Errorf(EINVALID, "%s: config.delivery applies to card steps only", where)
 			}
-			m, ok := v.(map[string]any)
-			if !ok {
+			if delivery, ok = v.(map[string]any); !ok {
 				return Errorf(EINVALID, "%s: config.delivery must be an object such as {\"type\": \"bot\", \"conversation_id\": \"...\"}", where)
 			}
-			if err := checkTeamsKeys(m); err != nil {
+			if err := checkTeamsKeys(delivery); err != nil {
 				return Errorf(EINVALID, "%s: config.delivery: %v", where, err)
 			}
 		}
-		if s.Type != StepCard {
+		if !delivers {
 			continue
 		}
-		if err := checkTeamsProfile(TeamsProfile(w.WorkflowIntegrations, s.Config)); err != nil {
+		if err := checkTeamsProfile(TeamsProfile(w.WorkflowIntegrations, delivery)); err != nil {
 			return Errorf(EINVALID, "%s: its delivery (workflow_integrations.teams with config.delivery over it) %v", where, err)
 		}
 	}

@@ -40,7 +40,7 @@ func TestValidateTeamsDelivery(t *testing.T) {
 			if tt.delivery != nil {
 				w.WorkflowSteps[2].Config["delivery"] = tt.delivery
 			}
-			err := w.ValidateDefinition()
+			err := w.ValidateDefinition(kinds)
 			if tt.want == "" {
 				if err != nil {
 					t.Fatalf("got %v, want no error", err)
@@ -60,7 +60,7 @@ func TestValidateTeamsDelivery(t *testing.T) {
 func TestDeliveryOnOtherStep(t *testing.T) {
 	w := approval()
 	w.WorkflowSteps[3].Config["delivery"] = map[string]any{"type": "bot"}
-	err := w.ValidateDefinition()
+	err := w.ValidateDefinition(kinds)
 	if got, want := cardflow.ErrorMessage(err), `workflow_steps[3] (id "done"): config.delivery applies to card steps only`; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
@@ -68,7 +68,7 @@ func TestDeliveryOnOtherStep(t *testing.T) {
 
 func TestTeamsProfile(t *testing.T) {
 	integrations := map[string]any{"teams": map[string]any{"type": "bot", "service_url": "https://s/", "conversation_id": "a"}}
-	got := cardflow.TeamsProfile(integrations, map[string]any{"delivery": map[string]any{"conversation_id": "b"}})
+	got := cardflow.TeamsProfile(integrations, map[string]any{"conversation_id": "b"})
 	if got["type"] != "bot" || got["conversation_id"] != "b" || got["service_url"] != "https://s/" {
 		t.Errorf("got %v, want the bot profile with conversation b", got)
 	}

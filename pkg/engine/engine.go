@@ -31,7 +31,6 @@ type Result = cardflow.AdvanceResult
 const (
 	DefaultMaxSteps    = 1000
 	DefaultEarlyResume = 10 * time.Minute
-	DefaultHTTPTimeout = 30 * time.Second
 	// MaxOutputBytes bounds one step's output as JSON, so an execution
 	// record stays far below a DynamoDB item's 400 KB.
 	MaxOutputBytes = 64 << 10
@@ -110,17 +109,10 @@ func New(store cardflow.Store, deliver cardflow.Deliverer, env *expr.Env, opts .
 	return e, nil
 }
 
-// Check compiles every expression and template of a workflow version, so a
-// bad one fails when the version is saved, naming the step and position.
-func (e *Engine) Check(w *cardflow.Workflow) error {
-	if _, err := compile(e.env, w.WorkflowSteps, w.WorkflowConnections); err != nil {
-		return cardflow.Errorf(cardflow.EINVALID, "%v", err)
-	}
-	if err := checkIntegrations(w); err != nil {
-		return cardflow.Errorf(cardflow.EINVALID, "%v", err)
-	}
-	return nil
-}
+// Check validates a workflow version before it is saved: its graph, each
+// step's config, and every expression and template, so a bad one fails
+// naming the step and position.
+func (e *Engine) Check(w *cardflow.Workflow) error { return check(e.env, w) }
 
 type graphKey struct {
 	org, workflow string

@@ -70,12 +70,16 @@ func step(id, typ string, cfg obj) cardflow.Step {
 func (f *fixture) start(steps []cardflow.Step, conns []cardflow.Connection, input obj, integrations obj) cardflow.ExecutionRef {
 	f.t.Helper()
 	w := &cardflow.Workflow{OrganizationID: f.org, WorkflowName: "test", WorkflowSteps: steps, WorkflowConnections: conns, WorkflowIntegrations: integrations}
-	if err := w.ValidateDefinition(); err != nil {
-		f.t.Fatalf("definition: %v", err)
-	}
 	if err := f.eng.Check(w); err != nil {
 		f.t.Fatalf("check: %v", err)
 	}
+	return f.startUnchecked(steps, conns, input, integrations)
+}
+
+// startUnchecked stores an execution of a definition without checking it, as one
+// saved under earlier rules would be, and returns its reference.
+func (f *fixture) startUnchecked(steps []cardflow.Step, conns []cardflow.Connection, input obj, integrations obj) cardflow.ExecutionRef {
+	f.t.Helper()
 	now := f.clock.now()
 	id := cardflow.NewID(now)
 	ex := &cardflow.Execution{
@@ -491,30 +495,31 @@ func TestLoopLimit(t *testing.T) {
 
 func TestCheckRejectsBadExpressions(t *testing.T) {
 	f := newFixture(t)
-	base := func() []cardflow.Step {
-		return []cardflow.Step{step("start", "trigger", obj{"kind": "REQUEST"}), step("x", "transform", obj{"output": "ok"}), step("done", "end", obj{})}
-	}
-	conns := []cardflow.Connection{{From: "start", To: "x"}, {From: "x", To: "done"}}
 	for _, tc := range []struct {
 		name  string
-		edit  func(s []cardflow.Step, c []cardflow.Connection)
+		edit  func(w *cardflow.Workflow)
 		wants []string
 	}{
-		{"undeclared name in a template", func(s []cardflow.Step, _ []cardflow.Connection) { s[1].Config["output"] = "{{ inpt.amount }}" },
+		{"undeclared name in a template", func(w *cardflow.Workflow) { w.WorkflowSteps[1].Config["output"] = "{{ inpt.amount }}" },
 			[]string{"workflow_steps[1] (x)", "config.output", "column", "inpt"}},
-		{"unbalanced template", func(s []cardflow.Step, _ []cardflow.Connection) { s[1].Config["output"] = obj{"a": "{{ input.amount"} },
+		{"unbalanced template", func(w *cardflow.Workflow) { w.WorkflowSteps[1].Config["output"] = obj{"a": "{{ input.amount"} },
 			[]string{"workflow_steps[1] (x)", "config.output"}},
-		{"bad when", func(_ []cardflow.Step, c []cardflow.Connection) { c[1].When = "input.amount >" },
-			[]string{"workflow_connections[1] (x -> done) when", "column"}},
-		{"bad schedule", func(s []cardflow.Step, _ []cardflow.Connection) {
-			s[0].Config = obj{"kind": "SCHEDULE", "expression": "cron(0 8 * * MON *)"}
+		{"bad when", func(w *cardflow.Workflow) {
+			w.WorkflowSteps[1] = step("x", "condition", nil)
+			w.WorkflowConnections = append(w.WorkflowConnections, cardflow.Connection{From: "x", To: "done", When: "input.amount >"})
+		}, []string{"workflow_connections[2] (x -> done) when", "column"}},
+		{"bad schedule", func(w *cardflow.Workflow) {
+			w.WorkflowSteps[0].Config = obj{"kind": "SCHEDULE", "expression": "cron(0 8 * * MON *)"}
 		}, []string{"workflow_steps[0] (start)", "config.expression"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := base()
-			c := append([]cardflow.Connection(nil), conns...)
-			tc.edit(s, c)
-			err := f.eng.Check(&cardflow.Workflow{WorkflowName: "w", WorkflowSteps: s, WorkflowConnections: c})
+			w := &cardflow.Workflow{
+				WorkflowName:        "w",
+				WorkflowSteps:       []cardflow.Step{step("start", "trigger", obj{"kind": "REQUEST"}), step("x", "transform", obj{"output": "ok"}), step("done", "end", obj{})},
+				WorkflowConnections: []cardflow.Connection{{From: "start", To: "x"}, {From: "x", To: "done"}},
+			}
+			tc.edit(w)
+			err := f.eng.Check(w)
 			if cardflow.ErrorCode(err) != cardflow.EINVALID {
 				t.Fatalf("got %v, want a VALIDATION_ERROR", err)
 			}

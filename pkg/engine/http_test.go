@@ -243,6 +243,30 @@ func TestERPStep(t *testing.T) {
 	}
 }
 
+// TestERPStepWithoutProfile: a version saved before erp steps needed a
+// profile runs, and its erp step fails, leaving by its error exit.
+func TestERPStepWithoutProfile(t *testing.T) {
+	f := newFixture(t)
+	defs := []cardflow.Step{
+		step("start", "trigger", obj{"kind": "REQUEST"}),
+		step("call", "erp", obj{"service": "/sap/opu/odata/sap/X_SRV", "entity": "A"}),
+		step("done", "end", obj{"status": "SUCCEEDED"}),
+		step("failed", "end", obj{"status": "FAILED", "output": "{{ steps.call.output }}"}),
+	}
+	conns := []cardflow.Connection{{From: "start", To: "call"}, {From: "call", To: "done"}, {From: "call", To: "failed", On: "error"}}
+	ref := f.startUnchecked(defs, conns, obj{}, nil)
+	if res := f.advance(ref); res.Status != cardflow.ExecFailed {
+		t.Fatalf("got %+v, want FAILED by the error exit", res)
+	}
+	ex := f.get(ref)
+	if got := ex.WorkflowCurrentState; got != "Step failed" {
+		t.Errorf("got current state %q, want Step failed", got)
+	}
+	if got := toJSON(ex.WorkflowOutputPayload); !strings.Contains(got, "workflow_integrations.erp") {
+		t.Errorf("got output %s, want the missing profile named", got)
+	}
+}
+
 func TestCheckIntegrations(t *testing.T) {
 	f := newFixture(t)
 	erpStep := func() []cardflow.Step {
@@ -277,9 +301,6 @@ func TestCheckIntegrations(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := &cardflow.Workflow{OrganizationID: f.org, WorkflowName: "check", WorkflowSteps: tc.steps, WorkflowConnections: conns, WorkflowIntegrations: tc.integrations}
-			if err := w.ValidateDefinition(); err != nil {
-				t.Fatalf("definition: %v", err)
-			}
 			err := f.eng.Check(w)
 			if tc.want == "" {
 				if err != nil {

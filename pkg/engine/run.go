@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/expr"
+	"github.com/cardflow/cardflow/pkg/secrets"
+	"github.com/cardflow/cardflow/pkg/steps"
 )
 
 // run is one Advance call on one execution.
@@ -16,18 +17,6 @@ type run struct {
 	e  *Engine
 	ex *cardflow.Execution
 	g  *graph
-}
-
-// outcome is how a step ended.
-type outcome struct {
-	input  any
-	output any
-	// exit is "" for success, or cardflow.ExitError / ExitTimeout.
-	exit string
-	// next overrides the default exit (a condition's branch).
-	next string
-	// reason says why a step failed.
-	reason string
 }
 
 func (r *run) millis() int64 { return r.e.now().UnixMilli() }
@@ -69,6 +58,17 @@ func (r *run) persist(ctx context.Context) error {
 	return r.e.store.PutExecution(ctx, r.ex)
 }
 
+// stepRun is what a run of step n sees and may use: secrets of the
+// execution's organization only, never another's nor the deployment's.
+func (r *run) stepRun(n *node) *steps.Run {
+	e := r.e
+	return &steps.Run{
+		Execution: r.ex, StepID: n.step.ID, Vars: r.vars(), Next: n.next, Branches: n.branches,
+		Now: e.now, Client: e.client, Secrets: secrets.ForOrganization(e.secrets, r.ex.OrganizationID),
+		Cards: e.store, Deliverer: e.deliver, Log: e.log,
+	}
+}
+
 // runStep runs the step the execution is in. Synchronous steps return a nil
 // Result: the loop goes on with the next step.
 func (r *run) runStep(ctx context.Context, n *node) (*Result, error) {
@@ -77,64 +77,61 @@ func (r *run) runStep(ctx context.Context, n *node) (*Result, error) {
 	ex.WorkflowCurrentState = n.step.Name
 	r.event(cardflow.EventStepStarted, n, "")
 	started := r.millis()
-	var out outcome
-	switch n.step.Type {
-	case cardflow.StepTrigger:
-		out = outcome{input: ex.WorkflowInputPayload, output: ex.WorkflowInputPayload}
-	case cardflow.StepTransform:
-		out = r.transform(ctx, n)
-	case cardflow.StepCondition:
-		out = r.condition(ctx, n)
-	case cardflow.StepHTTP:
-		out = r.httpCall(ctx, n)
-	case cardflow.StepERP:
-		out = r.erpCall(ctx, n)
-	case cardflow.StepCard, cardflow.StepWait:
-		return r.openWait(ctx, n, started)
-	case cardflow.StepDelay:
-		return r.startSleep(ctx, n, started)
-	case cardflow.StepEnd:
-		return r.end(ctx, n, started)
-	default:
-		out = outcome{reason: fmt.Sprintf("unknown step type %q", n.step.Type)}
+	out := n.run.Run(ctx, r.stepRun(n))
+	switch {
+	case out.Finish != "":
+		return r.end(ctx, n, out, started)
+	case out.Reason != "":
+		// A step that failed leaves by its error exit, whatever its kind.
+	case n.waiter != nil:
+		return r.openWait(ctx, n, out.Input, started)
+	case out.Sleep != nil:
+		return r.startSleep(ctx, n, *out.Sleep)
 	}
 	return nil, r.leave(ctx, n, out, started)
 }
 
+// unknownStep stands for a step whose kind is not registered.
+type unknownStep string
+
+func (t unknownStep) Run(context.Context, *steps.Run) steps.Outcome {
+	return steps.Outcome{Reason: fmt.Sprintf("unknown step type %q", string(t))}
+}
+
 // leave records a finished step and moves to the exit its outcome names.
-func (r *run) leave(ctx context.Context, n *node, out outcome, started int64) error {
-	if out.reason == "" && out.output != nil {
-		if b, err := json.Marshal(out.output); err != nil {
-			out = outcome{input: out.input, reason: "its output is not JSON: " + err.Error()}
+func (r *run) leave(ctx context.Context, n *node, out steps.Outcome, started int64) error {
+	if out.Reason == "" && out.Output != nil {
+		if b, err := json.Marshal(out.Output); err != nil {
+			out = steps.Outcome{Input: out.Input, Reason: "its output is not JSON: " + err.Error()}
 		} else if len(b) > MaxOutputBytes {
-			out = outcome{input: out.input, reason: fmt.Sprintf("its output is %d KB, more than the %d KB a step may pass on", len(b)>>10, MaxOutputBytes>>10)}
+			out = steps.Outcome{Input: out.Input, Reason: fmt.Sprintf("its output is %d KB, more than the %d KB a step may pass on", len(b)>>10, MaxOutputBytes>>10)}
 		}
 	}
 	status := cardflow.ExecSucceeded
 	next := n.next
-	if out.reason != "" {
+	if out.Reason != "" {
 		// A failure leaves by the error exit, a timeout by the timeout
 		// exit; without that exit the execution ends with the step.
 		exit, event, final, verb := cardflow.ExitError, cardflow.EventStepFailed, cardflow.ExecFailed, "failed: "
-		if out.exit == cardflow.ExitTimeout {
+		if out.Exit == cardflow.ExitTimeout {
 			exit, event, final, verb = cardflow.ExitTimeout, cardflow.EventTimedOut, cardflow.ExecTimedOut, ""
 		}
 		status = final
-		if out.output == nil {
-			out.output = map[string]any{"error": out.reason}
+		if out.Output == nil {
+			out.Output = map[string]any{"error": out.Reason}
 		}
-		r.event(event, n, out.reason)
+		r.event(event, n, out.Reason)
 		to, ok := n.exits[exit]
 		if !ok {
 			r.log(n, out, status, started)
-			return r.finish(ctx, n, final, map[string]any{"error": out.reason, "step": n.step.ID},
-				fmt.Sprintf("step %s (%s) %s%s", n.step.ID, n.step.Name, verb, out.reason))
+			return r.finish(ctx, n, final, map[string]any{"error": out.Reason, "step": n.step.ID},
+				fmt.Sprintf("step %s (%s) %s%s", n.step.ID, n.step.Name, verb, out.Reason))
 		}
 		next = to
 	} else {
 		r.event(cardflow.EventStepFinished, n, "")
-		if out.next != "" {
-			next = out.next
+		if out.Next != "" {
+			next = out.Next
 		}
 	}
 	r.log(n, out, status, started)
@@ -142,7 +139,7 @@ func (r *run) leave(ctx context.Context, n *node, out outcome, started int64) er
 	if ex.State.Outputs == nil {
 		ex.State.Outputs = map[string]any{}
 	}
-	ex.State.Outputs[n.step.ID] = out.output
+	ex.State.Outputs[n.step.ID] = out.Output
 	ex.State.StepID, ex.State.Phase, ex.State.WakeAt, ex.State.Wait = next, "", 0, 0
 	ex.Status = cardflow.ExecRunning
 	if to := r.g.steps[next]; to != nil {
@@ -152,12 +149,12 @@ func (r *run) leave(ctx context.Context, n *node, out outcome, started int64) er
 }
 
 // log records a step's condensed input and output.
-func (r *run) log(n *node, out outcome, status string, started int64) {
+func (r *run) log(n *node, out steps.Outcome, status string, started int64) {
 	if r.ex.CondensedLogs == nil {
 		r.ex.CondensedLogs = map[string]cardflow.StepLog{}
 	}
 	r.ex.CondensedLogs[n.step.ID] = cardflow.StepLog{
-		Input: condense(out.input), Output: condense(out.output), Status: status,
+		Input: condense(out.Input), Output: condense(out.Output), Status: status,
 		StartedOn: started, FinishedOn: r.millis(),
 	}
 }
@@ -203,70 +200,27 @@ func (r *run) finish(ctx context.Context, n *node, status string, output any, ms
 	return r.persist(ctx)
 }
 
-func (r *run) transform(ctx context.Context, n *node) outcome {
-	if n.output == nil {
-		return outcome{output: nil}
+// end finishes the execution as an end step says: with its status and
+// output, or FAILED when its output did not evaluate.
+func (r *run) end(ctx context.Context, n *node, out steps.Outcome, started int64) (*Result, error) {
+	if out.Reason != "" {
+		return nil, r.fail(ctx, n, out.Reason)
 	}
-	v, err := n.output.Eval(ctx, r.vars())
-	if err != nil {
-		return outcome{reason: "config.output: " + err.Error()}
-	}
-	return outcome{output: v}
-}
-
-func (r *run) condition(ctx context.Context, n *node) outcome {
-	vars := r.vars()
-	for _, b := range n.branches {
-		ok, err := b.when.EvalBool(ctx, vars)
-		if err != nil {
-			return outcome{reason: fmt.Sprintf("when of the connection to %s: %v", b.to, err)}
-		}
-		if ok {
-			return outcome{output: map[string]any{"next": b.to}, next: b.to}
-		}
-	}
-	return outcome{output: map[string]any{"next": n.next}}
-}
-
-func (r *run) end(ctx context.Context, n *node, started int64) (*Result, error) {
-	status, _ := n.step.Config["status"].(string)
-	if status == "" {
-		status = cardflow.ExecSucceeded
-	}
-	var output any
-	if n.output != nil {
-		v, err := n.output.Eval(ctx, r.vars())
-		if err != nil {
-			return nil, r.fail(ctx, n, "config.output: "+err.Error())
-		}
-		output = v
-	}
+	status := out.Finish
 	r.event(cardflow.EventStepFinished, n, "")
-	r.log(n, outcome{output: output}, status, started)
+	r.log(n, steps.Outcome{Output: out.Output}, status, started)
 	msg := ""
 	if status == cardflow.ExecFailed {
 		msg = fmt.Sprintf("ended in step %s (%s)", n.step.ID, n.step.Name)
 	}
-	if err := r.finish(ctx, n, status, output, msg); err != nil {
+	if err := r.finish(ctx, n, status, out.Output, msg); err != nil {
 		return nil, err
 	}
 	return &Result{Status: status}, nil
 }
 
-// startSleep puts the execution to sleep in a delay step.
-func (r *run) startSleep(ctx context.Context, n *node, started int64) (*Result, error) {
-	wake := r.e.now().Add(n.duration)
-	if n.until != nil {
-		v, err := n.until.Eval(ctx, r.vars())
-		if err != nil {
-			return nil, r.leave(ctx, n, outcome{reason: "config.until: " + err.Error()}, started)
-		}
-		t, err := timeOf(v)
-		if err != nil {
-			return nil, r.leave(ctx, n, outcome{reason: "config.until: " + err.Error()}, started)
-		}
-		wake = t
-	}
+// startSleep puts the execution to sleep in a delay step until wake.
+func (r *run) startSleep(ctx context.Context, n *node, wake time.Time) (*Result, error) {
 	ex := r.ex
 	ex.State.Phase, ex.State.WakeAt = cardflow.PhaseSleeping, wake.UnixMilli()
 	ex.Status = cardflow.ExecWaiting
@@ -283,25 +237,6 @@ func (r *run) checkSleep(ctx context.Context, n *node) (*Result, error) {
 		return &Result{Status: Sleeping, WakeAt: wake}, nil
 	}
 	started := r.ex.ModifiedOn
-	out := outcome{output: map[string]any{"until": time.UnixMilli(wake).UTC().Format(time.RFC3339Nano)}}
+	out := steps.Outcome{Output: map[string]any{"until": time.UnixMilli(wake).UTC().Format(time.RFC3339Nano)}}
 	return nil, r.leave(ctx, n, out, started)
-}
-
-// timeOf reads a point in time: an RFC 3339 string or epoch milliseconds.
-func timeOf(v any) (time.Time, error) {
-	switch t := v.(type) {
-	case string:
-		if p, err := time.Parse(time.RFC3339Nano, t); err == nil {
-			return p, nil
-		}
-		if ms, err := strconv.ParseInt(t, 10, 64); err == nil {
-			return time.UnixMilli(ms), nil
-		}
-		return time.Time{}, fmt.Errorf("%q is not an RFC 3339 time", t)
-	case float64:
-		return time.UnixMilli(int64(t)), nil
-	case int64:
-		return time.UnixMilli(t), nil
-	}
-	return time.Time{}, fmt.Errorf("got %T, want an RFC 3339 time or epoch milliseconds", v)
 }

@@ -5,31 +5,24 @@ import (
 	"fmt"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
-	"github.com/cardflow/cardflow/pkg/cards"
+	"github.com/cardflow/cardflow/pkg/steps"
 )
 
-// openWait starts a card or wait step: the execution is recorded as waiting
-// first, then the card goes out and the wait opens on the process record.
-// If the process dies in between, checkWait finds the wait not yet open and
-// opens it then.
-func (r *run) openWait(ctx context.Context, n *node, started int64) (*Result, error) {
+// openWait starts a step that waits (card, wait) once its Run gave the
+// input to log: the execution is recorded as waiting first, then the wait
+// opens on the process record (sending the card of a card step). If the
+// process dies in between, checkWait finds the wait not yet open and opens
+// it then.
+func (r *run) openWait(ctx context.Context, n *node, input any, started int64) (*Result, error) {
 	ex := r.ex
 	p, err := r.e.store.GetProcess(ctx, ex.OrganizationID, ex.State.ProcessID)
 	if err != nil {
 		return nil, err
 	}
-	var input any
-	if n.step.Type == cardflow.StepCard {
-		d, err := r.cardDelivery(ctx, n)
-		if err != nil {
-			return nil, r.leave(ctx, n, outcome{reason: err.Error()}, started)
-		}
-		input = map[string]any{"card_id": d.CardID, "card_version": d.CardVersion, "data": d.Data}
-	}
 	ex.State.Phase, ex.State.Wait = cardflow.PhaseWaiting, p.Waits+1
 	ex.State.WakeAt = 0
-	if n.timeout > 0 {
-		ex.State.WakeAt = r.e.now().Add(n.timeout).UnixMilli()
+	if timeout := n.waiter.Timeout(); timeout > 0 {
+		ex.State.WakeAt = r.e.now().Add(timeout).UnixMilli()
 	}
 	ex.Status = cardflow.ExecWaiting
 	if ex.CondensedLogs == nil {
@@ -43,47 +36,14 @@ func (r *run) openWait(ctx context.Context, n *node, started int64) (*Result, er
 	return nil, nil
 }
 
-// cardDelivery resolves the step's card and expands it with the step's data.
-func (r *run) cardDelivery(ctx context.Context, n *node) (*cardflow.Delivery, error) {
-	ex := r.ex
-	id, _ := n.step.Config["card_id"].(string)
-	var card *cardflow.Card
-	var err error
-	if v, ok := n.step.Config["card_version"].(float64); ok {
-		card, err = r.e.store.GetCard(ctx, ex.OrganizationID, id, int(v))
-	} else {
-		card, err = r.e.store.GetLatestActiveCard(ctx, ex.OrganizationID, id)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("card %s: %s", id, cardflow.ErrorMessage(err))
-	}
-	var data any = map[string]any{}
-	if n.data != nil {
-		if data, err = n.data.Eval(ctx, r.vars()); err != nil {
-			return nil, fmt.Errorf("config.data: %v", err)
-		}
-	}
-	// The card's ${...} bindings read the step's data: the delivery
-	// carries the card as the approver will see it.
-	payload, err := cards.ExpandCard(card.CardPayload, data)
-	if err != nil {
-		return nil, fmt.Errorf("card %s version %d: %s", card.CardID, card.CardVersion, cardflow.ErrorMessage(err))
-	}
-	return &cardflow.Delivery{
-		DeliveryID:     cardflow.NewID(r.e.now()),
-		OrganizationID: ex.OrganizationID, WorkflowID: ex.WorkflowID, ExecutionID: ex.WorkflowExecutionID,
-		StepID: n.step.ID, ProcessID: ex.State.ProcessID,
-		CardID: card.CardID, CardVersion: card.CardVersion, CardPayload: payload, Data: data,
-		CreatedOn: r.millis(), Wait: ex.State.Wait,
-		Teams: cardflow.TeamsProfile(ex.State.Integrations, n.step.Config),
-	}, nil
-}
-
 // checkWait looks at the wait the execution is in: opens it if a crash left
 // it unopened, leaves the step if a resume or the deadline claimed it, and
 // otherwise tells the runner to wait.
 func (r *run) checkWait(ctx context.Context, n *node) (*Result, error) {
 	ex := r.ex
+	if n.waiter == nil {
+		return nil, fmt.Errorf("execution %s waits in step %s, whose kind %q does not wait", ex.WorkflowExecutionID, n.step.ID, n.step.Type)
+	}
 	p, err := r.e.store.GetProcess(ctx, ex.OrganizationID, ex.State.ProcessID)
 	if err != nil {
 		return nil, err
@@ -95,7 +55,7 @@ func (r *run) checkWait(ctx context.Context, n *node) (*Result, error) {
 				// missing secret, a webhook that refuses the card):
 				// retrying will not help, so the step fails.
 				log := ex.CondensedLogs[n.step.ID]
-				return nil, r.leave(ctx, n, outcome{input: log.Input, reason: "delivery: " + cardflow.ErrorMessage(err)}, log.StartedOn)
+				return nil, r.leave(ctx, n, steps.Outcome{Input: log.Input, Reason: "delivery: " + cardflow.ErrorMessage(err)}, log.StartedOn)
 			}
 			return nil, err
 		}
@@ -115,9 +75,9 @@ func (r *run) checkWait(ctx context.Context, n *node) (*Result, error) {
 		r.event(cardflow.EventResumed, n, msg)
 		// The resume changed the execution, as a cancel does.
 		ex.ModifiedBy = &w.Resume.Actor
-		return nil, r.leave(ctx, n, outcome{input: input, output: w.Resume.Payload}, started)
+		return nil, r.leave(ctx, n, steps.Outcome{Input: input, Output: w.Resume.Payload}, started)
 	case w.TimedOut:
-		return nil, r.leave(ctx, n, outcome{input: input, exit: cardflow.ExitTimeout, reason: fmt.Sprintf("timed out after %v", n.step.Config["timeout"])}, started)
+		return nil, r.leave(ctx, n, steps.Outcome{Input: input, Exit: cardflow.ExitTimeout, Reason: n.waiter.TimedOut()}, started)
 	case w.Deadline > 0 && r.millis() >= w.Deadline:
 		w.TimedOut = true
 		if err := r.e.store.PutProcess(ctx, p); err != nil {
@@ -128,18 +88,12 @@ func (r *run) checkWait(ctx context.Context, n *node) (*Result, error) {
 	return &Result{Status: cardflow.ExecWaiting, WakeAt: w.Deadline, Wait: w, ProcessID: p.ProcessID}, nil
 }
 
-// open sends the step's card and opens the wait on the process record,
-// taking over a resume that came early enough.
+// open lets the step send what it sends (a card step's card) and opens the
+// wait on the process record, taking over a resume that came early enough.
 func (r *run) open(ctx context.Context, n *node, p *cardflow.Process) (*cardflow.Process, error) {
 	ex := r.ex
-	if n.step.Type == cardflow.StepCard {
-		d, err := r.cardDelivery(ctx, n)
-		if err == nil {
-			err = r.e.deliver.Deliver(ctx, d)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("deliver the card of step %s: %w", n.step.ID, err)
-		}
+	if err := n.waiter.Open(ctx, r.stepRun(n)); err != nil {
+		return nil, err
 	}
 	for {
 		now := r.millis()

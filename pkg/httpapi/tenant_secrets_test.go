@@ -193,6 +193,10 @@ func TestSecretsBelongToTheirOrganization(t *testing.T) {
 				t.Errorf("the receiver heard %q, want %q", got, want)
 			}
 			mu.Unlock()
+			// The execution is recorded WAITING before its card goes out.
+			for deadline := time.Now().Add(10 * time.Second); len(hookA.Requests(""))-posted < 1 && time.Now().Before(deadline); {
+				time.Sleep(10 * time.Millisecond)
+			}
 			if got := len(hookA.Requests("")) - posted; got != 1 {
 				t.Errorf("org-a's webhook got %d posts, want 1", got)
 			}

@@ -13,14 +13,15 @@ import (
 // may link one only where linksHeavy allows it.
 var heavy = []string{
 	"github.com/cardflow/cardflow/pkg/cards",      // card validation, x/text tables
-	"github.com/cardflow/cardflow/pkg/engine",     // step kinds, outbound calls
+	"github.com/cardflow/cardflow/pkg/engine",     // the graph interpreter
+	"github.com/cardflow/cardflow/pkg/steps",      // step kinds, outbound calls
 	"github.com/cardflow/cardflow/pkg/expr",       // CEL
 	"cel.dev/cel-go/cel",                          // with protobuf and ANTLR; tests only
 	"github.com/aws/aws-sdk-go-v2/config",         // SSO, STS and sign-in clients
 	"github.com/aws/aws-sdk-go-v2/service/sso",    // the same, reached otherwise
 	"github.com/aws/aws-sdk-go-v2/service/sts",    // the same
 	"github.com/aws/aws-sdk-go-v2/service/signin", // the same
-	"text/template",                               // reflection keeps every method of every type
+	"text/template", // reflection keeps every method of every type
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager",
 }
 
@@ -30,11 +31,11 @@ var secretsManager = heavy[len(heavy)-1]
 // withCEL are the heavy packages of the functions that compile or run
 // expressions. pkg/expr evaluates CEL itself, so no function links cel-go
 // or text/template.
-var withCEL = heavy[:3]
+var withCEL = heavy[:4]
 
 // linksHeavy says which heavy packages a function needs: saveCard checks
-// cards; saveWorkflow compiles expressions, which takes the engine's step
-// kinds; advance runs steps; the Teams answers read their secrets. Every other function links none, and none
+// cards; saveWorkflow validates and compiles with the step kinds of
+// pkg/steps; advance runs steps; the Teams answers read their secrets. Every other function links none, and none
 // links the SDK's configuration loader.
 var linksHeavy = map[string][]string{
 	"saveCard":      {"github.com/cardflow/cardflow/pkg/cards"},

@@ -140,11 +140,15 @@ func (l Limits) serve(ln net.Listener, h http.Handler) (net.Listener, *http.Serv
 // (DynamoDB Local; unset means AWS as the environment configures it) and
 // the tables named with CARDFLOW_TABLE_PREFIX (default cardflow-dev-).
 func OpenService(dataDir string) (*app.Service, error) {
+	checker, err := newChecker()
+	if err != nil {
+		return nil, err
+	}
 	store, err := openStore(dataDir)
 	if err != nil {
 		return nil, err
 	}
-	svc, err := app.New(store, app.WithCardChecker(cards.Checker{}))
+	svc, err := app.New(store, app.WithChecker(checker), app.WithCardChecker(cards.Checker{}))
 	if err != nil {
 		store.Close()
 		return nil, err
@@ -306,6 +310,16 @@ func newEngine(store cardflow.Store, deliver cardflow.Deliverer, cfg Config) (*e
 		return nil, nil, err
 	}
 	return eng, tm, nil
+}
+
+// newChecker returns the workflow checker of a service that saves
+// workflows but runs none.
+func newChecker() (*engine.Checker, error) {
+	env, err := expr.NewEnv()
+	if err != nil {
+		return nil, err
+	}
+	return engine.NewChecker(env)
 }
 
 func (cfg Config) earlyResume() time.Duration {

@@ -1,6 +1,7 @@
 // Package advance wires the engine into the Advance function the runner's
-// state machine invokes. Only it links the engine's step kinds and
-// outbound calls; Park is built without the engine (runner.NewParkFunction).
+// state machine invokes. Only it links the engine with the step kinds and
+// outbound calls to run them; Park is built without the engine
+// (runner.NewParkFunction).
 package advance
 
 import (

@@ -85,7 +85,7 @@ func (d *deployment) publish(t *testing.T, id, expression string) *cardflow.Work
 		WorkflowID: id, WorkflowName: "Nightly digest",
 		WorkflowSteps: []cardflow.Step{
 			{ID: "start", Name: "Every night", Type: cardflow.StepTrigger, Config: map[string]any{"kind": "SCHEDULE", "expression": expression, "timezone": "Europe/Berlin"}},
-			{ID: "done", Name: "Done", Type: cardflow.StepEnd, Config: map[string]any{"status": "SUCCEEDED"}},
+			{ID: "done", Name: "Done", Type: "end", Config: map[string]any{"status": "SUCCEEDED"}},
 		},
 		WorkflowConnections: []cardflow.Connection{{From: "start", To: "done"}},
 	})

@@ -13,6 +13,8 @@ import (
 	"github.com/cardflow/cardflow/cmd/cardflow/internal/samlocal"
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/engine"
+	"github.com/cardflow/cardflow/pkg/expr"
 	"github.com/cardflow/cardflow/pkg/lambdamode"
 	"github.com/cardflow/cardflow/pkg/lambdamode/advance"
 	"github.com/cardflow/cardflow/pkg/secrets"
@@ -79,7 +81,15 @@ func TestAdvanceDeliversToTeams(t *testing.T) {
 		t.Fatal(err)
 	}
 	runs := &startedRuns{}
-	svc, err := app.New(store, app.WithRunner(runs))
+	exprs, err := expr.NewEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checker, err := engine.NewChecker(exprs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := app.New(store, app.WithRunner(runs), app.WithChecker(checker))
 	if err != nil {
 		t.Fatal(err)
 	}

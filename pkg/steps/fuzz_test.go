@@ -1,15 +1,17 @@
-package cardflow_test
+package steps_test
 
 import (
 	"encoding/json"
 	"testing"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/steps"
 )
 
-// FuzzValidateDefinition feeds saveWorkflow bodies to the definition rules:
-// whatever the steps and connections, validation answers nil or a
-// VALIDATION_ERROR with a message, and never panics or loops.
+// FuzzValidateDefinition feeds saveWorkflow bodies to the definition rules
+// with the registered kinds: whatever the steps, their configs and the
+// connections, validation answers nil or a VALIDATION_ERROR with a message,
+// and never panics or loops.
 func FuzzValidateDefinition(f *testing.F) {
 	seed, err := json.Marshal(approval())
 	if err != nil {
@@ -22,7 +24,7 @@ func FuzzValidateDefinition(f *testing.F) {
 		if json.Unmarshal(body, &w) != nil {
 			return
 		}
-		err := w.ValidateDefinition()
+		err := w.ValidateDefinition(steps.Kinds)
 		if err == nil {
 			return
 		}

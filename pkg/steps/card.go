@@ -1,0 +1,122 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/cards"
+	"github.com/cardflow/cardflow/pkg/expr"
+)
+
+// Card sends an adaptive card version, expanded with the step's data, to
+// its approver and waits for the answer, which is its output. A card that
+// cannot be sent leaves by the error exit; no answer before the timeout
+// leaves by the timeout exit.
+var Card = Define[cardConfig](cardflow.StepCard, cardflow.StepTraits{
+	Exits: []string{cardflow.ExitError, cardflow.ExitTimeout}, Delivers: true,
+})
+
+type cardConfig struct {
+	CardID *string `json:"card_id"`
+	// CardVersion is the version to send; without it, the latest ACTIVE
+	// one.
+	CardVersion *int                     `json:"card_version" want:"a positive whole number"`
+	Data        optional[map[string]any] `json:"data"`
+	Timeout     string                   `json:"timeout"`
+	// Delivery is laid over workflow_integrations.teams; ValidateDefinition
+	// checks the profile that makes.
+	Delivery map[string]any `json:"delivery" want:"an object such as {\"type\": \"bot\", \"conversation_id\": \"...\"}"`
+
+	timeout time.Duration
+}
+
+func (c *cardConfig) Validate() error {
+	if err := required(cardflow.StepCard, "card_id", c.CardID); err != nil {
+		return err
+	}
+	if c.CardVersion != nil && *c.CardVersion < 1 {
+		return fmt.Errorf("config.card_version must be a positive whole number")
+	}
+	var err error
+	c.timeout, err = duration("timeout", c.Timeout)
+	return err
+}
+
+func (c *cardConfig) Check(env *expr.Env) (Step, error) {
+	s := &cardStep{waitStep: waitStep{timeout: c.timeout, text: c.Timeout}, cardID: *c.CardID, version: c.CardVersion, delivery: c.Delivery}
+	if c.Data.set {
+		var err error
+		if s.data, err = env.CompileValue(c.Data.value); err != nil {
+			return nil, fmt.Errorf("config.data: %w", err)
+		}
+	}
+	return s, nil
+}
+
+type cardStep struct {
+	waitStep
+	cardID   string
+	version  *int
+	data     *expr.Value // nil: the card gets {}
+	delivery map[string]any
+}
+
+// Run resolves and expands the card, so a card that cannot be sent fails
+// the step before the wait is recorded; the input shows what will be sent.
+func (s *cardStep) Run(ctx context.Context, r *Run) Outcome {
+	d, err := s.build(ctx, r)
+	if err != nil {
+		return Outcome{Reason: err.Error()}
+	}
+	return Outcome{Input: map[string]any{"card_id": d.CardID, "card_version": d.CardVersion, "data": d.Data}}
+}
+
+// Open sends the card as the wait opens.
+func (s *cardStep) Open(ctx context.Context, r *Run) error {
+	d, err := s.build(ctx, r)
+	if err == nil {
+		err = r.Deliverer.Deliver(ctx, d)
+	}
+	if err != nil {
+		return fmt.Errorf("deliver the card of step %s: %w", r.StepID, err)
+	}
+	return nil
+}
+
+// build resolves the step's card and expands it with the step's data.
+func (s *cardStep) build(ctx context.Context, r *Run) (*cardflow.Delivery, error) {
+	ex := r.Execution
+	var card *cardflow.Card
+	var err error
+	if s.version != nil {
+		card, err = r.Cards.GetCard(ctx, ex.OrganizationID, s.cardID, *s.version)
+	} else {
+		card, err = r.Cards.GetLatestActiveCard(ctx, ex.OrganizationID, s.cardID)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("card %s: %s", s.cardID, cardflow.ErrorMessage(err))
+	}
+	var data any = map[string]any{}
+	if s.data != nil {
+		if data, err = s.data.Eval(ctx, r.Vars); err != nil {
+			return nil, fmt.Errorf("config.data: %v", err)
+		}
+	}
+	// The card's ${...} bindings read the step's data: the delivery
+	// carries the card as the approver will see it.
+	payload, err := cards.ExpandCard(card.CardPayload, data)
+	if err != nil {
+		return nil, fmt.Errorf("card %s version %d: %s", card.CardID, card.CardVersion, cardflow.ErrorMessage(err))
+	}
+	now := r.Now()
+	return &cardflow.Delivery{
+		DeliveryID:     cardflow.NewID(now),
+		OrganizationID: ex.OrganizationID, WorkflowID: ex.WorkflowID, ExecutionID: ex.WorkflowExecutionID,
+		StepID: r.StepID, ProcessID: ex.State.ProcessID,
+		CardID: card.CardID, CardVersion: card.CardVersion, CardPayload: payload, Data: data,
+		CreatedOn: now.UnixMilli(), Wait: ex.State.Wait,
+		Teams: cardflow.TeamsProfile(ex.State.Integrations, s.delivery),
+	}, nil
+}

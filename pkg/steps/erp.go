@@ -1,0 +1,118 @@
+package steps
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/expr"
+	"github.com/cardflow/cardflow/pkg/outbound"
+	"github.com/cardflow/cardflow/pkg/sap"
+)
+
+// ERP calls an OData service through the workflow's SAP profile
+// (workflow_integrations.erp); its output is {status, headers, body} with
+// the OData envelope taken off, and an error leaves by the error exit.
+var ERP = Define[erpConfig]("erp", cardflow.StepTraits{Exits: []string{cardflow.ExitError}})
+
+var erpMethods = []string{"GET", "POST", "PUT", "PATCH", "DELETE"}
+
+type erpConfig struct {
+	callConfig
+	Service *string `json:"service"`
+	Entity  *string `json:"entity"`
+	// Auth is refused: an erp step signs in with its profile.
+	Auth any `json:"auth"`
+}
+
+func (c *erpConfig) Validate() error {
+	if err := c.checkMethod(erpMethods); err != nil {
+		return err
+	}
+	if err := required("erp", "service", c.Service); err != nil {
+		return err
+	}
+	if s := *c.Service; !strings.HasPrefix(s, "/") || strings.ContainsAny(s, "?#{} ") {
+		return fmt.Errorf("config.service %q must be the OData service path, such as /sap/opu/odata/sap/API_PURCHASEORDER_PROCESS_SRV", s)
+	}
+	if err := required("erp", "entity", c.Entity); err != nil {
+		return err
+	}
+	return c.readTimeout()
+}
+
+// checkIntegrations wants a SAP profile; the profile itself is checked once
+// for the workflow (engine.Check).
+func (c *erpConfig) checkIntegrations(integrations map[string]any) error {
+	if _, has := integrations["erp"]; !has {
+		return errors.New("an erp step needs workflow_integrations.erp, the SAP profile it calls")
+	}
+	return nil
+}
+
+func (c *erpConfig) Check(env *expr.Env) (Step, error) {
+	if c.Auth != nil {
+		return nil, fmt.Errorf("config.auth: an erp step authenticates with workflow_integrations.erp.auth")
+	}
+	k, err := c.check(env, "entity", *c.Entity)
+	if err != nil {
+		return nil, err
+	}
+	return &erpStep{call: k, service: *c.Service}, nil
+}
+
+type erpStep struct {
+	call    *call
+	service string
+}
+
+func (s *erpStep) Run(ctx context.Context, r *Run) Outcome {
+	c := &callRun{call: s.call, run: r}
+	return c.redacted(s.do(ctx, c))
+}
+
+func (s *erpStep) do(ctx context.Context, c *callRun) Outcome {
+	profile, err := sap.ParseProfile(c.run.Execution.State.Integrations["erp"])
+	if err != nil {
+		return Outcome{Reason: err.Error()}
+	}
+	p, err := s.call.render(ctx, c.run.Vars)
+	if err != nil {
+		return Outcome{Reason: err.Error()}
+	}
+	req := sap.Request{Method: p.method, Service: s.service, Entity: p.target, Query: p.query, Header: http.Header{}, Body: p.body}
+	for k, v := range p.headers {
+		req.Header.Set(k, v)
+	}
+	if key := c.idempotencyKey(); key != "" {
+		req.Header.Set(outbound.IdempotencyKeyHeader, key)
+	}
+	ctx, cancel := c.context(ctx)
+	defer cancel()
+	client, err := sap.New(profile, c.run.Client, c, sap.WithSensitive(c.sensitive))
+	if err != nil {
+		return Outcome{Reason: err.Error()}
+	}
+	q := &request{method: req.Method, headers: p.headers, body: p.body}
+	if q.url, err = client.URL(req); err != nil {
+		return Outcome{Input: q.view(), Reason: err.Error()}
+	}
+	resp, err := client.Do(ctx, req)
+	if resp == nil {
+		reason := err.Error()
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			reason = c.failure(ctx, q.method+" "+q.url+": ", err)
+		}
+		return Outcome{Input: q.view(), Reason: reason}
+	}
+	out := Outcome{Input: q.view(), Output: map[string]any{"status": resp.Status, "headers": headerView(resp.Header), "body": resp.Body}}
+	if err != nil {
+		out.Reason = err.Error()
+		return out
+	}
+	out.Output.(map[string]any)["body"] = resp.Result
+	return out
+}
