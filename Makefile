@@ -8,10 +8,14 @@ DYNAMODB_PORT ?= 8000
 
 .PHONY: run test fmt-check vet node-deps bench dynamodb-local bench-dynamodb
 
-## run: the service on $PORT (3000) with the embedded store in $CARDFLOW_DATA_DIR (.cardflow);
-## CARDFLOW_STORE=dynamodb DYNAMODB_ENDPOINT=http://localhost:8000 keeps records in DynamoDB instead
+## run: bin/cardflow, then the service on 127.0.0.1:$PORT (3000; HOST=0.0.0.0 for every
+## interface) with the embedded store in $CARDFLOW_DATA_DIR (.cardflow); CARDFLOW_STORE=dynamodb
+## DYNAMODB_ENDPOINT=http://localhost:8000 keeps records in DynamoDB instead. On a terminal the
+## server runs as a job of its own (bash -m), so Ctrl-C reaches it and not make: it stops
+## cleanly and make exits 0.
 run:
-	$(GO) run ./cmd/cardflow serve
+	$(GO) build -o bin/cardflow ./cmd/cardflow
+	@if [ -t 0 ]; then bash -mc 'bin/cardflow serve; exit $$?'; else bin/cardflow serve; fi
 
 ## test: gofmt, go vet and every test with the race detector, tools included; the
 ## DynamoDB store's tests run against DynamoDB Local (needs Java; Maven for the first download)
