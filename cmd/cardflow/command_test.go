@@ -2,9 +2,13 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cardflow/cardflow/pkg/cardflow"
 )
 
 // TestUsage runs the command in process as a person would try it: help for
@@ -74,5 +78,22 @@ func TestUsage(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestDescribe(t *testing.T) {
+	invalid := cardflow.Errorf(cardflow.EINVALID, "card_name is required")
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{invalid, "card_name is required"},
+		{fmt.Errorf("load demo data: %w", invalid), "load demo data: card_name is required"},
+		{errors.New("is the service running? connection refused"), "is the service running? connection refused"},
+	}
+	for _, tc := range tests {
+		if got := describe(tc.err); got != tc.want {
+			t.Errorf("describe(%v): got %q, want %q", tc.err, got, tc.want)
+		}
 	}
 }

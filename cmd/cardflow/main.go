@@ -25,6 +25,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
@@ -77,12 +78,12 @@ func exitStatus(err error, stderr io.Writer) int {
 	return 1
 }
 
-// describe returns the message of err for a person: a service error's own
-// message, without the code that the API answers beside it.
+// describe returns the message of err for a person: a service error reads
+// as its own message, without the prefix and code of its Error string.
 func describe(err error) string {
 	var e *cardflow.Error
 	if errors.As(err, &e) {
-		return e.Message
+		return strings.Replace(err.Error(), e.Error(), e.Message, 1)
 	}
 	return err.Error()
 }
