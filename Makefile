@@ -6,16 +6,20 @@ NODE_ACS = tools/adaptivecards
 DYNAMODB_LOCAL = tools/dynamodblocal/run.sh
 DYNAMODB_PORT ?= 8000
 
-.PHONY: run test fmt-check vet node-deps bench dynamodb-local bench-dynamodb
+.PHONY: run test fmt-check vet node-deps openapi-lint bench dynamodb-local bench-dynamodb
 
-## run: the service on $PORT (3000) with the embedded store in $CARDFLOW_DATA_DIR (.cardflow);
-## CARDFLOW_STORE=dynamodb DYNAMODB_ENDPOINT=http://localhost:8000 keeps records in DynamoDB instead
+## run: bin/cardflow, then the service on 127.0.0.1:$PORT (3000; HOST=0.0.0.0 for every
+## interface) with the embedded store in $CARDFLOW_DATA_DIR (.cardflow); CARDFLOW_STORE=dynamodb
+## DYNAMODB_ENDPOINT=http://localhost:8000 keeps records in DynamoDB instead. On a terminal the
+## server runs as a job of its own (bash -m), so Ctrl-C reaches it and not make: it stops
+## cleanly and make exits 0.
 run:
-	$(GO) run ./cmd/cardflow serve
+	$(GO) build -o bin/cardflow ./cmd/cardflow
+	@if [ -t 0 ]; then bash -mc 'bin/cardflow serve; exit $$?'; else bin/cardflow serve; fi
 
 ## test: gofmt, go vet and every test with the race detector, tools included; the
 ## DynamoDB store's tests run against DynamoDB Local (needs Java; Maven for the first download)
-test: fmt-check vet node-deps template-check
+test: fmt-check vet node-deps openapi-lint template-check
 	CARDFLOW_STRICT_TESTS=1 $(DYNAMODB_LOCAL) $(GO) test -race -count=1 ./...
 
 fmt-check:
@@ -31,6 +35,18 @@ node-deps: $(NODE_ACS)/node_modules/.package-lock.json
 $(NODE_ACS)/node_modules/.package-lock.json: $(NODE_ACS)/package-lock.json
 	@command -v node >/dev/null || { echo "make test needs Node.js (node and npm) for the differential tests of pkg/cards"; exit 1; }
 	npm ci --prefix $(NODE_ACS) --no-audit --no-fund
+
+## openapi-lint: Redocly CLI (pinned in tools/openapilint) lints openapi.yaml with its
+## recommended rules, warnings as errors (redocly.yaml)
+NODE_LINT = tools/openapilint
+node-deps: $(NODE_LINT)/node_modules/.package-lock.json
+
+$(NODE_LINT)/node_modules/.package-lock.json: $(NODE_LINT)/package-lock.json
+	@command -v node >/dev/null || { echo "make test needs Node.js (node and npm) to lint openapi.yaml"; exit 1; }
+	npm ci --prefix $(NODE_LINT) --no-audit --no-fund
+
+openapi-lint: node-deps
+	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(NODE_LINT)/node_modules/.bin/redocly lint --config redocly.yaml openapi.yaml
 
 ## bench: every Go benchmark (DynamoDB ones against DynamoDB Local) and a load test of
 ## `cardflow serve` with profiles; figures go to BENCHMARKS.md, profiles to bench/.
@@ -123,6 +139,7 @@ fuzz:
 	FUZZTIME=$(FUZZTIME) tools/fuzz/run.sh
 
 ## schemathesis: Schemathesis (pinned, installed into .cache/) against a fresh `cardflow serve`
-## and openapi.yaml: every endpoint, stateful links, fixed seed (tools/schemathesis/schemathesis.toml)
+## and openapi.yaml: every endpoint, every check, stateful links, the seed of
+## tools/schemathesis/schemathesis.toml unless SEED gives another
 schemathesis:
 	tools/schemathesis/run.sh

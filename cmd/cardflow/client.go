@@ -5,9 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
@@ -26,17 +26,26 @@ type apiClient struct {
 	http      *http.Client
 }
 
-// clientFlags adds the flags every API command shares.
-func clientFlags(name string, stderr io.Writer) (*flag.FlagSet, func() (*apiClient, error)) {
-	fs, dataDir := newFlags(name, stderr)
-	base := fs.String("url", envOr("CARDFLOW_URL", "http://localhost:"+envOr("PORT", "3000")), "base URL of the service")
-	key := fs.String("key", os.Getenv("CARDFLOW_API_KEY"), "API key (default: $CARDFLOW_API_KEY, else the demo key in the data directory)")
-	return fs, func() (*apiClient, error) {
+// clientFlags adds the flags every API command shares and returns the
+// client they configure.
+func clientFlags(c *command) func() (*apiClient, error) {
+	dataDir := c.dataDir()
+	base := c.String("url", envOr("CARDFLOW_URL", "http://localhost:"+envOr("PORT", "3000")), "base URL of the service; env CARDFLOW_URL")
+	// The default stays empty so that the help never shows the key.
+	key := c.String("key", "", "API key (default: env CARDFLOW_API_KEY, else the demo key in the data directory)")
+	return func() (*apiClient, error) {
 		k := *key
 		if k == "" {
-			b, err := os.ReadFile(filepath.Join(*dataDir, localmode.DemoKeyFile))
+			k = os.Getenv("CARDFLOW_API_KEY")
+		}
+		if k == "" {
+			path := filepath.Join(*dataDir, localmode.DemoKeyFile)
+			b, err := os.ReadFile(path)
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("no API key: pass --key or set CARDFLOW_API_KEY; without one the demo key is read from %s, which does not exist: point --data-dir (or CARDFLOW_DATA_DIR) at the data directory of `make run`", path)
+			}
 			if err != nil {
-				return nil, errors.New("no API key: pass --key, set CARDFLOW_API_KEY, or run from the directory where `make run` keeps .cardflow")
+				return nil, fmt.Errorf("no API key: pass --key or set CARDFLOW_API_KEY; the demo key could not be read: %w", err)
 			}
 			k = strings.TrimSpace(string(b))
 		}
@@ -101,12 +110,12 @@ func jsonArg(s string) ([]byte, error) {
 
 // setup parses the arguments, wanting n positional ones, and returns them
 // with the client and the --data body (nil when data is nil or empty).
-func setup(fs *flag.FlagSet, client func() (*apiClient, error), args []string, n int, names string, data *string) ([]string, *apiClient, []byte, error) {
-	pos, err := parseArgs(fs, args, n, names)
+func setup(c *command, client func() (*apiClient, error), args []string, n int, data *string) ([]string, *apiClient, []byte, error) {
+	pos, err := c.parse(args, n)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	c, err := client()
+	api, err := client()
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -116,36 +125,21 @@ func setup(fs *flag.FlagSet, client func() (*apiClient, error), args []string, n
 			return nil, nil, nil, err
 		}
 	}
-	return pos, c, body, nil
-}
-
-// parseArgs parses flags that may come before or after the positional
-// arguments, and returns exactly n of those.
-func parseArgs(fs *flag.FlagSet, args []string, n int, names string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
-	if len(pos) != n {
-		return nil, fmt.Errorf("want %s", names)
-	}
-	return pos, nil
+	return pos, api, body, nil
 }
 
 func trigger(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, client := clientFlags("trigger", stderr)
-	version := fs.Int("version", 0, "version to run (default: the latest ACTIVE one)")
-	pid := fs.String("process-id", "", "process id that resumes the execution (default: its execution id)")
-	idem := fs.String("idempotency-key", "", "Idempotency-Key: the same key and data within 24 hours start nothing new")
-	data := fs.String("data", "", "input as JSON, or @file")
-	pos, c, body, err := setup(fs, client, args, 1, "WORKFLOW_ID", data)
+	c := newCommand("trigger", "WORKFLOW_ID", `Starts an execution of a workflow on a running service and prints its
+execution id. Without --version the latest ACTIVE version runs; --data is
+the execution's input. --process-id names the execution for `+"`cardflow resume`"+`
+(default: its execution id).
+`, stdout)
+	client := clientFlags(c)
+	version := c.Int("version", 0, "version to run (default: the latest ACTIVE one)")
+	pid := c.String("process-id", "", "process id that resumes the execution (default: its execution id)")
+	idem := c.String("idempotency-key", "", "Idempotency-Key: the same key and data within 24 hours start nothing new")
+	data := c.String("data", "", "input as JSON, or @file")
+	pos, api, body, err := setup(c, client, args, 1, data)
 	if err != nil {
 		return err
 	}
@@ -163,7 +157,7 @@ func trigger(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	var out struct {
 		ServiceExecutionID string `json:"service_execution_id"`
 	}
-	if err := c.call(ctx, "POST", path, body, h, &out); err != nil {
+	if err := api.call(ctx, "POST", path, body, h, &out); err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, out.ServiceExecutionID)
@@ -171,9 +165,13 @@ func trigger(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
 func resume(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, client := clientFlags("resume", stderr)
-	data := fs.String("data", "", "the answer as a JSON object, or @file; it becomes the waiting step's output")
-	pos, c, body, err := setup(fs, client, args, 1, "PROCESS_ID", data)
+	c := newCommand("resume", "PROCESS_ID", `Answers the execution waiting on PROCESS_ID (a card or wait step) on a
+running service: --data becomes the waiting step's output. An answer that
+arrives before the execution reaches its wait is kept for it.
+`, stdout)
+	client := clientFlags(c)
+	data := c.String("data", "", "the answer as a JSON object, or @file; it becomes the waiting step's output")
+	pos, api, body, err := setup(c, client, args, 1, data)
 	if err != nil {
 		return err
 	}
@@ -183,7 +181,7 @@ func resume(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		Status               string `json:"status"`
 		WorkflowCurrentState string `json:"workflow_current_state"`
 	}
-	if err := c.call(ctx, "POST", "/v1/workflows/resumeworkflow/"+url.PathEscape(pos[0]), body, nil, &out); err != nil {
+	if err := api.call(ctx, "POST", "/v1/workflows/resumeworkflow/"+url.PathEscape(pos[0]), body, nil, &out); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s %s in %q: %s\n", out.ServiceExecutionID, out.Status, out.WorkflowCurrentState, out.Message)
@@ -204,10 +202,13 @@ type summary struct {
 }
 
 func executions(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, client := clientFlags("executions", stderr)
-	workflow := fs.String("workflow", "", "only the executions of this workflow")
-	limit := fs.Int("limit", 20, "how many (at most 30)")
-	_, c, _, err := setup(fs, client, args, 0, "no arguments", nil)
+	c := newCommand("executions", "", `Lists the executions of the organization on a running service, newest
+first, or those of one workflow with --workflow.
+`, stdout)
+	client := clientFlags(c)
+	workflow := c.String("workflow", "", "only the executions of this workflow")
+	limit := c.Int("limit", 20, "how many (at most 30)")
+	_, api, _, err := setup(c, client, args, 0, nil)
 	if err != nil {
 		return err
 	}
@@ -216,7 +217,7 @@ func executions(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		path = "/v1/workflows/getWorkflowExecutionHistory?limit=" + strconv.Itoa(*limit) + "&workflow_id=" + url.QueryEscape(*workflow)
 	}
 	var out struct{ Items []summary }
-	if err := c.call(ctx, "GET", path, nil, nil, &out); err != nil {
+	if err := api.call(ctx, "GET", path, nil, nil, &out); err != nil {
 		return err
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
@@ -230,9 +231,12 @@ func executions(ctx context.Context, args []string, stdout, stderr io.Writer) er
 
 // watch prints an execution's events as they happen, until it finishes.
 func watch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, client := clientFlags("watch", stderr)
-	every := fs.Duration("every", 500*time.Millisecond, "how often to look")
-	pos, c, _, err := setup(fs, client, args, 2, "WORKFLOW_ID EXECUTION_ID", nil)
+	c := newCommand("watch", "WORKFLOW_ID EXECUTION_ID", `Prints an execution's events as they happen on a running service, until
+the execution ends; then its final status.
+`, stdout)
+	client := clientFlags(c)
+	every := c.Duration("every", 500*time.Millisecond, "how often to look")
+	pos, api, _, err := setup(c, client, args, 2, nil)
 	if err != nil {
 		return err
 	}
@@ -254,7 +258,7 @@ func watch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 				} `json:"workflow_event_log"`
 			} `json:"item"`
 		}
-		if err := c.call(ctx, "GET", path, nil, nil, &out); err != nil {
+		if err := api.call(ctx, "GET", path, nil, nil, &out); err != nil {
 			return err
 		}
 		log := out.Item.WorkflowEventLog
@@ -284,9 +288,13 @@ func watch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 func outbox(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, client := clientFlags("outbox", stderr)
-	limit := fs.Int("limit", 10, "how many (at most 30)")
-	_, c, _, err := setup(fs, client, args, 0, "no arguments", nil)
+	c := newCommand("outbox", "", `Lists the cards that card steps sent on a running local service (which
+keeps them in an outbox instead of sending them to Teams), newest first,
+with the process id that answers each.
+`, stdout)
+	client := clientFlags(c)
+	limit := c.Int("limit", 10, "how many (at most 30)")
+	_, api, _, err := setup(c, client, args, 0, nil)
 	if err != nil {
 		return err
 	}
@@ -301,7 +309,7 @@ func outbox(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			CreatedOn   int64           `json:"created_on"`
 		}
 	}
-	if err := c.call(ctx, "GET", "/v1/adaptive-cards/outbox?limit="+strconv.Itoa(*limit), nil, nil, &out); err != nil {
+	if err := api.call(ctx, "GET", "/v1/adaptive-cards/outbox?limit="+strconv.Itoa(*limit), nil, nil, &out); err != nil {
 		return err
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)

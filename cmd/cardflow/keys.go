@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -17,19 +15,29 @@ import (
 	"github.com/cardflow/cardflow/pkg/localmode"
 )
 
+const keysAbout = `Manages the API keys of the local service. While ` + "`cardflow serve`" + ` runs, the
+commands go to it through the admin socket in its data directory; otherwise
+they open the store themselves.
+
+  create   create a key for an organization and workspace; prints it, once
+  list     list the keys (never the keys themselves: ids, tenants and scopes)
+  revoke   revoke a key by its id
+`
+
 func keys(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return flag.ErrHelp
+	sub, err := group("keys", keysAbout, []string{"create", "list", "revoke"}, args, stdout, stderr)
+	if err != nil {
+		return err
 	}
-	fs, dataDir := newFlags("keys "+args[0], stderr)
-	switch args[0] {
+	switch sub {
 	case "create":
-		org := fs.String("org", "", "organization id (required)")
-		ws := fs.String("workspace", "", "workspace id (required)")
-		scopes := fs.String("scopes", "read", "comma-separated scopes: read, execute, admin")
-		name := fs.String("name", "", "a name for the key, shown as created_by")
-		if err := fs.Parse(args[1:]); err != nil {
+		c := newCommand("keys create", "", "Creates an API key of an organization and workspace with the scopes given, and\nprints it on stdout. Only its hash is stored: it is shown this once.\n", stdout)
+		dataDir := c.dataDir()
+		org := c.String("org", "", "organization id (required)")
+		ws := c.String("workspace", "", "workspace id (required)")
+		scopes := c.String("scopes", "read", "comma-separated scopes: read, execute, admin")
+		name := c.String("name", "", "a name for the key, shown as created_by")
+		if _, err := c.parse(args[1:], 0); err != nil {
 			return err
 		}
 		sc, err := cardflow.ParseScopes(*scopes)
@@ -46,8 +54,10 @@ func keys(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return nil
 		})
 	case "list":
-		org := fs.String("org", "", "only keys of this organization")
-		if err := fs.Parse(args[1:]); err != nil {
+		c := newCommand("keys list", "", "Lists the API keys: id, organization, workspace, scopes, name, when created\nand when revoked. The keys themselves are not stored and cannot be shown.\n", stdout)
+		dataDir := c.dataDir()
+		org := c.String("org", "", "only keys of this organization")
+		if _, err := c.parse(args[1:], 0); err != nil {
 			return err
 		}
 		return withManager(ctx, *dataDir, func(m keyadmin.Manager) error {
@@ -66,24 +76,21 @@ func keys(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			}
 			return tw.Flush()
 		})
-	case "revoke":
-		if err := fs.Parse(args[1:]); err != nil {
+	}
+	c := newCommand("keys revoke", "KEY_ID", "Revokes the API key with this id (the KEY_ID column of `cardflow keys list`);\nrequests with it are 401 from then on.\n", stdout)
+	dataDir := c.dataDir()
+	pos, err := c.parse(args[1:], 1)
+	if err != nil {
+		return err
+	}
+	return withManager(ctx, *dataDir, func(m keyadmin.Manager) error {
+		k, err := m.RevokeKey(ctx, pos[0])
+		if err != nil {
 			return err
 		}
-		if fs.NArg() != 1 {
-			return errors.New("keys revoke takes one KEY_ID (see cardflow keys list)")
-		}
-		return withManager(ctx, *dataDir, func(m keyadmin.Manager) error {
-			k, err := m.RevokeKey(ctx, fs.Arg(0))
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(stdout, "revoked key %s of %s\n", k.KeyID, k.OrganizationID)
-			return nil
-		})
-	}
-	fmt.Fprint(stderr, usage)
-	return fmt.Errorf("unknown keys command %q", args[0])
+		fmt.Fprintf(stdout, "revoked key %s of %s\n", k.KeyID, k.OrganizationID)
+		return nil
+	})
 }
 
 // withManager runs f against the running server's admin socket when a server

@@ -12,6 +12,8 @@
 //	cardflow executions [--workflow ID]
 //	cardflow watch WORKFLOW_ID EXECUTION_ID
 //	cardflow outbox
+//
+// `cardflow help COMMAND` and `cardflow COMMAND --help` describe a command.
 package main
 
 import (
@@ -23,48 +25,96 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
+	"strings"
 	"syscall"
+
+	"github.com/cardflow/cardflow/pkg/cardflow"
 )
 
-const usage = `usage:
-  cardflow serve [--addr :3000] [--data-dir .cardflow] [--early-resume 10m] [--pprof 127.0.0.1:6060]
-  cardflow keys create --org ORG --workspace WS --scopes read,execute,admin [--name NAME] [--data-dir DIR]
-  cardflow keys list [--org ORG] [--data-dir DIR]
-  cardflow keys revoke KEY_ID [--data-dir DIR]
-  cardflow tables create --endpoint URL [--prefix cardflow-dev-] [--region R]
-  cardflow sam-events [--endpoint URL] [--prefix cardflow-dev-] [--dir events]
-  cardflow secrets path (--org ORG | --deployment) [--as env|file|secretsmanager] NAME
-  cardflow secrets set (--org ORG | --deployment) [--dir DIR] NAME < value
+const overview = `cardflow runs the cardflow service on this machine and talks to it.
 
-Against a running service (--url, default http://localhost:$PORT; --key, default
-$CARDFLOW_API_KEY or the demo key in the data directory):
-  cardflow trigger WORKFLOW_ID [--version N] [--process-id P] [--idempotency-key K] [--data JSON|@file]
-  cardflow resume PROCESS_ID [--data JSON|@file]
-  cardflow executions [--workflow ID] [--limit N]
-  cardflow watch WORKFLOW_ID EXECUTION_ID
-  cardflow outbox [--limit N]
+usage: cardflow COMMAND [ARGUMENTS] [FLAGS]
 
-Environment: PORT (default 3000), CARDFLOW_DATA_DIR (default .cardflow),
-CARDFLOW_URL, CARDFLOW_API_KEY.
+The local service:
+  serve        run the service with the embedded store (what ` + "`make run`" + ` does)
+  keys         create, list and revoke API keys (keys create, keys list, keys revoke)
+  tables       create the DynamoDB tables (tables create)
+  sam-events   seed DynamoDB Local and write sample events for ` + "`sam local invoke`" + `
+  secrets      where an organization's or the deployment's secret is set (secrets path, secrets set)
+
+Against a running service:
+  trigger      start an execution of a workflow
+  resume       answer the execution waiting on a process id
+  executions   list executions
+  watch        follow an execution's steps until it ends
+  outbox       list the cards card steps sent
+
+  help COMMAND, COMMAND --help   what a command does, its arguments and flags
+  --version                      the version of this program
+
+Environment: HOST (default 127.0.0.1) and PORT (default 3000) of serve,
+CARDFLOW_DATA_DIR (default .cardflow), CARDFLOW_URL, CARDFLOW_API_KEY.
 `
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
-	if errors.Is(err, flag.ErrHelp) {
-		os.Exit(2)
+	os.Exit(exitStatus(err, os.Stderr))
+}
+
+// exitStatus reports err and returns the process's exit status: 0 for
+// success and for help that was asked for, 2 for a command used wrongly,
+// 1 for a command that failed.
+func exitStatus(err error, stderr io.Writer) int {
+	var usage *usageError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &usage):
+		fmt.Fprintf(stderr, "cardflow: %v\n%s\n", usage.err, usage.hint())
+		return 2
 	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "cardflow:", err)
-		os.Exit(1)
+	fmt.Fprintln(stderr, "cardflow:", describe(err))
+	return 1
+}
+
+// describe returns the message of err for a person: a service error reads
+// as its own message, without the prefix and code of its Error string.
+func describe(err error) string {
+	var e *cardflow.Error
+	if errors.As(err, &e) {
+		return strings.Replace(err.Error(), e.Error(), e.Message, 1)
 	}
+	return err.Error()
+}
+
+// usageError is a command used wrongly: an unknown command or flag, or
+// arguments missing or too many.
+type usageError struct {
+	command string // "trigger", "keys create"; empty for cardflow itself
+	err     error
+}
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+func (e *usageError) hint() string {
+	if e.command == "" {
+		return "Run 'cardflow --help' for the commands."
+	}
+	return fmt.Sprintf("Run 'cardflow %s --help' for its arguments and flags.", e.command)
+}
+
+func misuse(command, format string, args ...any) error {
+	return &usageError{command: command, err: fmt.Errorf(format, args...)}
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return flag.ErrHelp
+		fmt.Fprint(stderr, overview)
+		return misuse("", "no command given")
 	}
 	switch args[0] {
 	case "serve":
@@ -87,12 +137,41 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return samEvents(ctx, args[1:], stdout, stderr)
 	case "secrets":
 		return secretsCommand(ctx, args[1:], stdout, stderr)
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
+	case "help", "-h", "-help", "--help":
+		if len(args) > 1 && args[1] != "help" && args[0] == "help" {
+			return run(ctx, append(args[1:], "--help"), stdout, stderr)
+		}
+		fmt.Fprint(stdout, overview)
+		return nil
+	case "version", "-version", "--version":
+		fmt.Fprintln(stdout, version())
 		return nil
 	}
-	fmt.Fprint(stderr, usage)
-	return fmt.Errorf("unknown command %q", args[0])
+	return misuse("", "unknown command %q", args[0])
+}
+
+// version names this build: the module version Go stamped into it, else
+// the commit it was built from.
+func version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "cardflow (no build information)"
+	}
+	v := info.Main.Version
+	if v == "" || v == "(devel)" {
+		v = "devel"
+		settings := map[string]string{}
+		for _, s := range info.Settings {
+			settings[s.Key] = s.Value
+		}
+		if rev := settings["vcs.revision"]; rev != "" {
+			v += " " + rev[:min(len(rev), 12)]
+			if settings["vcs.modified"] == "true" {
+				v += "+dirty"
+			}
+		}
+	}
+	return fmt.Sprintf("cardflow %s (%s)", v, info.GoVersion)
 }
 
 // envOr returns the environment variable name, or def when it is unset.
@@ -101,13 +180,6 @@ func envOr(name, def string) string {
 		return v
 	}
 	return def
-}
-
-func newFlags(name string, stderr io.Writer) (*flag.FlagSet, *string) {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	dataDir := fs.String("data-dir", envOr("CARDFLOW_DATA_DIR", ".cardflow"), "data directory of the local store")
-	return fs, dataDir
 }
 
 func newLogger(w io.Writer) *slog.Logger {

@@ -41,6 +41,7 @@ type server struct {
 	cmd  *exec.Cmd
 	base string
 	out  string // file that receives the process's stdout
+	log  string // file that receives its stderr
 }
 
 // stdout returns what the server printed so far.
@@ -53,22 +54,44 @@ func (s *server) stdout(t *testing.T) string {
 	return string(b)
 }
 
+// stderr returns what the server logged so far.
+func (s *server) stderr(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(s.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 func startServer(t *testing.T, bin, dataDir string, port int) *server {
 	t.Helper()
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(os.Environ(), "CARDFLOW_DATA_DIR="+dataDir, fmt.Sprintf("PORT=%d", port))
-	s := &server{cmd: cmd, base: fmt.Sprintf("http://127.0.0.1:%d", port), out: filepath.Join(t.TempDir(), "stdout")}
+	dir := t.TempDir()
+	s := &server{cmd: cmd, base: fmt.Sprintf("http://127.0.0.1:%d", port), out: filepath.Join(dir, "stdout"), log: filepath.Join(dir, "stderr")}
 	out, err := os.Create(s.out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer out.Close()
-	cmd.Stdout = out
-	cmd.Stderr = os.Stderr
+	logFile, err := os.Create(s.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close()
+	cmd.Stdout, cmd.Stderr = out, logFile
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		if t.Failed() {
+			b, _ := os.ReadFile(s.log)
+			t.Logf("server log:\n%s", b)
+		}
+	})
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		resp, err := http.Get(s.base + "/v1/workflows/getOrganizationWorkflows")
@@ -146,6 +169,20 @@ func TestLocalMode(t *testing.T) {
 	demoKey := strings.TrimSpace(string(keyFile))
 	if !strings.Contains(srv.stdout(t), demoKey) {
 		t.Errorf("first start did not print the demo key")
+	}
+	// The demo key has every scope: without HOST or --addr only this
+	// machine reaches the server.
+	if got, want := srv.stderr(t), fmt.Sprintf("addr=127.0.0.1:%d ", port); !strings.Contains(got, want) {
+		t.Errorf("server log: got %q, want it listening on %s", got, want)
+	}
+	env, err := os.ReadFile(filepath.Join(dataDir, "demo.env"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"\nexport CARDFLOW_API_KEY=" + demoKey + "\n", "\nexport CARDFLOW_URL=" + srv.base + "\n"} {
+		if !strings.Contains(string(env), want) {
+			t.Errorf("demo.env: got %q, want a line %q", env, strings.TrimSpace(want))
+		}
 	}
 	listWorkflows := srv.base + "/v1/workflows/getOrganizationWorkflows?limit=30"
 	listCards := srv.base + "/v1/adaptive-cards/getOrganizationCards?limit=30"

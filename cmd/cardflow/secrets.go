@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,57 +12,56 @@ import (
 	"github.com/cardflow/cardflow/pkg/secrets"
 )
 
-const secretsUsage = `usage:
-  cardflow secrets path (--org ORG | --deployment) [--as env|file|secretsmanager] NAME
-  cardflow secrets set (--org ORG | --deployment) [--dir DIR] NAME < value
-
-A workflow names the secrets of its own organization only; the deployment's
+const secretsAbout = `Shows where a secret is set and sets one in the secrets directory. A
+workflow names the secrets of its own organization only; the deployment's
 own secrets (the Teams signing key, the bot's client secret) are apart, and
 no workflow can name them.
 
-path prints where the secret NAME is set: its environment variable, its file
-under CARDFLOW_SECRETS_DIR and its Secrets Manager secret (with
-CARDFLOW_SECRETS_PREFIX, default cardflow/); --as prints only one of them.
-
-set writes the value read from standard input (without trailing newlines)
-to the secret's file under --dir (default $CARDFLOW_SECRETS_DIR), which
-cardflow serve reads with CARDFLOW_SECRETS_DIR set to that directory.
+  path   where the secret NAME is set: its environment variable, its file
+         under CARDFLOW_SECRETS_DIR and its Secrets Manager secret (with
+         CARDFLOW_SECRETS_PREFIX, default cardflow/)
+  set    writes the value read from standard input (without trailing
+         newlines) to the secret's file under --dir, which cardflow serve
+         reads with CARDFLOW_SECRETS_DIR set to that directory
 `
 
 func secretsCommand(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "path" && args[0] != "set" {
-		fmt.Fprint(stderr, secretsUsage)
-		return flag.ErrHelp
-	}
-	fs := flag.NewFlagSet("secrets "+args[0], flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, secretsUsage) }
-	org := fs.String("org", "", "the organization whose secret it is")
-	deployment := fs.Bool("deployment", false, "the secret is the deployment's own")
-	as := fs.String("as", "", "path: print only env, file or secretsmanager")
-	dir := fs.String("dir", os.Getenv(secrets.DirEnv), "set: the secrets directory")
-	if err := fs.Parse(args[1:]); err != nil {
+	sub, err := group("secrets", secretsAbout, []string{"path", "set"}, args, stdout, stderr)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return fmt.Errorf("secrets %s takes one secret NAME", args[0])
+	about := map[string]string{
+		"path": "Prints where the secret NAME of an organization (--org) or of the deployment\n(--deployment) is set in each kind of store, or in the one --as names.\n",
+		"set":  "Writes the value read from standard input to the file of the secret NAME of\nan organization (--org) or of the deployment (--deployment) under --dir,\nreadable by its owner only.\n",
+	}[sub]
+	c := newCommand("secrets "+sub, "NAME", about, stdout)
+	org := c.String("org", "", "the organization whose secret it is")
+	deployment := c.Bool("deployment", false, "the secret is the deployment's own")
+	var as, dir *string
+	if sub == "path" {
+		as = c.String("as", "", "print only one place: env, file or secretsmanager")
+	} else {
+		dir = c.String("dir", os.Getenv(secrets.DirEnv), "the secrets directory; env "+secrets.DirEnv)
+	}
+	pos, err := c.parse(args[1:], 1)
+	if err != nil {
+		return err
 	}
 	var k secrets.Key
 	switch {
 	case *deployment && *org != "":
-		return errors.New("name --org or --deployment, not both")
+		return misuse(c.name, "name --org or --deployment, not both")
 	case *deployment:
-		k = secrets.DeploymentKey(fs.Arg(0))
+		k = secrets.DeploymentKey(pos[0])
 	case *org != "":
-		k = secrets.OrganizationKey(*org, fs.Arg(0))
+		k = secrets.OrganizationKey(*org, pos[0])
 	default:
-		return errors.New("name the secret's owner: --org ORG, or --deployment for the deployment's own")
+		return misuse(c.name, "name the secret's owner: --org ORG, or --deployment for the deployment's own")
 	}
 	if err := k.Validate(); err != nil {
 		return err
 	}
-	if args[0] == "set" {
+	if sub == "set" {
 		return setSecret(k, *dir, os.Stdin, stderr)
 	}
 	return printSecretPath(k, *as, stdout)

@@ -42,7 +42,7 @@ func TestSecretsPath(t *testing.T) {
 		{[]string{"secrets", "get", "--org", "acme", "x"}, ""},
 		{[]string{"secrets", "path", "sap-prod"}, "--org ORG, or --deployment"},
 		{[]string{"secrets", "path", "--org", "acme", "--deployment", "sap-prod"}, "not both"},
-		{[]string{"secrets", "path", "--org", "acme"}, "one secret NAME"},
+		{[]string{"secrets", "path", "--org", "acme"}, "takes NAME"},
 		{[]string{"secrets", "path", "--org", "acme", "../deployment/teams-signing"}, "is not a secret name"},
 		{[]string{"secrets", "path", "--org", "../deployment", "teams-signing"}, "is not an organization id"},
 		{[]string{"secrets", "path", "--org", "acme", "--as", "vault", "x"}, "want env, file or secretsmanager"},

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -14,14 +15,27 @@ import (
 	"github.com/cardflow/cardflow/pkg/teams"
 )
 
+const serveAbout = `Runs the whole service in this process: the HTTP API of openapi.yaml, the
+executions, schedules and an outbox for the cards. Records are kept in the
+embedded store in the data directory, or in DynamoDB with
+CARDFLOW_STORE=dynamodb (DYNAMODB_ENDPOINT, CARDFLOW_TABLE_PREFIX). On first
+start it creates the demo organization, its sample data and an API key with
+every scope, written to DATA_DIR/demo-key and DATA_DIR/demo.env.
+
+It listens on 127.0.0.1 only, since that demo key sits on disk; HOST=0.0.0.0
+or --addr :3000 makes it reachable from other machines. Ctrl-C (SIGINT) or
+SIGTERM stops it cleanly.
+`
+
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, dataDir := newFlags("serve", stderr)
-	addr := fs.String("addr", ":"+envOr("PORT", "3000"), "HTTP listen address")
-	early := fs.String("early-resume", envOr("CARDFLOW_EARLY_RESUME", "10m"), "how long a resume waits for its execution to reach the wait")
-	tf := teamsFlags(fs)
-	pprofAddr := fs.String("pprof", "", "serve runtime profiles (net/http/pprof) on this loopback address, e.g. 127.0.0.1:6060")
-	maxConns := fs.String("max-conns", envOr("CARDFLOW_MAX_CONNS", strconv.Itoa(localmode.DefaultMaxConns)), "most open connections of the HTTP API; more wait until one closes")
-	if err := fs.Parse(args); err != nil {
+	c := newCommand("serve", "", serveAbout, stdout)
+	dataDir := c.dataDir()
+	addr := c.String("addr", net.JoinHostPort(envOr("HOST", "127.0.0.1"), envOr("PORT", "3000")), "HTTP listen address, host:port; env HOST and PORT")
+	early := c.String("early-resume", envOr("CARDFLOW_EARLY_RESUME", "10m"), "how long a resume waits for its execution to reach the wait; env CARDFLOW_EARLY_RESUME")
+	tf := teamsFlags(c.FlagSet)
+	pprofAddr := c.String("pprof", "", "serve runtime profiles (net/http/pprof) on this loopback address, e.g. 127.0.0.1:6060")
+	maxConns := c.String("max-conns", envOr("CARDFLOW_MAX_CONNS", strconv.Itoa(localmode.DefaultMaxConns)), "most open connections of the HTTP API; more wait until one closes; env CARDFLOW_MAX_CONNS")
+	if _, err := c.parse(args, 0); err != nil {
 		return err
 	}
 	conns, err := strconv.Atoi(*maxConns)

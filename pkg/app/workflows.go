@@ -137,4 +137,6 @@ func (s *Service) GetSchema(ctx context.Context, workflowID string, version int)
 	return s.store.GetSchema(ctx, p.OrganizationID, workflowID, version)
 }
 
-var errForeignPageKey = cardflow.Errorf(cardflow.EINVALID, "organization_id in the page key is not your organization; send back the lastKey of your previous page")
+// errForeignPageKey answers a page key of another organization as the API
+// answers any record of another organization: not found.
+var errForeignPageKey = cardflow.Errorf(cardflow.ENOTFOUND, "the page key's organization_id is not your organization: no such page; send back the lastKey of your previous page")

@@ -244,7 +244,8 @@ func TestForeignPageKey(t *testing.T) {
 			}
 		}
 	}
-	// A page key that says it is org-a's is refused outright.
+	// A page key that says it is org-a's names no page of org-b: 404, as
+	// for any record of another organization.
 	for _, tt := range []struct {
 		path  string
 		query []string
@@ -252,13 +253,66 @@ func TestForeignPageKey(t *testing.T) {
 		{"/v1/workflows/getOrganizationWorkflows", []string{"organization_id", "org-a", "workflow_id", idsA.ApprovalWorkflowID, "workflow_version", "3"}},
 		{"/v1/adaptive-cards/getOrganizationCards", []string{"organization_id", "org-a", "card_id", idsA.ApprovalCardID, "card_version", "3"}},
 	} {
-		if r := e.get(tt.path, keyB, tt.query...); r.status != 400 {
-			t.Errorf("%s with org-a's organization_id: got %d %s, want 400", tt.path, r.status, r.raw)
+		if r := e.get(tt.path, keyB, tt.query...); r.status != 404 || r.code() != "NOT_FOUND" {
+			t.Errorf("%s with org-a's organization_id: got %d %s, want 404", tt.path, r.status, r.raw)
 		}
 	}
 	// The history of org-a's workflow is invisible to org-b, page key or not.
 	r := e.get("/v1/workflows/getWorkflowExecutionHistory", keyB, "workflow_id", idsA.ApprovalWorkflowID, "workflow_execution_id", idsA.ExecutionID)
 	if r.status != 404 {
 		t.Errorf("history of another organization's workflow: got %d %s, want 404", r.status, r.raw)
+	}
+}
+
+// TestQueryParameters: every query parameter of the lists is read exactly
+// as openapi.yaml describes it, and anything else is a 400 that says why.
+func TestQueryParameters(t *testing.T) {
+	e := newEnv(t)
+	ids := loadSample(t, e, "org-a")
+	key := e.key("org-a", "read")
+	const (
+		workflows  = "/v1/workflows/getOrganizationWorkflows"
+		cards      = "/v1/adaptive-cards/getOrganizationCards"
+		executions = "/v1/workflows/getOrganizationExecutions"
+		history    = "/v1/workflows/getWorkflowExecutionHistory"
+		outbox     = "/v1/adaptive-cards/outbox"
+	)
+	const ulid = "01J0000000000000000000000X"
+	tests := []struct {
+		name, path, query string
+		status            int
+		want              string // in the message
+	}{
+		{"limit empty", workflows, "limit=", 400, `limit must be a whole number from 1 up (above 30 reads as 30), got ""`},
+		{"limit signed", cards, "limit=%2B5", 400, `got "+5"`},
+		{"limit leading zero", executions, "limit=05", 400, `got "05"`},
+		{"limit zero", outbox, "limit=0", 400, "above 30 reads as 30"},
+		{"limit above 30", outbox, "limit=31", 200, ""},
+		{"limit twice", workflows, "limit=5&limit=6", 400, "limit is given 2 times"},
+		{"unknown parameter", workflows, "limt=5", 400, `unknown query parameter "limt"; this endpoint takes limit, organization_id, workflow_id, workflow_version`},
+		{"unknown parameter of a read", "/v1/workflows/getWorkflowById", "workflow_id=" + ids.ApprovalWorkflowID + "&workflow_version=1&verbose=1", 400, `unknown query parameter "verbose"`},
+		{"lone workflow_id", workflows, "workflow_id=" + ids.ApprovalWorkflowID, 400, "needs both workflow_id and workflow_version"},
+		{"lone card_version", cards, "card_version=2", 400, "needs both card_id and card_version"},
+		{"lone organization_id", cards, "organization_id=org-a", 400, "needs both card_id and card_version"},
+		{"lone execution workflow_id", executions, "workflow_id=" + ids.ApprovalWorkflowID, 400, "needs both workflow_id and workflow_execution_id"},
+		{"page key of garbage", history, "workflow_id=" + ids.ApprovalWorkflowID + "&workflow_execution_id=garbage", 400, `workflow_execution_id of the page key must be an id as lastKey gave it`},
+		{"page key in lower case", executions, "workflow_id=" + strings.ToLower(ulid) + "&workflow_execution_id=" + ulid, 400, "workflow_id of the page key"},
+		{"page key of the outbox", outbox, "delivery_id=garbage", 400, "delivery_id of the page key"},
+		{"page key version too large", workflows, "workflow_id=" + ulid + "&workflow_version=1000000000", 400, "from 1 to 999999999"},
+		{"page key version empty", cards, "card_id=" + ulid + "&card_version=", 400, "card_version must be a whole number"},
+		{"page key of no record", history, "workflow_id=" + ids.ApprovalWorkflowID + "&workflow_execution_id=" + ulid, 200, ""},
+		{"whole page key", workflows, "organization_id=org-a&workflow_id=" + ulid + "&workflow_version=3", 200, ""},
+		{"version with a sign", "/v1/adaptive-cards/getCardById", "card_id=" + ids.ApprovalCardID + "&card_version=%2B1", 400, "card_version must be a whole number from 1 to 999999999"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := e.do("GET", tt.path+"?"+tt.query, key, nil)
+			if r.status != tt.status {
+				t.Fatalf("got %d %s, want %d", r.status, r.raw, tt.status)
+			}
+			if tt.status == 400 && (r.code() != "VALIDATION_ERROR" || !strings.Contains(r.msg(), tt.want)) {
+				t.Errorf("got %s, want VALIDATION_ERROR with %q in the message", r.raw, tt.want)
+			}
+		})
 	}
 }

@@ -8,19 +8,26 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"reflect"
+	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
 )
 
-// query reads and checks query parameters, keeping the first problem.
+// query reads and checks query parameters, keeping the first problem. The
+// parameters read are the ones the endpoint knows: done refuses the others.
 type query struct {
 	values url.Values
+	known  map[string]bool
 	err    error
 }
 
-func newQuery(r *http.Request) *query { return &query{values: r.URL.Query()} }
+func newQuery(r *http.Request) *query {
+	return &query{values: r.URL.Query(), known: map[string]bool{}}
+}
 
 func (q *query) fail(format string, args ...any) {
 	if q.err == nil {
@@ -28,8 +35,37 @@ func (q *query) fail(format string, args ...any) {
 	}
 }
 
+// done returns the first problem: of the parameters read, else a parameter
+// the endpoint does not know (a typo such as limt=5 is not dropped
+// silently) or one given twice.
+func (q *query) done() error {
+	if q.err != nil {
+		return q.err
+	}
+	names := make([]string, 0, len(q.values))
+	for name := range q.values {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		switch {
+		case !q.known[name]:
+			known := make([]string, 0, len(q.known))
+			for k := range q.known {
+				known = append(known, k)
+			}
+			sort.Strings(known)
+			return cardflow.Errorf(cardflow.EINVALID, "unknown query parameter %q; this endpoint takes %s", name, strings.Join(known, ", "))
+		case len(q.values[name]) > 1:
+			return cardflow.Errorf(cardflow.EINVALID, "query parameter %s is given %d times; give it once", name, len(q.values[name]))
+		}
+	}
+	return nil
+}
+
 // str returns a parameter; required ones must be present and not blank.
 func (q *query) str(name string, required bool) string {
+	q.known[name] = true
 	v := q.values.Get(name)
 	if required && strings.TrimSpace(v) == "" {
 		q.fail("query parameter %s is required", name)
@@ -40,27 +76,51 @@ func (q *query) str(name string, required bool) string {
 	return v
 }
 
-// version reads a positive whole number; 0 means absent (when optional).
+// MaxVersion is the highest version number the API reads.
+const MaxVersion = 999_999_999
+
+// wholeNumber matches a positive whole number as the API writes one: digits
+// only, no sign, no leading zero.
+var wholeNumber = regexp.MustCompile(`^[1-9][0-9]*$`)
+
+// version reads a version, 1 to MaxVersion; 0 means absent (when optional).
 func (q *query) version(name string, required bool) int {
 	v := q.str(name, required)
-	if v == "" {
+	if !q.values.Has(name) || required && strings.TrimSpace(v) == "" {
 		return 0
 	}
 	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 {
-		q.fail("query parameter %s must be a positive whole number, got %q", name, v)
+	if !wholeNumber.MatchString(v) || err != nil || n > MaxVersion {
+		q.fail("query parameter %s must be a whole number from 1 to %d, got %q", name, MaxVersion, v)
 		return 0
 	}
 	return n
+}
+
+// ulidPattern matches an id the service gives out: a ULID as it writes one.
+var ulidPattern = regexp.MustCompile(`^[0-7][0-9A-HJKMNP-TV-Z]{25}$`)
+
+// pageID reads the id of a page key, which must be one the service gives
+// out: an id no record can have would silently start the list over.
+func (q *query) pageID(name string) string {
+	v := q.str(name, false)
+	if q.values.Has(name) && !ulidPattern.MatchString(v) {
+		q.fail("query parameter %s of the page key must be an id as lastKey gave it (26 characters, 0-9 and A-Z), got %q", name, v)
+		return ""
+	}
+	return v
 }
 
 // versionedPageKey reads the page key of a list of versioned records
 // (organization_id, an id, a version); ok is false when none was sent. The
 // organization defaults to the caller's.
 func (q *query) versionedPageKey(r *http.Request, idName, versionName string) (org, id string, version int, ok bool) {
-	org, id, version = q.str("organization_id", false), q.str(idName, false), q.version(versionName, false)
-	if (id == "") != (version == 0) {
-		q.fail("the page key needs both %s and %s, as lastKey gave them", idName, versionName)
+	org, id, version = q.str("organization_id", false), q.pageID(idName), q.version(versionName, false)
+	if q.err != nil {
+		return "", "", 0, false
+	}
+	if (id == "") != (version == 0) || org != "" && id == "" {
+		q.fail("the page key needs both %s and %s (and organization_id, if any, beside them), as lastKey gave them", idName, versionName)
 		return "", "", 0, false
 	}
 	if id == "" {
@@ -72,22 +132,23 @@ func (q *query) versionedPageKey(r *http.Request, idName, versionName string) (o
 	return org, id, version, true
 }
 
-// limit reads the page size: default 20, above 30 means 30, anything not a
-// positive whole number is refused.
+// limit reads the page size: default 20; a whole number above 30, however
+// large, is read as 30; anything else (empty, zero, signed, not digits) is
+// refused.
 func (q *query) limit() int {
-	v := q.values.Get("limit")
-	if v == "" {
+	q.known["limit"] = true
+	if !q.values.Has("limit") {
 		return cardflow.DefaultLimit
 	}
-	n, err := strconv.Atoi(v)
-	if err != nil && errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(v, "-") {
-		return cardflow.MaxLimit
-	}
-	if err != nil || n < 1 {
-		q.fail("query parameter limit must be a positive whole number (1 to %d), got %q", cardflow.MaxLimit, v)
+	v := q.values.Get("limit")
+	if !wholeNumber.MatchString(v) {
+		q.fail("query parameter limit must be a whole number from 1 up (above %d reads as %d), got %q", cardflow.MaxLimit, cardflow.MaxLimit, v)
 		return 0
 	}
-	return min(n, cardflow.MaxLimit)
+	if n, err := strconv.Atoi(v); err == nil && n < cardflow.MaxLimit {
+		return n
+	}
+	return cardflow.MaxLimit
 }
 
 // decodeBody reads a JSON object body into v. It refuses bodies over
@@ -106,8 +167,107 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
 	if err := dec.Decode(v); err != nil {
 		return cardflow.Errorf(cardflow.EINVALID, "%s", describeJSONError(body, err, dec.InputOffset()))
 	}
+	if err := trailingData(body, dec); err != nil {
+		return err
+	}
+	var tree any
+	if err := json.Unmarshal(body, &tree); err != nil {
+		return cardflow.Errorf(cardflow.EINVALID, "%s", describeJSONError(body, err, 0))
+	}
+	if tree == nil {
+		return cardflow.Errorf(cardflow.EINVALID, "the request body must be a JSON object, not null")
+	}
+	if path := nullPath(tree, reflect.TypeOf(v), ""); path != "" {
+		return cardflow.Errorf(cardflow.EINVALID, "field %s must not be null; leave it out instead", path)
+	}
+	return nil
+}
+
+// nullPath returns where tree, decoded from the same body as a value of
+// type t, holds a null that t has no place for. Decoding leaves such a
+// field at its zero value, as if it had been left out, which would hide a
+// mistake; free-form values (any) may hold null.
+func nullPath(tree any, t reflect.Type, path string) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() == reflect.Interface || t == reflect.TypeFor[json.RawMessage]() {
+		return ""
+	}
+	switch x := tree.(type) {
+	case nil:
+		return path
+	case map[string]any:
+		switch t.Kind() {
+		case reflect.Struct:
+			for i := range t.NumField() {
+				f := t.Field(i)
+				name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+				if name == "" {
+					name = f.Name
+				}
+				if v, ok := x[name]; ok && f.IsExported() && name != "-" {
+					if p := nullPath(v, f.Type, joinPath(path, name)); p != "" {
+						return p
+					}
+				}
+			}
+		case reflect.Map:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				if p := nullPath(x[k], t.Elem(), joinPath(path, k)); p != "" {
+					return p
+				}
+			}
+		}
+	case []any:
+		if t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
+			for i, v := range x {
+				if p := nullPath(v, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); p != "" {
+					return p
+				}
+			}
+		}
+	}
+	return ""
+}
+
+func joinPath(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
+
+// readJSON reads a body that may be empty or any JSON value, refusing
+// malformed JSON the way decodeBody does, with where it broke.
+func readJSON(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	body, err := readBody(w, r)
+	if err != nil || len(bytes.TrimSpace(body)) == 0 {
+		return body, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	var v json.RawMessage
+	if err := dec.Decode(&v); err != nil {
+		return nil, cardflow.Errorf(cardflow.EINVALID, "%s", describeJSONError(body, err, dec.InputOffset()))
+	}
+	if err := trailingData(body, dec); err != nil {
+		return nil, err
+	}
+	return body, nil
+}
+
+// trailingData refuses anything but white space after the first JSON
+// value, saying where the rest starts.
+func trailingData(body []byte, dec *json.Decoder) error {
+	end := dec.InputOffset()
 	if _, err := dec.Token(); err != io.EOF {
-		line, col := position(body, dec.InputOffset())
+		rest := bytes.TrimLeft(body[end:], " \t\r\n")
+		line, col := position(body, int64(len(body)-len(rest)))
 		return cardflow.Errorf(cardflow.EINVALID, "the request body holds more than one JSON value (line %d, column %d)", line, col)
 	}
 	return nil
@@ -136,12 +296,17 @@ func describeJSONError(body []byte, err error, offset int64) string {
 		line, col := position(body, syntax.Offset-1)
 		return fmt.Sprintf("the request body is not valid JSON: %s (line %d, column %d)", syntax.Error(), line, col)
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return "the request body is not valid JSON: it ends too early"
+		line, col := position(body, int64(len(body)))
+		return fmt.Sprintf("the request body is not valid JSON: it ends too early (line %d, column %d)", line, col)
 	case errors.As(err, &typ):
 		line, col := position(body, typ.Offset)
 		field := typ.Field
 		if field == "" {
 			return fmt.Sprintf("the request body must be a JSON object, not %s", typ.Value)
+		}
+		if number, ok := strings.CutPrefix(typ.Value, "number "); ok && typ.Type.Kind() == reflect.Int {
+			// The integer fields of the bodies are versions.
+			return fmt.Sprintf("field %s must be a whole number (versions are 1 to %d), not %s (line %d, column %d)", field, MaxVersion, number, line, col)
 		}
 		return fmt.Sprintf("field %s must be %s, not %s (line %d, column %d)", field, jsonKind(typ.Type.Kind().String()), typ.Value, line, col)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):

@@ -16,8 +16,8 @@ type route struct {
 func (s *Server) getExecution(w http.ResponseWriter, r *http.Request) error {
 	q := newQuery(r)
 	wid, eid := q.str("workflow_id", true), q.str("workflow_execution_id", true)
-	if q.err != nil {
-		return q.err
+	if err := q.done(); err != nil {
+		return err
 	}
 	item, err := s.svc.GetExecutionJSON(r.Context(), wid, eid)
 	if err != nil {
@@ -31,11 +31,11 @@ func (s *Server) getExecutionHistory(w http.ResponseWriter, r *http.Request) err
 	wid := q.str("workflow_id", true)
 	limit := q.limit()
 	opt := cardflow.ListOptions[cardflow.ExecutionKey]{Limit: limit}
-	if eid := q.str("workflow_execution_id", false); eid != "" {
+	if eid := q.pageID("workflow_execution_id"); eid != "" {
 		opt.After = &cardflow.ExecutionKey{WorkflowID: wid, WorkflowExecutionID: eid}
 	}
-	if q.err != nil {
-		return q.err
+	if err := q.done(); err != nil {
+		return err
 	}
 	page, err := s.svc.ListWorkflowExecutions(r.Context(), wid, opt)
 	if err != nil {
@@ -47,15 +47,15 @@ func (s *Server) getExecutionHistory(w http.ResponseWriter, r *http.Request) err
 func (s *Server) getOrganizationExecutions(w http.ResponseWriter, r *http.Request) error {
 	q := newQuery(r)
 	opt := cardflow.ListOptions[cardflow.ExecutionKey]{Limit: q.limit()}
-	wid, eid := q.str("workflow_id", false), q.str("workflow_execution_id", false)
+	wid, eid := q.pageID("workflow_id"), q.pageID("workflow_execution_id")
 	if (wid == "") != (eid == "") {
 		q.fail("the page key needs both workflow_id and workflow_execution_id, as lastKey gave them")
 	}
 	if wid != "" {
 		opt.After = &cardflow.ExecutionKey{WorkflowID: wid, WorkflowExecutionID: eid}
 	}
-	if q.err != nil {
-		return q.err
+	if err := q.done(); err != nil {
+		return err
 	}
 	page, err := s.svc.ListExecutions(r.Context(), opt)
 	if err != nil {
@@ -67,8 +67,8 @@ func (s *Server) getOrganizationExecutions(w http.ResponseWriter, r *http.Reques
 func (s *Server) getWorkflow(w http.ResponseWriter, r *http.Request) error {
 	q := newQuery(r)
 	wid, v := q.str("workflow_id", true), q.version("workflow_version", true)
-	if q.err != nil {
-		return q.err
+	if err := q.done(); err != nil {
+		return err
 	}
 	wf, err := s.svc.GetWorkflow(r.Context(), wid, v)
 	if err != nil {
@@ -83,8 +83,8 @@ func (s *Server) getOrganizationWorkflows(w http.ResponseWriter, r *http.Request
 	if org, wid, v, ok := q.versionedPageKey(r, "workflow_id", "workflow_version"); ok {
 		opt.After = &cardflow.WorkflowKey{OrganizationID: org, WorkflowID: wid, WorkflowVersion: v}
 	}
-	if q.err != nil {
-		return q.err
+	if err := q.done(); err != nil {
+		return err
 	}
 	page, err := s.svc.ListWorkflows(r.Context(), opt)
 	if err != nil {
@@ -105,8 +105,8 @@ func (s *Server) getOrganizationWorkflows(w http.ResponseWriter, r *http.Request
 func (s *Server) getSchema(w http.ResponseWriter, r *http.Request) error {
 	q := newQuery(r)
 	wid, v := q.str("workflow_id", true), q.version("workflow_version", true)
-	if q.err != nil {
-		return q.err
+	if err := q.done(); err != nil {
+		return err
 	}
 	sc, err := s.svc.GetSchema(r.Context(), wid, v)
 	if err != nil {
@@ -150,8 +150,8 @@ func (s *Server) publishWorkflow(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) getCard(w http.ResponseWriter, r *http.Request) error {
 	q := newQuery(r)
 	id, v := q.str("card_id", true), q.version("card_version", true)
-	if q.err != nil {
-		return q.err
+	if err := q.done(); err != nil {
+		return err
 	}
 	c, err := s.svc.GetCard(r.Context(), id, v)
 	if err != nil {
@@ -163,8 +163,8 @@ func (s *Server) getCard(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) getLatestActiveCard(w http.ResponseWriter, r *http.Request) error {
 	q := newQuery(r)
 	id := q.str("card_id", true)
-	if q.err != nil {
-		return q.err
+	if err := q.done(); err != nil {
+		return err
 	}
 	c, err := s.svc.GetLatestActiveCard(r.Context(), id)
 	if err != nil {
@@ -179,8 +179,8 @@ func (s *Server) getOrganizationCards(w http.ResponseWriter, r *http.Request) er
 	if org, id, v, ok := q.versionedPageKey(r, "card_id", "card_version"); ok {
 		opt.After = &cardflow.CardKey{OrganizationID: org, CardID: id, CardVersion: v}
 	}
-	if q.err != nil {
-		return q.err
+	if err := q.done(); err != nil {
+		return err
 	}
 	page, err := s.svc.ListCards(r.Context(), opt)
 	if err != nil {

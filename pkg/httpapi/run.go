@@ -16,22 +16,32 @@ type triggerResponse struct {
 }
 
 func (s *Server) trigger(w http.ResponseWriter, r *http.Request) error {
+	q := newQuery(r)
 	in := app.TriggerInput{
-		WorkflowID:     r.PathValue("workflow_id"),
-		ProcessID:      r.URL.Query().Get("process_id"),
-		IdempotencyKey: r.Header.Get("Idempotency-Key"),
+		WorkflowID: r.PathValue("workflow_id"),
+		ProcessID:  q.str("process_id", false),
+	}
+	if q.values.Has("process_id") && in.ProcessID == "" {
+		q.fail("process_id must not be empty when given")
+	}
+	if err := q.done(); err != nil {
+		return err
 	}
 	if v := r.PathValue("workflow_version"); v != "" {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return cardflow.Errorf(cardflow.EINVALID, "workflow_version must be a positive whole number, not %q", v)
+		if !wholeNumber.MatchString(v) || err != nil || n > MaxVersion {
+			return cardflow.Errorf(cardflow.EINVALID, "workflow_version must be a whole number from 1 to %d, not %q", MaxVersion, v)
 		}
 		in.Version = n
 	}
-	if _, ok := r.URL.Query()["process_id"]; ok && in.ProcessID == "" {
-		return cardflow.Errorf(cardflow.EINVALID, "process_id must not be empty when given")
+	// A header sent empty is a key that breaks the rule, not no key.
+	if keys := r.Header.Values("Idempotency-Key"); len(keys) > 0 {
+		if len(keys) > 1 || keys[0] == "" {
+			return cardflow.Errorf(cardflow.EINVALID, "the Idempotency-Key header must be given once, 1 to 255 visible ASCII characters")
+		}
+		in.IdempotencyKey = keys[0]
 	}
-	body, err := readBody(w, r)
+	body, err := readJSON(w, r)
 	if err != nil {
 		return err
 	}
@@ -50,7 +60,7 @@ func (s *Server) resume(w http.ResponseWriter, r *http.Request) error {
 	if action := r.PathValue("action"); action != "resumeworkflow" {
 		return cardflow.Errorf(cardflow.EINVALID, "unknown action %q; the available actions are: %s", action, strings.Join(app.ResumeActions, ", "))
 	}
-	body, err := readBody(w, r)
+	body, err := readJSON(w, r)
 	if err != nil {
 		return err
 	}
@@ -100,9 +110,9 @@ type outboxKey struct {
 func (s *Server) getOutbox(w http.ResponseWriter, r *http.Request) error {
 	q := newQuery(r)
 	limit := q.limit()
-	after := q.str("delivery_id", false)
-	if q.err != nil {
-		return q.err
+	after := q.pageID("delivery_id")
+	if err := q.done(); err != nil {
+		return err
 	}
 	p := cardflow.PrincipalFromContext(r.Context())
 	items, more, err := s.outbox.ListDeliveries(r.Context(), p.OrganizationID, limit, after)

@@ -162,7 +162,12 @@ func TestTriggerErrors(t *testing.T) {
 		{"DRAFT version", "/v1/workflows/triggerworkflow/" + wf + "/2", run, nil, 409, "DRAFT"},
 		{"unknown version", "/v1/workflows/triggerworkflow/" + wf + "/9", run, nil, 404, ""},
 		{"bad version", "/v1/workflows/triggerworkflow/" + wf + "/two", run, nil, 400, "workflow_version"},
-		{"bad body", "/v1/workflows/triggerworkflow/" + wf, run, `{"amount": }`, 400, "JSON"},
+		{"bad body", "/v1/workflows/triggerworkflow/" + wf, run, "{\n  \"amount\": }", 400, "the request body is not valid JSON: invalid character '}' looking for beginning of value (line 2, column 13)"},
+		{"truncated body", "/v1/workflows/triggerworkflow/" + wf, run, `{"amount": 5`, 400, "ends too early (line 1, column 13)"},
+		{"two bodies", "/v1/workflows/triggerworkflow/" + wf, run, `{} []`, 400, "more than one JSON value (line 1, column 4)"},
+		{"bad resume body", "/v1/workflows/resumeworkflow/PO-1", run, `{"decision": approve}`, 400, "(line 1, column 14)"},
+		{"version too large", "/v1/workflows/triggerworkflow/" + wf + "/1000000000", run, nil, 400, "from 1 to 999999999"},
+		{"unknown query parameter", "/v1/workflows/triggerworkflow/" + wf + "?processid=PO-1", run, nil, 400, `unknown query parameter "processid"`},
 		{"bad process id", "/v1/workflows/triggerworkflow/" + wf + "?process_id=a%20b", run, nil, 400, "process_id"},
 		{"empty process id", "/v1/workflows/triggerworkflow/" + wf + "?process_id=", run, nil, 400, "process_id"},
 		{"read-only key", "/v1/workflows/triggerworkflow/" + wf, e.key("org-a", "read"), nil, 403, "execute"},
@@ -209,6 +214,11 @@ func TestIdempotencyKey(t *testing.T) {
 	}
 	if r := e.trigger(e.key("org-b", "execute"), "/v1/workflows/triggerworkflow/"+wf, nil, "Idempotency-Key", "order-77"); r.status != 404 {
 		t.Errorf("the key of another organization: got %d %s, want 404 for its workflow", r.status, r.raw)
+	}
+	for _, bad := range []string{"", "with space", "ü-order", strings.Repeat("k", 256)} {
+		if r := e.trigger(run, path, nil, "Idempotency-Key", bad); r.status != 400 || !strings.Contains(r.msg(), "Idempotency-Key") {
+			t.Errorf("Idempotency-Key %q: got %d %s, want 400 naming the header", bad, r.status, r.raw)
+		}
 	}
 	if got := e.get("/v1/workflows/getWorkflowExecutionHistory", run, "workflow_id", wf); got.body["count"].(float64) != 1 {
 		t.Errorf("executions: got %v, want 1", got.body["count"])

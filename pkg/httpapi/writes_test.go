@@ -158,6 +158,12 @@ func TestBadWrites(t *testing.T) {
 		{"card binding of the wrong type", "/v1/adaptive-cards/saveCard", map[string]any{"card_name": "x", "card_payload": map[string]any{"type": "AdaptiveCard", "version": "1.5", "body": []any{map[string]any{"type": "TextBlock", "text": "${substring(name)}"}}}}, 400, "substring takes 2 to 3 arguments"},
 		{"card of unknown workflow", "/v1/adaptive-cards/saveCard", withField(withField(cardBody(""), "workflow_id", "01J0000000000000000000000X"), "workflow_version", 1), 400, "names no workflow"},
 		{"publish unknown card", "/v1/adaptive-cards/publishCard", map[string]any{"card_id": cardID, "card_version": 5}, 404, ""},
+		{"publish version too large", "/v1/adaptive-cards/publishCard", `{"card_id": "` + cardID + `", "card_version": 124452090395723169792}`, 400, "field card_version must be a whole number (versions are 1 to 999999999), not 124452090395723169792"},
+		{"publish fractional version", "/v1/workflows/publishWorkflow", `{"workflow_id": "` + wfID + `", "workflow_version": 1.5}`, 400, "field workflow_version must be a whole number"},
+		{"null field", "/v1/adaptive-cards/saveCard", withField(cardBody(""), "workflow_version", nil), 400, "field workflow_version must not be null"},
+		{"null card id", "/v1/adaptive-cards/saveCard", withField(cardBody(""), "card_id", nil), 400, "field card_id must not be null"},
+		{"null nested field", "/v1/workflows/saveWorkflow", `{"workflow_name": "x", "workflow_steps": [], "workflow_connections": [{"from": "a", "to": "b", "when": null}]}`, 400, "field workflow_connections[0].when must not be null"},
+		{"null body", "/v1/workflows/publishWorkflow", `null`, 400, "the request body must be a JSON object, not null"},
 	}
 	for _, tt := range tests {
 		r := e.do("POST", tt.path, admin, tt.body)

@@ -8,11 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"time"
 
 	"golang.org/x/net/netutil"
@@ -357,7 +360,9 @@ func (st *Stack) Close() error {
 }
 
 // Run serves until ctx is cancelled, then shuts down cleanly. Executions
-// left open by an earlier process, even one that was killed, go on.
+// left open by an earlier process, even one that was killed, go on. It
+// listens before it touches the data directory, so an address in use ends
+// it with nothing written.
 func Run(ctx context.Context, cfg Config) error {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
@@ -365,6 +370,14 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.Out == nil {
 		cfg.Out = io.Discard
 	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("%s is in use, by another cardflow serve or another program: stop it, or listen elsewhere (PORT, HOST or --addr)", cfg.Addr)
+	}
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
 	store, err := openStore(cfg.DataDir)
 	if err != nil {
 		return err
@@ -381,7 +394,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	defer st.Close()
 	svc := st.Service
-	if err := seed(ctx, svc, cfg); err != nil {
+	if err := seed(ctx, svc, cfg, baseURL(ln.Addr())); err != nil {
 		return fmt.Errorf("load demo data: %w", err)
 	}
 	n, err := st.Start(ctx)
@@ -393,10 +406,6 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return err
-	}
 	// The embedded store's file lock proves no other server uses this
 	// directory, so a socket file left here is stale. (DynamoDB takes no
 	// lock: run one server per data directory.)
@@ -404,7 +413,6 @@ func Run(ctx context.Context, cfg Config) error {
 	os.Remove(sockPath)
 	sock, err := net.Listen("unix", sockPath)
 	if err != nil {
-		ln.Close()
 		return fmt.Errorf("admin socket: %w", err)
 	}
 	os.Chmod(sockPath, 0o600)
@@ -432,12 +440,32 @@ func Run(ctx context.Context, cfg Config) error {
 	return err
 }
 
+// baseURL is the address of the API that listens on addr, as a client on
+// this machine reaches it.
+func baseURL(addr net.Addr) string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if ip := net.ParseIP(host); err != nil || ip == nil || ip.IsUnspecified() {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
+// The lines of demo.env that the cardflow CLI reads start so.
+const (
+	demoKeyLine = "export CARDFLOW_API_KEY="
+	demoURLLine = "export CARDFLOW_URL="
+)
+
 // seed creates the demo tenant, its key and the sample data, once: a data
-// directory that already has a demo key is left as it is.
-func seed(ctx context.Context, svc *app.Service, cfg Config) error {
+// directory that already has a demo key keeps it, and only its demo.env
+// learns the address the API listens on now.
+func seed(ctx context.Context, svc *app.Service, cfg Config, url string) error {
 	keys, err := svc.ListKeys(ctx, DemoOrganization)
-	if err != nil || len(keys) > 0 {
+	if err != nil {
 		return err
+	}
+	if len(keys) > 0 {
+		return updateDemoURL(filepath.Join(cfg.DataDir, DemoEnvFile), url)
 	}
 	admin := &cardflow.Principal{OrganizationID: DemoOrganization, WorkspaceID: DemoWorkspace, Scopes: cardflow.AllScopes, Actor: "demo-admin"}
 	ids, err := sample.Load(cardflow.NewContextWithPrincipal(ctx, admin), svc)
@@ -451,12 +479,47 @@ func seed(ctx context.Context, svc *app.Service, cfg Config) error {
 	if err := os.WriteFile(filepath.Join(cfg.DataDir, DemoKeyFile), []byte(key+"\n"), 0o600); err != nil {
 		return err
 	}
-	env := fmt.Sprintf("KEY=%s\nWORKFLOW_ID=%s\nSCHEDULED_WORKFLOW_ID=%s\nONBOARDING_WORKFLOW_ID=%s\nCARD_ID=%s\nEXECUTION_ID=%s\n",
-		key, ids.ApprovalWorkflowID, ids.ScheduleWorkflowID, ids.OnboardingWorkflow, ids.ApprovalCardID, ids.ExecutionID)
+	env := fmt.Sprintf("KEY=%s\nWORKFLOW_ID=%s\nSCHEDULED_WORKFLOW_ID=%s\nONBOARDING_WORKFLOW_ID=%s\nCARD_ID=%s\nEXECUTION_ID=%s\n%s%s\n%s%s\n",
+		key, ids.ApprovalWorkflowID, ids.ScheduleWorkflowID, ids.OnboardingWorkflow, ids.ApprovalCardID, ids.ExecutionID, demoKeyLine, key, demoURLLine, url)
 	if err := os.WriteFile(filepath.Join(cfg.DataDir, DemoEnvFile), []byte(env), 0o600); err != nil {
 		return err
 	}
 	fmt.Fprintf(cfg.Out, "\nDemo organization %q created with sample workflows and cards.\nDemo API key (shown once, also in %s):\n\n    %s\n\n",
 		DemoOrganization, filepath.Join(cfg.DataDir, DemoKeyFile), key)
 	return nil
+}
+
+// updateDemoURL points the CARDFLOW_URL line of demo.env at url, adding
+// the CLI's lines to a file written before it had them. A missing file is
+// left missing (a DynamoDB store may have its demo key from another data
+// directory).
+func updateDemoURL(path, url string) error {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var out strings.Builder
+	key, hasKey := "", false
+	for _, l := range strings.SplitAfter(string(b), "\n") {
+		switch {
+		case strings.HasPrefix(l, demoURLLine):
+			continue
+		case strings.HasPrefix(l, "KEY="):
+			key = strings.TrimSpace(strings.TrimPrefix(l, "KEY="))
+		case strings.HasPrefix(l, demoKeyLine):
+			hasKey = true
+		}
+		out.WriteString(l)
+	}
+	if !hasKey && key != "" {
+		out.WriteString(demoKeyLine + key + "\n")
+	}
+	out.WriteString(demoURLLine + url + "\n")
+	if out.String() == string(b) {
+		return nil
+	}
+	return os.WriteFile(path, []byte(out.String()), 0o600)
 }

@@ -5,6 +5,7 @@
 # against openapi.yaml. Extra arguments go to `st run`.
 #
 #   tools/schemathesis/run.sh                      the CI run (settings in schemathesis.toml)
+#   SEED=7 tools/schemathesis/run.sh               the same with another seed
 #   tools/schemathesis/run.sh --max-examples 20    a quicker one
 set -euo pipefail
 
@@ -39,7 +40,7 @@ trap stop EXIT
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 # Teams is configured, bot and links, so that its two endpoints exist and
 # are tested too; the secrets are test values from the environment.
-CARDFLOW_DEPLOYMENT_SECRET_TEAMS_SIGNING=schemathesis-signing-key CARDFLOW_DEPLOYMENT_SECRET_TEAMS_APP=schemathesis-app-secret \
+CARDFLOW_DEPLOYMENT_SECRET_TEAMS_SIGNING=schemathesis-signing-key-of-32-characters CARDFLOW_DEPLOYMENT_SECRET_TEAMS_APP=schemathesis-app-secret \
 	"$work/cardflow" serve --addr "127.0.0.1:$port" --data-dir "$work/data" \
 	--public-url "http://127.0.0.1:$port" --teams-signing-secret teams-signing \
 	--teams-app-id 00000000-0000-0000-0000-000000000001 --teams-app-secret teams-app \
@@ -56,8 +57,12 @@ done
 # scratch one, so every run starts from the seed alone.
 cd "$work"
 status=0
+seed=()
+if [ -n "${SEED:-}" ]; then
+	seed=(--seed "$SEED")
+fi
 "$venv/bin/st" --config-file "$here/schemathesis.toml" run "$root/openapi.yaml" --url "http://127.0.0.1:$port" \
-	-H "x-api-key: $(cat "$work/data/demo-key")" "$@" || status=$?
+	-H "x-api-key: $(cat "$work/data/demo-key")" "${seed[@]}" "$@" || status=$?
 if grep -q 'level=ERROR' "$work/server.log"; then
 	echo "schemathesis: the server logged errors:" >&2
 	grep 'level=ERROR' "$work/server.log" | head -20 >&2
