@@ -67,7 +67,7 @@ func compileURL(env *expr.Env, src string) (*urlTemplate, error) {
 		return nil, err
 	}
 	if len(u.slots) == 1 && strings.TrimSpace(u.literals[0]) == "" && strings.TrimSpace(u.literals[1]) == "" {
-		u.raw, u.paths = true, false
+		u.raw = true
 		return u, nil
 	}
 	if len(u.slots) > 0 && u.slots[0].part == inScheme {
