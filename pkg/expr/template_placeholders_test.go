@@ -15,7 +15,7 @@ func TestTemplatePlaceholders(t *testing.T) {
 	}{
 		{"https://x/orders/{{ input.id }}?n={{ input.amount }}", []string{"https://x/orders/", "?n=", ""}, []any{"PO-1", 1500.0}},
 		{"{{ input.customer }}", []string{"", ""}, []any{map[string]any{"name": "Ada", "email": "ada@example.com"}}},
-		{"{{ input.id }}{{ input.count }}", []string{"", "", ""}, []any{"PO-1", int64(3)}},
+		{"{{ input.id }}{{ input.currency }}", []string{"", "", ""}, []any{"PO-1", "EUR"}},
 		{"A('{{ '}}' }}')", []string{"A('", "')"}, []any{"}}"}},
 		{"no placeholders", []string{"no placeholders"}, []any{}},
 	}
