@@ -314,3 +314,31 @@ func TestCheckIntegrations(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckCallLimits: saving refuses an http or erp step whose timeout is
+// over the cap, or whose url has a placeholder before its host, naming the
+// step.
+func TestCheckCallLimits(t *testing.T) {
+	f := newFixture(t)
+	profile := obj{"erp": obj{"type": "SAP", "base_url": "https://sap.example.com", "client": "100", "auth": obj{"type": "basic", "secret": "sap-prod"}}}
+	for _, tc := range []struct {
+		name string
+		call cardflow.Step
+		want string
+	}{
+		{"http timeout", step("call", "http", obj{"method": "GET", "url": "https://example.com", "timeout": "PT5M"}),
+			`workflow_steps[1] (id "call"): config.timeout PT5M is longer than 2 minutes, the longest a call may wait`},
+		{"erp timeout", step("call", "erp", obj{"service": "/sap/opu/odata/sap/X_SRV", "entity": "A", "timeout": "PT10M"}),
+			`workflow_steps[1] (id "call"): config.timeout PT10M is longer than 2 minutes, the longest a call may wait`},
+		{"url placeholder before the host", step("call", "http", obj{"method": "GET", "url": "{{ input.base }}/orders"}),
+			`workflow_steps[1] (call): config.url: a placeholder stands before "://"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			steps, conns := oneCall(tc.call)
+			err := f.eng.Check(&cardflow.Workflow{OrganizationID: f.org, WorkflowName: "check", WorkflowSteps: steps, WorkflowConnections: conns, WorkflowIntegrations: profile})
+			if cardflow.ErrorCode(err) != cardflow.EINVALID || !strings.Contains(cardflow.ErrorMessage(err), tc.want) {
+				t.Errorf("got %v, want VALIDATION_ERROR saying %q", err, tc.want)
+			}
+		})
+	}
+}

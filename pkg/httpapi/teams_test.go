@@ -192,6 +192,7 @@ func TestTeamsBotAnswer(t *testing.T) {
 	}
 	actions := cardActions(t, posted.Body)
 	data := actions["Approve"]["data"].(map[string]any)
+	rejectData := actions["Reject"]["data"].(map[string]any)
 	e.awaitWaitOpen("org-a", "PO-7")
 
 	now := time.Now()
@@ -212,6 +213,12 @@ func TestTeamsBotAnswer(t *testing.T) {
 		{"other service url", fake.Token(t, now, "https://smba.trafficmanager.net/emea/"), invoke(fake, "ann", answer), 401, "serviceUrl"},
 		{"tampered data", valid, invoke(fake, "ann", map[string]any{"decision": "approve", teams.DataKey: "x" + str(data[teams.DataKey])}), 400, "changed or cut short"},
 		{"not our card", valid, invoke(fake, "ann", map[string]any{"decision": "approve"}), 400, "not sent by this service"},
+		{"a decision the card does not offer", valid, invoke(fake, "ann", map[string]any{"decision": "pay", teams.DataKey: data[teams.DataKey]}), 400,
+			`this answer's "decision" is not what the card's button sends`},
+		{"another button's token", valid, invoke(fake, "ann", map[string]any{"decision": "approve", teams.DataKey: rejectData[teams.DataKey]}), 400,
+			`"decision" is not what the card's button sends`},
+		{"a field the card does not have", valid, invoke(fake, "ann", map[string]any{"decision": "approve", "amount": 1, teams.DataKey: data[teams.DataKey]}), 400,
+			`this answer holds "amount", which is neither the button's data nor an input of the card`},
 	} {
 		if r := e.botPost(tc.token, tc.activity); r.status != tc.status || !strings.Contains(r.msg(), tc.mention) {
 			t.Errorf("%s: got %d %s, want %d mentioning %q", tc.name, r.status, r.raw, tc.status, tc.mention)
@@ -229,7 +236,7 @@ func TestTeamsBotAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	ref.OrganizationID = "org-b"
-	foreign, _ := teams.SignAction(key, *ref)
+	foreign, _ := teams.SignAction(key, *ref, *ref.Offer)
 	if r := e.botPost(valid, invoke(fake, "eve", map[string]any{"decision": "approve", teams.DataKey: foreign})); r.status != 404 {
 		t.Errorf("reference to org-b: got %d %s, want 404", r.status, r.raw)
 	}
@@ -257,7 +264,7 @@ func TestTeamsBotAnswer(t *testing.T) {
 	}
 
 	// A second click, by anyone, resumes nothing and shows the decision.
-	r = e.botPost(valid, invoke(fake, "bob", map[string]any{"decision": "reject", teams.DataKey: data[teams.DataKey]}))
+	r = e.botPost(valid, invoke(fake, "bob", map[string]any{"decision": "approve", teams.DataKey: data[teams.DataKey]}))
 	if r.status != 200 || jsonOf(r.body["value"]) != jsonOf(card) {
 		t.Errorf("second click: got %d %s, want the same decision card %s", r.status, r.raw, jsonOf(card))
 	}

@@ -21,6 +21,12 @@ import (
 // none.
 const DefaultHTTPTimeout = 30 * time.Second
 
+// MaxCallTimeout is the longest timeout an http or erp step may set. A
+// step may start just as Advance's time budget (2 minutes) runs out, and
+// must end, and be recorded, within the Advance function's timeout (300 s
+// in template.yaml).
+const MaxCallTimeout = 2 * time.Minute
+
 // callConfig is the part of the config http and erp steps share.
 type callConfig struct {
 	Method         *string        `json:"method"`
@@ -49,25 +55,27 @@ func (c *callConfig) checkMethod(methods []string) error {
 	return nil
 }
 
-// readTimeout reads config.timeout.
+// readTimeout reads config.timeout, which may not exceed MaxCallTimeout.
 func (c *callConfig) readTimeout() error {
 	var err error
-	c.timeout, err = duration("timeout", c.Timeout)
-	return err
+	if c.timeout, err = duration("timeout", c.Timeout); err != nil {
+		return err
+	}
+	if c.timeout > MaxCallTimeout {
+		return fmt.Errorf("config.timeout %s is longer than %d minutes, the longest a call may wait", c.Timeout, int(MaxCallTimeout.Minutes()))
+	}
+	return nil
 }
 
 // check compiles the call's templates; target is the url of an http step,
-// the entity of an erp step, under its config key.
-func (c *callConfig) check(env *expr.Env, targetKey, target string) (*call, error) {
-	k := &call{targetKey: targetKey, timeout: c.timeout, idempotencyKey: c.IdempotencyKey == nil || *c.IdempotencyKey}
+// the entity of an erp step, compiled.
+func (c *callConfig) check(env *expr.Env, target *urlTemplate) (*call, error) {
+	k := &call{target: target, timeout: c.timeout, idempotencyKey: c.IdempotencyKey == nil || *c.IdempotencyKey}
 	k.method = strings.ToUpper(c.method())
 	if k.method == "" {
 		k.method = http.MethodGet
 	}
 	var err error
-	if k.target, err = env.CompileTemplate(target); err != nil {
-		return nil, fmt.Errorf("config.%s: %w", targetKey, err)
-	}
 	if c.Headers != nil {
 		if k.headers, err = compileValue(env, "headers", c.Headers); err != nil {
 			return nil, err
@@ -84,13 +92,12 @@ func (c *callConfig) check(env *expr.Env, targetKey, target string) (*call, erro
 
 // call is the compiled part of an http or erp step.
 type call struct {
-	method    string
-	targetKey string
-	target    *expr.Template
-	query     *expr.Value
-	headers   *expr.Value
-	body      *expr.Value
-	timeout   time.Duration
+	method  string
+	target  *urlTemplate
+	query   *expr.Value
+	headers *expr.Value
+	body    *expr.Value
+	timeout time.Duration
 	// idempotencyKey is false when the step turns the header off.
 	idempotencyKey bool
 }
@@ -107,11 +114,10 @@ type parts struct {
 // render evaluates the step's target, query, headers and body.
 func (k *call) render(ctx context.Context, vars expr.Vars) (*parts, error) {
 	p := &parts{method: k.method, headers: map[string]string{}, query: url.Values{}}
-	u, err := k.target.Eval(ctx, vars)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", k.targetKey, err)
+	var err error
+	if p.target, err = k.target.render(ctx, vars); err != nil {
+		return nil, err
 	}
-	p.target = text(u)
 	if k.query != nil {
 		v, err := k.query.Eval(ctx, vars)
 		if err != nil {

@@ -57,7 +57,11 @@ func (c *erpConfig) Check(env *expr.Env) (Step, error) {
 	if c.Auth != nil {
 		return nil, fmt.Errorf("config.auth: an erp step authenticates with workflow_integrations.erp.auth")
 	}
-	k, err := c.check(env, "entity", *c.Entity)
+	target, err := compileEntity(env, *c.Entity)
+	if err != nil {
+		return nil, err
+	}
+	k, err := c.check(env, target)
 	if err != nil {
 		return nil, err
 	}

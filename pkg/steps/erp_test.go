@@ -25,6 +25,8 @@ func TestERPConfig(t *testing.T) {
 		{name: "no entity", config: obj{"service": "/sap/opu/odata/sap/X_SRV"}, integrations: profile, want: "config.entity is required for a erp step"},
 		{name: "headers not an object", config: call(obj{"headers": "x"}), integrations: profile, want: "config.headers must be an object"},
 		{name: "bad timeout", config: call(obj{"timeout": "P1Y"}), integrations: profile, want: `config.timeout: "P1Y" is not an ISO 8601 duration`},
+		{name: "timeout over the cap", config: call(obj{"timeout": "PT3M"}), integrations: profile, want: "config.timeout PT3M is longer than 2 minutes, the longest a call may wait"},
+		{name: "entity that is a placeholder", config: call(obj{"entity": "{{ input.set }}"}), integrations: profile},
 		{name: "no profile", config: call(nil), want: "an erp step needs workflow_integrations.erp, the SAP profile it calls", by: saving},
 		{name: "auth of its own", config: call(obj{"auth": obj{"type": "basic", "secret": "s"}}), integrations: profile, want: "config.auth: an erp step authenticates with workflow_integrations.erp.auth", by: checking},
 		{name: "bad entity template", config: call(obj{"entity": "A('{{ input.po ')"}), integrations: profile, want: "config.entity: ", by: checking},

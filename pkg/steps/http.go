@@ -116,7 +116,11 @@ func (c *httpConfig) Check(env *expr.Env) (Step, error) {
 			return nil, err
 		}
 	}
-	k, err := c.check(env, "url", *c.URL)
+	target, err := compileURL(env, *c.URL)
+	if err != nil {
+		return nil, err
+	}
+	k, err := c.check(env, target)
 	if err != nil {
 		return nil, err
 	}

@@ -138,6 +138,9 @@ func (in *Integration) VerifyActivity(ctx context.Context, authorization string,
 	if err != nil {
 		return nil, err
 	}
+	if err := ref.Offer.admits(ans.Data); err != nil {
+		return nil, err
+	}
 	actor := a.From.AADObjectID
 	if actor == "" {
 		actor = a.From.ID

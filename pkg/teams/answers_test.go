@@ -2,6 +2,9 @@ package teams_test
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -15,10 +18,8 @@ import (
 func TestVerifyActivity(t *testing.T) {
 	f := newFixture(t)
 	ref := teams.Ref{OrganizationID: "org-a", ProcessID: "PO-4711", ExecutionID: "ex1", Wait: 2}
-	token, err := teams.SignAction([]byte(signingKey), ref)
-	if err != nil {
-		t.Fatal(err)
-	}
+	token := signAction(t, ref, teams.Offer{Data: map[string]any{"decision": "approve", "verb": "approve"}})
+	rejectToken := signAction(t, ref, teams.Offer{Data: map[string]any{"decision": "reject"}})
 	valid := "Bearer " + f.fake.Token(t, f.clock.now(), f.fake.ServiceURL())
 	conversation := map[string]any{"id": "19:approvers@thread.tacv2", "tenantId": "tenant-1"}
 	invoke := func(data map[string]any) map[string]any {
@@ -37,7 +38,7 @@ func TestVerifyActivity(t *testing.T) {
 		"type": "message", "channelId": "msteams", "serviceUrl": f.fake.ServiceURL(), "replyToId": "activity-1",
 		"from":         map[string]any{"id": "29:carl", "name": "Carl Example"},
 		"conversation": map[string]any{"id": "a:1-personal-chat"},
-		"value":        map[string]any{"decision": "reject", teams.DataKey: token},
+		"value":        map[string]any{"decision": "reject", teams.DataKey: rejectToken},
 	}
 	chat := map[string]any{"type": "message", "text": "hello", "channelId": "msteams", "serviceUrl": f.fake.ServiceURL(), "conversation": conversation}
 	for _, tt := range []struct {
@@ -91,6 +92,99 @@ func TestVerifyActivity(t *testing.T) {
 			}
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got %+v (answer %+v), want %+v (answer %+v)", got, got.Answer, tt.want, tt.want.Answer)
+			}
+		})
+	}
+}
+
+func signAction(t *testing.T, ref teams.Ref, offer teams.Offer) string {
+	t.Helper()
+	token, err := teams.SignAction([]byte(signingKey), ref, offer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return token
+}
+
+// TestVerifyActivityOffers: an answer holds what its button's data says
+// and the card's inputs, nothing else. Before each action's token signed
+// its data and the card's input ids, one token served every button, and
+// an answer could carry any decision and any field.
+func TestVerifyActivityOffers(t *testing.T) {
+	f := newFixture(t)
+	ref := teams.Ref{OrganizationID: "org-a", ProcessID: "PO-4711", ExecutionID: "ex1", Wait: 1}
+	inputs := []string{"comment", "until"}
+	approve := signAction(t, ref, teams.Offer{Data: map[string]any{"decision": "approve", "verb": "approve", "level": 2.0}, Inputs: inputs})
+	reject := signAction(t, ref, teams.Offer{Data: map[string]any{"decision": "reject"}, Inputs: inputs})
+	overridden := signAction(t, ref, teams.Offer{Data: map[string]any{"decision": "approve", "comment": "none"}, Inputs: inputs})
+	// A token as cards posted before offers carried it: the reference
+	// alone, validly signed.
+	payload := base64.RawURLEncoding.EncodeToString([]byte(`{"o":"org-a","p":"PO-4711","x":"ex1","w":1}`))
+	mac := hmac.New(sha256.New, []byte(signingKey))
+	mac.Write([]byte("cardflow-teams-action\n" + payload))
+	earlier := payload + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
+
+	valid := "Bearer " + f.fake.Token(t, f.clock.now(), f.fake.ServiceURL())
+	execute := func(verb string, data map[string]any) map[string]any {
+		return map[string]any{
+			"type": "invoke", "name": "adaptiveCard/action", "channelId": "msteams", "serviceUrl": f.fake.ServiceURL(),
+			"from":         map[string]any{"id": "29:eve", "name": "Eve Example", "aadObjectId": "aad-eve"},
+			"conversation": map[string]any{"id": "19:approvers@thread.tacv2"},
+			"value":        map[string]any{"action": map[string]any{"type": "Action.Execute", "verb": verb, "data": data}},
+		}
+	}
+	submit := func(value map[string]any) map[string]any {
+		return map[string]any{
+			"type": "message", "channelId": "msteams", "serviceUrl": f.fake.ServiceURL(), "replyToId": "activity-1",
+			"from":         map[string]any{"id": "29:eve", "name": "Eve Example", "aadObjectId": "aad-eve"},
+			"conversation": map[string]any{"id": "a:1-personal-chat"},
+			"value":        value,
+		}
+	}
+	for _, tt := range []struct {
+		name     string
+		activity map[string]any
+		want     map[string]any // the payload without the responder; nil: refused
+		mention  string
+	}{
+		{"the button's data", execute("approve", map[string]any{"decision": "approve", "level": 2.0, teams.DataKey: approve}),
+			map[string]any{"decision": "approve", "verb": "approve", "level": 2.0}, ""},
+		{"with inputs", execute("approve", map[string]any{"decision": "approve", "level": 2.0, "comment": "ok", "until": "2026-12-01", teams.DataKey: approve}),
+			map[string]any{"decision": "approve", "verb": "approve", "level": 2.0, "comment": "ok", "until": "2026-12-01"}, ""},
+		{"submit", submit(map[string]any{"decision": "reject", "comment": "", teams.DataKey: reject}), map[string]any{"decision": "reject", "comment": ""}, ""},
+		{"an input named as a data key", submit(map[string]any{"decision": "approve", "comment": "typed", teams.DataKey: overridden}),
+			map[string]any{"decision": "approve", "comment": "typed"}, ""},
+		{"a decision no button offers", execute("approve", map[string]any{"decision": "pay", "level": 2.0, teams.DataKey: approve}), nil,
+			`this answer's "decision" is not what the card's button sends`},
+		{"another button's decision", submit(map[string]any{"decision": "approve", teams.DataKey: reject}), nil, `"decision" is not what the card's button sends`},
+		{"the decision left out", execute("approve", map[string]any{"level": 2.0, teams.DataKey: approve}), nil, `"decision" is not what the card's button sends`},
+		{"the data's value changed", execute("approve", map[string]any{"decision": "approve", "level": 9.0, teams.DataKey: approve}), nil, `"level" is not what`},
+		{"another verb", execute("escalate", map[string]any{"decision": "approve", "level": 2.0, teams.DataKey: approve}), nil, `"verb" is not what`},
+		{"a verb on a submit button", execute("approve", map[string]any{"decision": "reject", teams.DataKey: reject}), nil,
+			`this answer holds "verb", which is neither the button's data nor an input of the card`},
+		{"a field the card does not have", submit(map[string]any{"decision": "reject", "amount": 1, teams.DataKey: reject}), nil,
+			`this answer holds "amount", which is neither the button's data nor an input of the card`},
+		{"a token of an earlier version", submit(map[string]any{"decision": "reject", teams.DataKey: earlier}), nil, "sent by an earlier version"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			body, err := json.Marshal(tt.activity)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := f.in.VerifyActivity(context.Background(), valid, body)
+			if tt.want == nil {
+				if cardflow.ErrorCode(err) != cardflow.EINVALID || !strings.Contains(cardflow.ErrorMessage(err), tt.mention) {
+					t.Fatalf("got %v, want VALIDATION_ERROR mentioning %q", err, tt.mention)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			payload := got.Answer.Payload
+			delete(payload, "responder")
+			if !reflect.DeepEqual(payload, tt.want) {
+				t.Errorf("got payload %v, want %v", payload, tt.want)
 			}
 		})
 	}

@@ -45,9 +45,12 @@ func BenchmarkVerifyLink(b *testing.B) {
 // BenchmarkWithActionData signs a card's buttons for the bot.
 func BenchmarkWithActionData(b *testing.B) {
 	card := approvalCard()
+	key := []byte(signingKey)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := teams.WithActionData(card, "token"); err != nil {
+		if _, err := teams.WithActionData(card, func(o teams.Offer) (string, error) {
+			return teams.SignAction(key, teams.Ref{OrganizationID: "org-a", ProcessID: "PO-4711", ExecutionID: "ex1", Wait: 1}, o)
+		}); err != nil {
 			b.Fatal(err)
 		}
 	}

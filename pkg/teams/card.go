@@ -63,11 +63,13 @@ func rewriteActions(card map[string]any, f func(action map[string]any) (map[stri
 	return m, nil
 }
 
-// WithActionData returns card with token added to the data of every
-// Action.Submit and Action.Execute, under DataKey. Data that is not an
+// WithActionData returns card with a token added to the data of every
+// Action.Submit and Action.Execute, under DataKey: what sign makes of the
+// action's offer (its data and the card's inputs). Data that is not an
 // object moves to "data". The refresh goes: Teams runs it by itself when
 // the card is shown, and an answer must come from a person.
-func WithActionData(card map[string]any, token string) (map[string]any, error) {
+func WithActionData(card map[string]any, sign func(Offer) (string, error)) (map[string]any, error) {
+	inputs := inputIDs(card)
 	out, err := rewriteActions(card, func(a map[string]any) (map[string]any, error) {
 		data, ok := a["data"].(map[string]any)
 		if !ok {
@@ -75,6 +77,10 @@ func WithActionData(card map[string]any, token string) (map[string]any, error) {
 			if a["data"] != nil {
 				data["data"] = a["data"]
 			}
+		}
+		token, err := sign(offerOf(a, data, inputs))
+		if err != nil {
+			return nil, err
 		}
 		data[DataKey] = token
 		a["data"] = data

@@ -161,7 +161,7 @@ func TestSignedTokens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	action, err := teams.SignAction(key, ref)
+	action, err := teams.SignAction(key, ref, teams.Offer{Data: map[string]any{"decision": "approve"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,9 @@ type Ref struct {
 	Choice any `json:"c,omitempty"`
 	// Expires is when a response link stops working (epoch seconds).
 	Expires int64 `json:"e,omitempty"`
+	// Offer is what an answer by the action whose data carries the
+	// reference may hold; a reference in action data always has one.
+	Offer *Offer `json:"a,omitempty"`
 }
 
 // Purposes keep a token of one kind from being accepted as the other.
@@ -79,15 +82,25 @@ func verify(key []byte, purpose, token string, now time.Time) (*Ref, error) {
 	return &ref, nil
 }
 
-// SignAction returns the token a bot card carries in its action data.
-func SignAction(key []byte, ref Ref) (string, error) {
-	ref.Choice, ref.Expires = nil, 0
+// SignAction returns the token a bot card carries in the data of one
+// action: the reference and what an answer by that action may hold.
+func SignAction(key []byte, ref Ref, offer Offer) (string, error) {
+	ref.Choice, ref.Expires, ref.Offer = nil, 0, &offer
 	return sign(key, purposeAction, ref)
 }
 
-// VerifyAction checks a token from action data.
+// VerifyAction checks a token from action data. A token without an offer,
+// as cards posted before answers were bound to their actions carry, is not
+// valid.
 func VerifyAction(key []byte, token string) (*Ref, error) {
-	return verify(key, purposeAction, token, time.Time{})
+	ref, err := verify(key, purposeAction, token, time.Time{})
+	if err != nil {
+		return nil, err
+	}
+	if ref.Offer == nil {
+		return nil, cardflow.Errorf(cardflow.EINVALID, "this card's response data is not valid: the card was sent by an earlier version of this service and can no longer be answered here")
+	}
+	return ref, nil
 }
 
 // SignLink returns the token of a response link, which expires.
@@ -95,6 +108,7 @@ func SignLink(key []byte, ref Ref) (string, error) {
 	if b, _ := json.Marshal(ref.Choice); len(b) > maxChoiceBytes {
 		return "", cardflow.Errorf(cardflow.EINVALID, "a button's data is %d bytes, more than the %d a response link can carry", len(b), maxChoiceBytes)
 	}
+	ref.Offer = nil
 	return sign(key, purposeLink, ref)
 }
 

@@ -205,11 +205,7 @@ func (in *Integration) Deliver(ctx context.Context, d *cardflow.Delivery) error 
 		if err != nil {
 			return err
 		}
-		token, err := SignAction(key, ref)
-		if err != nil {
-			return err
-		}
-		card, err := WithActionData(d.CardPayload, token)
+		card, err := WithActionData(d.CardPayload, func(o Offer) (string, error) { return SignAction(key, ref, o) })
 		if err != nil {
 			return err
 		}

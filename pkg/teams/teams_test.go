@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -85,21 +86,25 @@ func newFixture(t testing.TB) *fixture {
 }
 
 // approvalCard has an Action.Execute, an Action.Submit in an action set
-// and one inside a show-card.
+// and one inside a show-card, and an input in the body and in the
+// show-card.
 func approvalCard() map[string]any {
 	return map[string]any{
 		"type": "AdaptiveCard", "version": "1.5",
 		"body": []any{
 			map[string]any{"type": "TextBlock", "text": "Approve 4800 EUR?"},
+			map[string]any{"type": "Input.Text", "id": "comment", "label": "Comment"},
 			map[string]any{"type": "ActionSet", "actions": []any{
 				map[string]any{"type": "Action.Submit", "title": "Reject", "data": map[string]any{"decision": "reject"}},
 			}},
 		},
 		"actions": []any{
 			map[string]any{"type": "Action.Execute", "title": "Approve", "verb": "approve", "data": map[string]any{"decision": "approve"}, "style": "positive"},
-			map[string]any{"type": "Action.ShowCard", "title": "More", "card": map[string]any{"type": "AdaptiveCard", "actions": []any{
-				map[string]any{"type": "Action.Submit", "title": "Ask", "data": "ask"},
-			}}},
+			map[string]any{"type": "Action.ShowCard", "title": "More", "card": map[string]any{"type": "AdaptiveCard",
+				"body": []any{map[string]any{"type": "Input.Date", "id": "until", "label": "Answer by"}},
+				"actions": []any{
+					map[string]any{"type": "Action.Submit", "title": "Ask", "data": "ask"},
+				}}},
 		},
 		"refresh": map[string]any{"action": map[string]any{"type": "Action.Execute", "verb": "refresh"}},
 	}
@@ -312,6 +317,13 @@ func TestBotDelivery(t *testing.T) {
 	if len(actions) != 3 {
 		t.Fatalf("got %d answer actions, want 3", len(actions))
 	}
+	// Each action's token offers that action's data (an Execute's verb
+	// with it) and the card's inputs.
+	offers := map[string]teams.Offer{
+		"Approve": {Data: map[string]any{"decision": "approve", "verb": "approve"}, Inputs: []string{"comment", "until"}},
+		"Reject":  {Data: map[string]any{"decision": "reject"}, Inputs: []string{"comment", "until"}},
+		"Ask":     {Data: map[string]any{"data": "ask"}, Inputs: []string{"comment", "until"}},
+	}
 	for _, a := range actions {
 		data, _ := a["data"].(map[string]any)
 		token, _ := data[teams.DataKey].(string)
@@ -321,6 +333,9 @@ func TestBotDelivery(t *testing.T) {
 		}
 		if ref.OrganizationID != "org-a" || ref.ProcessID != "PO-4711" || ref.Wait != 1 || ref.ExecutionID != "ex1" {
 			t.Errorf("got ref %+v", ref)
+		}
+		if got, want := *ref.Offer, offers[a["title"].(string)]; !reflect.DeepEqual(got, want) {
+			t.Errorf("action %v: got offer %+v, want %+v", a["title"], got, want)
 		}
 	}
 	// The token is reused until shortly before it expires.

@@ -24,7 +24,8 @@ import (
 
 // Budget is how long one Advance runs steps before it hands the execution
 // back to the state machine, which calls it again. The function's timeout
-// in template.yaml (300 s) leaves room for a step that starts at its end.
+// in template.yaml (300 s) leaves room for a step that starts at its end:
+// an http or erp call waits at most steps.MaxCallTimeout.
 const Budget = 2 * time.Minute
 
 // NewHandlers builds the Advance and Park handlers: the engine over the

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -109,7 +108,8 @@ func (s *Server) Fetches() int {
 	return s.fetches
 }
 
-// Calls lists the calls received, "METHOD path status".
+// Calls lists the calls received, "METHOD target status", the target as
+// it was sent: the escaped path and the query.
 func (s *Server) Calls() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -135,7 +135,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.serve(rec, r)
-	s.calls = append(s.calls, fmt.Sprintf("%s %s %d", r.Method, r.URL.Path, rec.status))
+	s.calls = append(s.calls, fmt.Sprintf("%s %s %d", r.Method, r.RequestURI, rec.status))
 }
 
 func random() string {
@@ -281,8 +281,9 @@ func matches(o map[string]any, filter string) bool {
 	return fmt.Sprint(o[strings.TrimSpace(f)]) == strings.Trim(strings.TrimSpace(v), "'")
 }
 
-// key reads A_PurchaseOrder('4500000001') (V2) or A_PurchaseOrder('...')
-// and A_PurchaseOrder(PurchaseOrder='...').
+// key reads A_PurchaseOrder('4500000001'), A_PurchaseOrder(4500000001) and
+// A_PurchaseOrder(PurchaseOrder='4500000001') from an unescaped path; in a
+// quoted key a doubled quote stands for one, as in OData.
 func key(entity, set string) (string, bool) {
 	rest, ok := strings.CutPrefix(entity, set+"(")
 	if !ok || !strings.HasSuffix(rest, ")") {
@@ -290,8 +291,10 @@ func key(entity, set string) (string, bool) {
 	}
 	rest = strings.TrimSuffix(rest, ")")
 	rest = strings.TrimPrefix(rest, "PurchaseOrder=")
-	rest, _ = url.PathUnescape(rest)
-	return strings.Trim(rest, "'"), true
+	if len(rest) >= 2 && rest[0] == '\'' && rest[len(rest)-1] == '\'' {
+		return strings.ReplaceAll(rest[1:len(rest)-1], "''", "'"), true
+	}
+	return rest, true
 }
 
 func (s *Server) entity(o map[string]any) map[string]any {

@@ -301,7 +301,8 @@ func (f *Fixture) teamsRequests() (map[string]request, error) {
 	if err != nil {
 		return nil, err
 	}
-	action, err := teams.SignAction(key, teams.Ref{OrganizationID: Organization, ProcessID: f.BotProcessID, ExecutionID: f.BotExecutionID, Wait: 1})
+	action, err := teams.SignAction(key, teams.Ref{OrganizationID: Organization, ProcessID: f.BotProcessID, ExecutionID: f.BotExecutionID, Wait: 1},
+		teams.Offer{Data: map[string]any{"decision": "approve", "verb": "approve"}})
 	if err != nil {
 		return nil, err
 	}
