@@ -263,10 +263,13 @@ func checkTryIt(r *readmeRun) {
 	if ex["workflow_current_state"] != "Manager approval" {
 		t.Errorf("the new workflow's execution waits in %v, want Manager approval", ex["workflow_current_state"])
 	}
+	// The execution is recorded WAITING before its card goes out.
 	var sent map[string]any
-	for _, d := range r.get("/v1/adaptive-cards/outbox", "limit", "30")["items"].([]any) {
-		if d := d.(map[string]any); d["workflow_execution_id"] == id {
-			sent = d
+	for deadline := time.Now().Add(10 * time.Second); sent == nil && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		for _, d := range r.get("/v1/adaptive-cards/outbox", "limit", "30")["items"].([]any) {
+			if d := d.(map[string]any); d["workflow_execution_id"] == id {
+				sent = d
+			}
 		}
 	}
 	if sent == nil || sent["card_id"] != card["card_id"] || !strings.Contains(jsonText(sent["card_payload"]), "Ann asks for 3 days off") {
