@@ -64,9 +64,9 @@ func TestEval(t *testing.T) {
 		{"input.count < 4", true},
 		{"steps.lookup.output.limit > input.amount", true},
 		{"input.amount", 1500.0},
-		{"input.amount * 2.0", 3000.0},
+		{"input.amount * 2", 3000.0},
 		{"int(input.amount) * 2", int64(3000)},
-		{"input.n * 2", int64(14)},
+		{"input.n * 2", 14.0},
 		{"execution.workflow_version == 2", true},
 		// Strings.
 		{"input.currency.lowerAscii()", "eur"},
@@ -129,9 +129,10 @@ func TestEvalErrors(t *testing.T) {
 	}{
 		{"input.missing", "no such key: missing"},
 		{"steps.review.output", "no such key: review"},
-		{"input.count / 0", "division by zero"},
-		{"input.amount * 2", "no such overload"},
-		{"input.amount / 0.0", "result +Inf is not a number JSON can hold"},
+		{"size(input.tags) / 0", "division by zero"},
+		{"input.id * 2", "no such overload"},
+		{"input.amount / 0", "result +Inf is not a number JSON can hold"},
+		{"input.items[0].price % 2", "10.5 is not a whole number"},
 		{"input.items[5]", "index out of bounds: 5"},
 	}
 	for _, tt := range tests {
@@ -193,7 +194,7 @@ func TestCompileBool(t *testing.T) {
 		{"input.amount > 1000", ""},
 		{"input.approved", ""},
 		{"steps.lookup.output.name.startsWith('A')", ""},
-		{"input.amount + 1.0", "line 1, column 1: expression must yield a bool, not double"},
+		{"size(input.tags) * 2", "line 1, column 1: expression must yield a bool, not int"},
 		{"'yes'", "line 1, column 1: expression must yield a bool, not string"},
 		{"inpt.ok", "line 1, column 1: undeclared reference to 'inpt' (did you mean 'int' or 'input'?)"},
 	}
@@ -396,8 +397,8 @@ func TestConcurrentUse(t *testing.T) {
 					return
 				}
 				got, err := p.Eval(context.Background(), vars)
-				if want := n + int64(i%20); err != nil || got != want {
-					errs <- fmt.Errorf("Eval = %v, %v; want %d", got, err, want)
+				if want := float64(n + int64(i%20)); err != nil || got != want {
+					errs <- fmt.Errorf("Eval = %v, %v; want %v", got, err, want)
 					return
 				}
 				s, err := tmpl.Eval(context.Background(), vars)

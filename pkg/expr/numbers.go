@@ -1,0 +1,371 @@
+package expr
+
+import (
+	"encoding/json"
+	"math"
+	"reflect"
+
+	"cel.dev/cel-go/cel"
+	"cel.dev/cel-go/common/ast"
+	"cel.dev/cel-go/common/decls"
+	"cel.dev/cel-go/common/operators"
+	"cel.dev/cel-go/common/types"
+	"cel.dev/cel-go/common/types/ref"
+)
+
+// CEL keeps int and double apart: 2 is an int, a JSON number a double, and
+// cel-go has no overload for a double times an int, so input.amount * 2
+// fails when it runs. The rules here make numbers mix as people expect:
+//
+//   - every number in the variables is a double, as JSON gives it, whatever
+//     its Go type (jsonAdapter);
+//   - the checker accepts arithmetic on an int (or uint) and a double,
+//     declared in numberOverloads with no implementation of their own;
+//   - after checking, numberRules rewrites the checked tree so that no such
+//     call reaches the evaluator: in + - * / an int or uint operand next
+//     to a double or dyn one becomes a double (a literal 2 becomes 2.0), and
+//     a dyn operand goes through toNumber, which turns a run-time int into a
+//     double; % works on whole numbers, so a double or dyn operand goes
+//     through toWhole; and a dyn argument of a function that takes an int
+//     there and no double (substring, lists.range, ...) goes through toWhole
+//     too, one that takes a double and no int through toNumber.
+//
+// Rewriting the tree rather than the operators' implementations keeps
+// cel-go's operators, costs and error messages, and types the result
+// (input.amount * 2 is a double) so that a type error shows when the
+// expression is compiled.
+
+// toNumber and toWhole are the functions the rewrite inserts. Their names
+// cannot be written in CEL, so only the rewrite calls them.
+const (
+	toNumber = "@number"
+	toWhole  = "@whole"
+)
+
+// numberOverloads declares the mixed arithmetic for the checker and the
+// two conversion functions.
+func numberOverloads() []cel.EnvOption {
+	var opts []cel.EnvOption
+	mixed := [][2]*cel.Type{
+		{cel.IntType, cel.DoubleType}, {cel.DoubleType, cel.IntType},
+		{cel.UintType, cel.DoubleType}, {cel.DoubleType, cel.UintType},
+	}
+	for _, op := range []string{operators.Add, operators.Subtract, operators.Multiply, operators.Divide} {
+		var overloads []cel.FunctionOpt
+		for _, args := range mixed {
+			overloads = append(overloads, cel.Overload(overloadID(op, args), args[:], cel.DynType))
+		}
+		opts = append(opts, cel.Function(op, overloads...))
+	}
+	var modulo []cel.FunctionOpt
+	for _, args := range [][2]*cel.Type{{cel.DoubleType, cel.DoubleType}, {cel.DoubleType, cel.IntType}, {cel.IntType, cel.DoubleType}} {
+		modulo = append(modulo, cel.Overload(overloadID(operators.Modulo, args), args[:], cel.IntType))
+	}
+	return append(opts,
+		cel.Function(operators.Modulo, modulo...),
+		cel.Function(toNumber, cel.Overload("expr_to_number", []*cel.Type{cel.DynType}, cel.DynType,
+			cel.UnaryBinding(numberOf))),
+		cel.Function(toWhole, cel.Overload("expr_to_whole", []*cel.Type{cel.DynType}, cel.DynType,
+			cel.UnaryBinding(wholeOf))),
+	)
+}
+
+func overloadID(op string, args [2]*cel.Type) string {
+	return "expr_" + op + "_" + args[0].String() + "_" + args[1].String()
+}
+
+// numberOf turns an int or uint into a double and leaves any other value,
+// so that a string still meets the operator's own "no such overload".
+func numberOf(v ref.Val) ref.Val {
+	switch n := v.(type) {
+	case types.Int:
+		return types.Double(n)
+	case types.Uint:
+		return types.Double(n)
+	}
+	return v
+}
+
+// wholeOf turns a double that is a whole number into an int and leaves any
+// other value; a fraction is an error.
+func wholeOf(v ref.Val) ref.Val {
+	d, ok := v.(types.Double)
+	if !ok {
+		return v
+	}
+	n, ok := whole(float64(d))
+	if !ok {
+		return types.NewErr("%v is not a whole number", float64(d))
+	}
+	return types.Int(n)
+}
+
+// whole is f as an int, if it is a whole number an int holds.
+func whole(f float64) (int64, bool) {
+	if f != math.Trunc(f) || f < math.MinInt64 || f >= math.MaxInt64 {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// numberRules is the rewrite described above, run by cel-go's static
+// optimizer on a checked tree; the optimizer checks the result again.
+type numberRules struct {
+	overloads map[string]*decls.OverloadDecl // by id
+}
+
+func newNumberRules(env *cel.Env) *numberRules {
+	r := &numberRules{overloads: map[string]*decls.OverloadDecl{}}
+	for _, fn := range env.Functions() {
+		for _, o := range fn.OverloadDecls() {
+			r.overloads[o.ID()] = o
+		}
+	}
+	return r
+}
+
+func (r *numberRules) Optimize(ctx *cel.OptimizerContext, a *ast.AST) *ast.AST {
+	var calls []ast.Expr
+	ast.PostOrderVisit(a.Expr(), ast.NewExprVisitor(func(e ast.Expr) {
+		if e.Kind() == ast.CallKind {
+			calls = append(calls, e)
+		}
+	}))
+	for _, call := range calls {
+		c := call.AsCall()
+		fn, target, args := c.FunctionName(), c.Target(), c.Args()
+		var changed, retype bool
+		switch fn {
+		case operators.Add, operators.Subtract, operators.Multiply, operators.Divide:
+			changed, retype = r.arithmetic(ctx, a, args)
+		case operators.Modulo:
+			changed = r.modulo(ctx, a, args)
+		default:
+			if c.IsMemberFunction() {
+				operands := append([]ast.Expr{target}, args...)
+				changed = r.arguments(ctx, a, call.ID(), operands)
+				target, args = operands[0], operands[1:]
+			} else {
+				changed = r.arguments(ctx, a, call.ID(), args)
+			}
+		}
+		if !changed {
+			continue
+		}
+		var repl ast.Expr
+		if c.IsMemberFunction() {
+			repl = ctx.NewMemberCall(fn, target, args...)
+		} else {
+			repl = ctx.NewCall(fn, args...)
+		}
+		if retype {
+			repl = ctx.NewCall("dyn", repl)
+		}
+		ctx.UpdateExpr(call, repl)
+	}
+	return a
+}
+
+// arithmetic rewrites the operands of + - * / in place. retype says that
+// the call, which the checker typed dyn, now adds two doubles; it stays
+// dyn, so that what the expression's other parts were checked against
+// holds.
+func (r *numberRules) arithmetic(ctx *cel.OptimizerContext, a *ast.AST, args []ast.Expr) (changed, retype bool) {
+	k0, k1 := kind(a, args[0]), kind(a, args[1])
+	if !isNumeric(k0) || !isNumeric(k1) {
+		return false, false
+	}
+	dyn := k0 == types.DynKind || k1 == types.DynKind
+	mixed := (k0 == types.DoubleKind) != (k1 == types.DoubleKind)
+	if !dyn && !mixed {
+		return false, false
+	}
+	for i, k := range []types.Kind{k0, k1} {
+		switch k {
+		case types.IntKind, types.UintKind:
+			args[i] = asDouble(ctx, args[i])
+		case types.DynKind:
+			args[i] = ctx.NewCall(toNumber, args[i])
+		}
+	}
+	return true, !dyn
+}
+
+// modulo rewrites the operands of % in place: a double or dyn one becomes
+// a whole number (fractions, which fractionModulo refuses when they are
+// literals, fail when they are reached).
+func (r *numberRules) modulo(ctx *cel.OptimizerContext, a *ast.AST, args []ast.Expr) bool {
+	k0, k1 := kind(a, args[0]), kind(a, args[1])
+	if k0 != types.DoubleKind && k0 != types.DynKind && k1 != types.DoubleKind && k1 != types.DynKind {
+		return false
+	}
+	for i, k := range []types.Kind{k0, k1} {
+		if k != types.DoubleKind && k != types.DynKind {
+			continue
+		}
+		if lit, ok := doubleLiteral(args[i]); ok {
+			if n, ok := whole(lit); ok {
+				args[i] = ctx.NewLiteral(types.Int(n))
+				continue
+			}
+		}
+		args[i] = ctx.NewCall(toWhole, args[i])
+	}
+	return true
+}
+
+// fractionModulo finds an operand of % that is a literal fraction, such as
+// 7.5 in 7.5 % 2, which can only fail.
+func fractionModulo(a *ast.AST) (id int64, lit float64, found bool) {
+	ast.PostOrderVisit(a.Expr(), ast.NewExprVisitor(func(e ast.Expr) {
+		if found || e.Kind() != ast.CallKind || e.AsCall().FunctionName() != operators.Modulo {
+			return
+		}
+		for _, arg := range e.AsCall().Args() {
+			if f, ok := doubleLiteral(arg); ok {
+				if _, ok := whole(f); !ok {
+					id, lit, found = arg.ID(), f, true
+					return
+				}
+			}
+		}
+	}))
+	return id, lit, found
+}
+
+// arguments rewrites the dyn arguments of a function call in place where
+// every overload the checker found takes an int and none a double, or the
+// other way round.
+func (r *numberRules) arguments(ctx *cel.OptimizerContext, a *ast.AST, id int64, args []ast.Expr) bool {
+	ids := a.GetOverloadIDs(id)
+	if len(ids) == 0 {
+		return false
+	}
+	changed := false
+	for i, arg := range args {
+		if kind(a, arg) != types.DynKind {
+			continue
+		}
+		takes := map[types.Kind]bool{}
+		for _, oid := range ids {
+			o, ok := r.overloads[oid]
+			if !ok || i >= len(o.ArgTypes()) {
+				takes[types.DynKind] = true
+				continue
+			}
+			takes[o.ArgTypes()[i].Kind()] = true
+		}
+		if takes[types.DynKind] || takes[types.AnyKind] || takes[types.TypeParamKind] {
+			continue
+		}
+		switch {
+		case takes[types.IntKind] && !takes[types.DoubleKind]:
+			args[i] = ctx.NewCall(toWhole, arg)
+		case takes[types.DoubleKind] && !takes[types.IntKind] && !takes[types.UintKind]:
+			args[i] = ctx.NewCall(toNumber, arg)
+		default:
+			continue
+		}
+		changed = true
+	}
+	return changed
+}
+
+// kind is the checked type of e, with type parameters and any as dyn.
+func kind(a *ast.AST, e ast.Expr) types.Kind {
+	switch k := a.GetType(e.ID()).Kind(); k {
+	case types.AnyKind, types.TypeParamKind:
+		return types.DynKind
+	default:
+		return k
+	}
+}
+
+func isNumeric(k types.Kind) bool {
+	return k == types.IntKind || k == types.UintKind || k == types.DoubleKind || k == types.DynKind
+}
+
+// asDouble is e as a double: a literal converted, anything else wrapped in
+// double().
+func asDouble(ctx *cel.OptimizerContext, e ast.Expr) ast.Expr {
+	if e.Kind() == ast.LiteralKind {
+		switch v := e.AsLiteral().(type) {
+		case types.Int:
+			return ctx.NewLiteral(types.Double(v))
+		case types.Uint:
+			return ctx.NewLiteral(types.Double(v))
+		}
+	}
+	return ctx.NewCall("double", e)
+}
+
+func doubleLiteral(e ast.Expr) (float64, bool) {
+	if e.Kind() != ast.LiteralKind {
+		return 0, false
+	}
+	d, ok := e.AsLiteral().(types.Double)
+	return float64(d), ok
+}
+
+// jsonAdapter hands the variables to CEL as JSON would: every number a
+// double, whatever its Go type. Maps and lists are converted as they are
+// read, so an expression pays only for what it reads.
+type jsonAdapter struct{}
+
+func (a jsonAdapter) NativeToValue(v any) ref.Val {
+	switch v := v.(type) {
+	case nil:
+		return types.NullValue
+	case ref.Val:
+		return v
+	case float64:
+		return types.Double(v)
+	case map[string]any:
+		return types.NewStringInterfaceMap(a, v)
+	case []any:
+		return types.NewDynamicList(a, v)
+	case int:
+		return types.Double(v)
+	case int64:
+		return types.Double(v)
+	case int32:
+		return types.Double(v)
+	case int16:
+		return types.Double(v)
+	case int8:
+		return types.Double(v)
+	case uint:
+		return types.Double(v)
+	case uint64:
+		return types.Double(v)
+	case uint32:
+		return types.Double(v)
+	case uint16:
+		return types.Double(v)
+	case uint8:
+		return types.Double(v)
+	case float32:
+		return types.Double(v)
+	case json.Number:
+		f, err := v.Float64()
+		if err != nil {
+			return types.NewErr("%q is not a number", string(v))
+		}
+		return types.Double(f)
+	case []byte:
+		return types.DefaultTypeAdapter.NativeToValue(v)
+	}
+	switch rv := reflect.ValueOf(v); rv.Kind() {
+	case reflect.Slice, reflect.Array:
+		// cel-go reads the elements of a typed slice, such as []int,
+		// without the adapter; as []any they come through it.
+		items := make([]any, rv.Len())
+		for i := range items {
+			items[i] = rv.Index(i).Interface()
+		}
+		return types.NewDynamicList(a, items)
+	case reflect.Map:
+		return types.NewDynamicMap(a, v)
+	}
+	return types.DefaultTypeAdapter.NativeToValue(v)
+}
