@@ -86,18 +86,23 @@ func numberOf(v ref.Val) ref.Val {
 	return v
 }
 
-// wholeOf turns a double that is a whole number into an int and leaves any
-// other value; a fraction is an error.
+// wholeOf turns a double that is a whole number, or a uint, into an int and
+// leaves any other value; a fraction is an error.
 func wholeOf(v ref.Val) ref.Val {
-	d, ok := v.(types.Double)
-	if !ok {
-		return v
+	switch n := v.(type) {
+	case types.Double:
+		i, ok := whole(float64(n))
+		if !ok {
+			return types.NewErr("%v is not a whole number", float64(n))
+		}
+		return types.Int(i)
+	case types.Uint:
+		if n > math.MaxInt64 {
+			return types.NewErr("%d is too large for an int", uint64(n))
+		}
+		return types.Int(n)
 	}
-	n, ok := whole(float64(d))
-	if !ok {
-		return types.NewErr("%v is not a whole number", float64(d))
-	}
-	return types.Int(n)
+	return v
 }
 
 // whole is f as an int, if it is a whole number an int holds.
@@ -134,12 +139,21 @@ func (r *numberRules) Optimize(ctx *cel.OptimizerContext, a *ast.AST) *ast.AST {
 	for _, call := range calls {
 		c := call.AsCall()
 		fn, target, args := c.FunctionName(), c.Target(), c.Args()
-		var changed, retype bool
+		var changed bool
+		retype := "" // a conversion that keeps the type the checker gave the call
 		switch fn {
 		case operators.Add, operators.Subtract, operators.Multiply, operators.Divide:
-			changed, retype = r.arithmetic(ctx, a, args)
+			dyn := isDyn(a, args)
+			if changed = r.arithmetic(ctx, a, args); changed && !dyn {
+				// Two doubles now, where the checker saw an int and a
+				// double and typed the call dyn.
+				retype = "dyn"
+			}
 		case operators.Modulo:
-			changed = r.modulo(ctx, a, args)
+			if changed = r.modulo(ctx, a, args); changed && kind(a, call) == types.UintKind {
+				// A uint and a dyn, whose remainder is an int now.
+				retype = "uint"
+			}
 		default:
 			if c.IsMemberFunction() {
 				operands := append([]ast.Expr{target}, args...)
@@ -158,27 +172,23 @@ func (r *numberRules) Optimize(ctx *cel.OptimizerContext, a *ast.AST) *ast.AST {
 		} else {
 			repl = ctx.NewCall(fn, args...)
 		}
-		if retype {
-			repl = ctx.NewCall("dyn", repl)
+		if retype != "" {
+			repl = ctx.NewCall(retype, repl)
 		}
 		ctx.UpdateExpr(call, repl)
 	}
 	return a
 }
 
-// arithmetic rewrites the operands of + - * / in place. retype says that
-// the call, which the checker typed dyn, now adds two doubles; it stays
-// dyn, so that what the expression's other parts were checked against
-// holds.
-func (r *numberRules) arithmetic(ctx *cel.OptimizerContext, a *ast.AST, args []ast.Expr) (changed, retype bool) {
+// arithmetic rewrites the operands of + - * / in place.
+func (r *numberRules) arithmetic(ctx *cel.OptimizerContext, a *ast.AST, args []ast.Expr) bool {
 	k0, k1 := kind(a, args[0]), kind(a, args[1])
 	if !isNumeric(k0) || !isNumeric(k1) {
-		return false, false
+		return false
 	}
-	dyn := k0 == types.DynKind || k1 == types.DynKind
 	mixed := (k0 == types.DoubleKind) != (k1 == types.DoubleKind)
-	if !dyn && !mixed {
-		return false, false
+	if !isDyn(a, args) && !mixed {
+		return false
 	}
 	for i, k := range []types.Kind{k0, k1} {
 		switch k {
@@ -188,11 +198,11 @@ func (r *numberRules) arithmetic(ctx *cel.OptimizerContext, a *ast.AST, args []a
 			args[i] = ctx.NewCall(toNumber, args[i])
 		}
 	}
-	return true, !dyn
+	return true
 }
 
-// modulo rewrites the operands of % in place: a double or dyn one becomes
-// a whole number (fractions, which fractionModulo refuses when they are
+// modulo rewrites the operands of % in place: next to a double or dyn one,
+// every operand becomes an int (fractions, which fractionModulo refuses when they are
 // literals, fail when they are reached).
 func (r *numberRules) modulo(ctx *cel.OptimizerContext, a *ast.AST, args []ast.Expr) bool {
 	k0, k1 := kind(a, args[0]), kind(a, args[1])
@@ -200,7 +210,7 @@ func (r *numberRules) modulo(ctx *cel.OptimizerContext, a *ast.AST, args []ast.E
 		return false
 	}
 	for i, k := range []types.Kind{k0, k1} {
-		if k != types.DoubleKind && k != types.DynKind {
+		if k != types.DoubleKind && k != types.DynKind && k != types.UintKind {
 			continue
 		}
 		if lit, ok := doubleLiteral(args[i]); ok {
@@ -279,6 +289,16 @@ func kind(a *ast.AST, e ast.Expr) types.Kind {
 	default:
 		return k
 	}
+}
+
+// isDyn says whether one of the operands was checked as dyn.
+func isDyn(a *ast.AST, operands []ast.Expr) bool {
+	for _, e := range operands {
+		if kind(a, e) == types.DynKind {
+			return true
+		}
+	}
+	return false
 }
 
 func isNumeric(k types.Kind) bool {
