@@ -477,3 +477,13 @@ func BenchmarkEvalWhen(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkNewEnv is the work a function that compiles or evaluates
+// expressions does once, when it builds its Env.
+func BenchmarkNewEnv(b *testing.B) {
+	for b.Loop() {
+		if _, err := NewEnv(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
