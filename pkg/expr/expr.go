@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"cel.dev/cel-go/cel"
@@ -70,10 +71,20 @@ func WithCacheSize(n int) Option { return func(c *config) { c.cacheSize = n } }
 
 // Env compiles expressions. It is safe for concurrent use.
 type Env struct {
+	cfg   config
+	cache *cache
+
+	// The language is built when the first expression is compiled, so that
+	// a function that links pkg/expr starts without building it.
+	once sync.Once
+	lang *language
+	err  error
+}
+
+// language is cel-go's environment as configured, with the number rules.
+type language struct {
 	cel     *cel.Env
 	numbers *cel.StaticOptimizer
-	cfg     config
-	cache   *cache
 }
 
 // interruptCheckFrequency is how many steps of a comprehension run between
@@ -94,6 +105,19 @@ func NewEnv(opts ...Option) (*Env, error) {
 	if cfg.costLimit == 0 || cfg.maxLength <= 0 || cfg.maxNesting <= 0 || cfg.cacheSize < 0 {
 		return nil, errors.New("expr: cost limit, maximum length and maximum nesting must be positive, cache size not negative")
 	}
+	e := &Env{cfg: cfg}
+	if cfg.cacheSize > 0 {
+		e.cache = newCache(cfg.cacheSize)
+	}
+	return e, nil
+}
+
+func (e *Env) language() (*language, error) {
+	e.once.Do(func() { e.lang, e.err = newLanguage(e.cfg) })
+	return e.lang, e.err
+}
+
+func newLanguage(cfg config) (*language, error) {
 	env, err := cel.NewEnv(append([]cel.EnvOption{
 		cel.Variable("input", cel.DynType),
 		cel.Variable("steps", cel.MapType(cel.StringType, cel.DynType)),
@@ -116,11 +140,7 @@ func NewEnv(opts ...Option) (*Env, error) {
 	if err != nil {
 		return nil, fmt.Errorf("expr: %w", err)
 	}
-	e := &Env{cel: env, numbers: numbers, cfg: cfg}
-	if cfg.cacheSize > 0 {
-		e.cache = newCache(cfg.cacheSize)
-	}
-	return e, nil
+	return &language{cel: env, numbers: numbers}, nil
 }
 
 // Vars are what expressions see.
@@ -243,7 +263,11 @@ func (e *Env) compile(src string) (*Program, *Error) {
 			return p, nil
 		}
 	}
-	checked, iss := e.cel.Compile(src)
+	lang, err := e.language()
+	if err != nil {
+		return nil, &Error{Line: 1, Column: 1, Message: err.Error()}
+	}
+	checked, iss := lang.cel.Compile(src)
 	if iss.Err() != nil {
 		return nil, e.issue(iss)
 	}
@@ -251,11 +275,11 @@ func (e *Env) compile(src string) (*Program, *Error) {
 		loc := checked.NativeRep().SourceInfo().GetStartLocation(id)
 		return nil, &Error{Line: loc.Line(), Column: loc.Column() + 1, Message: fmt.Sprintf("%% needs whole numbers, not %v", lit)}
 	}
-	rewritten, iss := e.numbers.Optimize(e.cel, checked)
+	rewritten, iss := lang.numbers.Optimize(lang.cel, checked)
 	if iss.Err() != nil {
 		return nil, e.issue(iss)
 	}
-	prg, err := e.cel.Program(rewritten,
+	prg, err := lang.cel.Program(rewritten,
 		cel.CostLimit(e.cfg.costLimit),
 		cel.InterruptCheckFrequency(interruptCheckFrequency),
 		cel.EvalOptions(cel.OptOptimize),
