@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"reflect"
+	"slices"
 
 	"cel.dev/cel-go/cel"
 	"cel.dev/cel-go/common/ast"
@@ -19,21 +20,25 @@ import (
 //
 //   - every number in the variables is a double, as JSON gives it, whatever
 //     its Go type (jsonAdapter);
-//   - the checker accepts arithmetic on an int (or uint) and a double,
-//     declared in numberOverloads with no implementation of their own;
+//   - the checker accepts arithmetic on an int (or uint) and a double, and
+//     % on doubles, declared in numberOverloads with no implementation: the
+//     mixed arithmetic is typed dyn, like a JSON number, so that
+//     input.amount * 1.5 == 3 checks as input.amount * 2 == 3 does;
 //   - after checking, numberRules rewrites the checked tree so that no such
 //     call reaches the evaluator: in + - * / an int or uint operand next
 //     to a double or dyn one becomes a double (a literal 2 becomes 2.0), and
 //     a dyn operand goes through toNumber, which turns a run-time int into a
-//     double; % works on whole numbers, so a double or dyn operand goes
-//     through toWhole; and a dyn argument of a function that takes an int
-//     there and no double (substring, lists.range, ...) goes through toWhole
-//     too, one that takes a double and no int through toNumber.
+//     double; % works on whole numbers, so next to a double or dyn operand
+//     every operand goes through toWhole; and a dyn argument of a function
+//     that takes an int there and no double (substring, lists.range, ...)
+//     goes through toWhole too, one that takes a double and no int through
+//     toNumber.
 //
-// Rewriting the tree rather than the operators' implementations keeps
-// cel-go's operators, costs and error messages, and types the result
-// (input.amount * 2 is a double) so that a type error shows when the
-// expression is compiled.
+// cel-go's operators cannot be given more overloads that run: each has
+// one implementation for all of its overloads, which dispatches on the
+// left operand (types.Double's Add takes only a double). Rewriting the tree
+// keeps cel-go's operators, costs and messages. Every rewritten call keeps
+// the type the checker gave it, so the tree checks again as it did.
 
 // toNumber and toWhole are the functions the rewrite inserts. Their names
 // cannot be written in CEL, so only the rewrite calls them.
@@ -138,7 +143,7 @@ func (r *numberRules) Optimize(ctx *cel.OptimizerContext, a *ast.AST) *ast.AST {
 	}))
 	for _, call := range calls {
 		c := call.AsCall()
-		fn, target, args := c.FunctionName(), c.Target(), c.Args()
+		fn, target, args := c.FunctionName(), c.Target(), slices.Clone(c.Args())
 		var changed bool
 		retype := "" // a conversion that keeps the type the checker gave the call
 		switch fn {
@@ -202,8 +207,8 @@ func (r *numberRules) arithmetic(ctx *cel.OptimizerContext, a *ast.AST, args []a
 }
 
 // modulo rewrites the operands of % in place: next to a double or dyn one,
-// every operand becomes an int (fractions, which fractionModulo refuses when they are
-// literals, fail when they are reached).
+// every operand becomes an int. A fraction fails where it is met, or when
+// the expression is compiled if it is a literal (fractionModulo).
 func (r *numberRules) modulo(ctx *cel.OptimizerContext, a *ast.AST, args []ast.Expr) bool {
 	k0, k1 := kind(a, args[0]), kind(a, args[1])
 	if k0 != types.DoubleKind && k0 != types.DynKind && k1 != types.DoubleKind && k1 != types.DynKind {
