@@ -83,8 +83,9 @@ type Env struct {
 
 // language is cel-go's environment as configured, with the number rules.
 type language struct {
-	cel     *cel.Env
-	numbers *cel.StaticOptimizer
+	cel       *cel.Env
+	rules     *numberRules
+	optimizer *cel.StaticOptimizer // runs rules
 }
 
 // interruptCheckFrequency is how many steps of a comprehension run between
@@ -136,11 +137,12 @@ func newLanguage(cfg config) (*language, error) {
 	if err != nil {
 		return nil, fmt.Errorf("expr: %w", err)
 	}
-	numbers, err := cel.NewStaticOptimizer(newNumberRules(env))
+	rules := newNumberRules(env)
+	optimizer, err := cel.NewStaticOptimizer(rules)
 	if err != nil {
 		return nil, fmt.Errorf("expr: %w", err)
 	}
-	return &language{cel: env, numbers: numbers}, nil
+	return &language{cel: env, rules: rules, optimizer: optimizer}, nil
 }
 
 // Vars are what expressions see.
@@ -275,9 +277,11 @@ func (e *Env) compile(src string) (*Program, *Error) {
 		loc := checked.NativeRep().SourceInfo().GetStartLocation(id)
 		return nil, &Error{Line: loc.Line(), Column: loc.Column() + 1, Message: fmt.Sprintf("%% needs whole numbers, not %v", lit)}
 	}
-	rewritten, iss := lang.numbers.Optimize(lang.cel, checked)
-	if iss.Err() != nil {
-		return nil, e.issue(iss)
+	rewritten := checked
+	if lang.rules.applies(checked.NativeRep()) {
+		if rewritten, iss = lang.optimizer.Optimize(lang.cel, checked); iss.Err() != nil {
+			return nil, e.issue(iss)
+		}
 	}
 	prg, err := lang.cel.Program(rewritten,
 		cel.CostLimit(e.cfg.costLimit),

@@ -134,6 +134,56 @@ func newNumberRules(env *cel.Env) *numberRules {
 	return r
 }
 
+// change is what the rewrite does to one operand of a call.
+type change int
+
+const (
+	keep     change = iota
+	asDouble        // an int or uint made a double
+	viaNumber       // through toNumber
+	viaWhole        // through toWhole, or a whole double literal made an int
+)
+
+// rewrite is what the rewrite does to one call: a change for each operand
+// (the target of a member call first), and a conversion of the call's
+// result that keeps the type the checker gave it, or "".
+type rewrite struct {
+	changes []change
+	retype  string
+}
+
+// plan says how to rewrite call, or nil to keep it.
+func (r *numberRules) plan(a *ast.AST, call ast.Expr) *rewrite {
+	c := call.AsCall()
+	operands := c.Args()
+	if c.IsMemberFunction() {
+		operands = append([]ast.Expr{c.Target()}, operands...)
+	}
+	var rw *rewrite
+	switch c.FunctionName() {
+	case operators.Add, operators.Subtract, operators.Multiply, operators.Divide:
+		rw = arithmetic(a, operands)
+	case operators.Modulo:
+		rw = modulo(a, call, operands)
+	default:
+		rw = r.arguments(a, call, operands)
+	}
+	if rw == nil || !slices.ContainsFunc(rw.changes, func(ch change) bool { return ch != keep }) {
+		return nil
+	}
+	return rw
+}
+
+// applies says whether the rewrite changes anything in a, so that a tree
+// without mixed numbers skips the optimizer and its second check.
+func (r *numberRules) applies(a *ast.AST) bool {
+	found := false
+	ast.PostOrderVisit(a.Expr(), ast.NewExprVisitor(func(e ast.Expr) {
+		found = found || e.Kind() == ast.CallKind && r.plan(a, e) != nil
+	}))
+	return found
+}
+
 func (r *numberRules) Optimize(ctx *cel.OptimizerContext, a *ast.AST) *ast.AST {
 	var calls []ast.Expr
 	ast.PostOrderVisit(a.Expr(), ast.NewExprVisitor(func(e ast.Expr) {
@@ -141,92 +191,115 @@ func (r *numberRules) Optimize(ctx *cel.OptimizerContext, a *ast.AST) *ast.AST {
 			calls = append(calls, e)
 		}
 	}))
-	for _, call := range calls {
-		c := call.AsCall()
-		fn, target, args := c.FunctionName(), c.Target(), slices.Clone(c.Args())
-		var changed bool
-		retype := "" // a conversion that keeps the type the checker gave the call
-		switch fn {
-		case operators.Add, operators.Subtract, operators.Multiply, operators.Divide:
-			dyn := isDyn(a, args)
-			if changed = r.arithmetic(ctx, a, args); changed && !dyn {
-				// Two doubles now, where the checker saw an int and a
-				// double and typed the call dyn.
-				retype = "dyn"
-			}
-		case operators.Modulo:
-			if changed = r.modulo(ctx, a, args); changed && kind(a, call) == types.UintKind {
-				// A uint and a dyn, whose remainder is an int now.
-				retype = "uint"
-			}
-		default:
-			if c.IsMemberFunction() {
-				operands := append([]ast.Expr{target}, args...)
-				changed = r.arguments(ctx, a, call.ID(), operands)
-				target, args = operands[0], operands[1:]
-			} else {
-				changed = r.arguments(ctx, a, call.ID(), args)
-			}
-		}
-		if !changed {
+	// Plans first, while every call still has the type the checker gave it.
+	plans := make([]*rewrite, len(calls))
+	for i, call := range calls {
+		plans[i] = r.plan(a, call)
+	}
+	for i, call := range calls {
+		rw := plans[i]
+		if rw == nil {
 			continue
+		}
+		c := call.AsCall()
+		operands := c.Args()
+		if c.IsMemberFunction() {
+			operands = append([]ast.Expr{c.Target()}, operands...)
+		}
+		operands = slices.Clone(operands)
+		for j, ch := range rw.changes {
+			operands[j] = applyChange(ctx, ch, operands[j])
 		}
 		var repl ast.Expr
 		if c.IsMemberFunction() {
-			repl = ctx.NewMemberCall(fn, target, args...)
+			repl = ctx.NewMemberCall(c.FunctionName(), operands[0], operands[1:]...)
 		} else {
-			repl = ctx.NewCall(fn, args...)
+			repl = ctx.NewCall(c.FunctionName(), operands...)
 		}
-		if retype != "" {
-			repl = ctx.NewCall(retype, repl)
+		if rw.retype != "" {
+			repl = ctx.NewCall(rw.retype, repl)
 		}
 		ctx.UpdateExpr(call, repl)
 	}
 	return a
 }
 
-// arithmetic rewrites the operands of + - * / in place.
-func (r *numberRules) arithmetic(ctx *cel.OptimizerContext, a *ast.AST, args []ast.Expr) bool {
-	k0, k1 := kind(a, args[0]), kind(a, args[1])
-	if !isNumeric(k0) || !isNumeric(k1) {
-		return false
-	}
-	mixed := (k0 == types.DoubleKind) != (k1 == types.DoubleKind)
-	if !isDyn(a, args) && !mixed {
-		return false
-	}
-	for i, k := range []types.Kind{k0, k1} {
-		switch k {
-		case types.IntKind, types.UintKind:
-			args[i] = asDouble(ctx, args[i])
-		case types.DynKind:
-			args[i] = ctx.NewCall(toNumber, args[i])
-		}
-	}
-	return true
-}
-
-// modulo rewrites the operands of % in place: next to a double or dyn one,
-// every operand becomes an int. A fraction fails where it is met, or when
-// the expression is compiled if it is a literal (fractionModulo).
-func (r *numberRules) modulo(ctx *cel.OptimizerContext, a *ast.AST, args []ast.Expr) bool {
-	k0, k1 := kind(a, args[0]), kind(a, args[1])
-	if k0 != types.DoubleKind && k0 != types.DynKind && k1 != types.DoubleKind && k1 != types.DynKind {
-		return false
-	}
-	for i, k := range []types.Kind{k0, k1} {
-		if k != types.DoubleKind && k != types.DynKind && k != types.UintKind {
-			continue
-		}
-		if lit, ok := doubleLiteral(args[i]); ok {
-			if n, ok := whole(lit); ok {
-				args[i] = ctx.NewLiteral(types.Int(n))
-				continue
+func applyChange(ctx *cel.OptimizerContext, ch change, e ast.Expr) ast.Expr {
+	switch ch {
+	case asDouble:
+		if e.Kind() == ast.LiteralKind {
+			switch v := e.AsLiteral().(type) {
+			case types.Int:
+				return ctx.NewLiteral(types.Double(v))
+			case types.Uint:
+				return ctx.NewLiteral(types.Double(v))
 			}
 		}
-		args[i] = ctx.NewCall(toWhole, args[i])
+		return ctx.NewCall("double", e)
+	case viaNumber:
+		return ctx.NewCall(toNumber, e)
+	case viaWhole:
+		if lit, ok := doubleLiteral(e); ok {
+			if n, ok := whole(lit); ok {
+				return ctx.NewLiteral(types.Int(n))
+			}
+		}
+		return ctx.NewCall(toWhole, e)
 	}
-	return true
+	return e
+}
+
+// arithmetic plans + - *: an int or uint next to a double or dyn becomes a
+// double, a dyn next to a number goes through toNumber.
+func arithmetic(a *ast.AST, operands []ast.Expr) *rewrite {
+	k0, k1 := kind(a, operands[0]), kind(a, operands[1])
+	if !isNumeric(k0) || !isNumeric(k1) {
+		return nil
+	}
+	dyn := k0 == types.DynKind || k1 == types.DynKind
+	if !dyn && (k0 == types.DoubleKind) == (k1 == types.DoubleKind) {
+		return nil
+	}
+	rw := &rewrite{}
+	for _, k := range []types.Kind{k0, k1} {
+		switch k {
+		case types.IntKind, types.UintKind:
+			rw.changes = append(rw.changes, asDouble)
+		case types.DynKind:
+			rw.changes = append(rw.changes, viaNumber)
+		default:
+			rw.changes = append(rw.changes, keep)
+		}
+	}
+	if !dyn {
+		// Two doubles now, where the checker saw an int and a double and
+		// typed the call dyn.
+		rw.retype = "dyn"
+	}
+	return rw
+}
+
+// modulo plans %: next to a double or dyn operand, every operand becomes an
+// int. A fraction fails where it is met, or when the expression is
+// compiled if it is a literal (fractionModulo).
+func modulo(a *ast.AST, call ast.Expr, operands []ast.Expr) *rewrite {
+	k0, k1 := kind(a, operands[0]), kind(a, operands[1])
+	if k0 != types.DoubleKind && k0 != types.DynKind && k1 != types.DoubleKind && k1 != types.DynKind {
+		return nil
+	}
+	rw := &rewrite{}
+	for _, k := range []types.Kind{k0, k1} {
+		if k == types.IntKind {
+			rw.changes = append(rw.changes, keep)
+		} else {
+			rw.changes = append(rw.changes, viaWhole)
+		}
+	}
+	if kind(a, call) == types.UintKind {
+		// A uint and a dyn, whose remainder is an int now.
+		rw.retype = "uint"
+	}
+	return rw
 }
 
 // fractionModulo finds an operand of % that is a literal fraction, such as
@@ -248,16 +321,17 @@ func fractionModulo(a *ast.AST) (id int64, lit float64, found bool) {
 	return id, lit, found
 }
 
-// arguments rewrites the dyn arguments of a function call in place where
-// every overload the checker found takes an int and none a double, or the
-// other way round.
-func (r *numberRules) arguments(ctx *cel.OptimizerContext, a *ast.AST, id int64, args []ast.Expr) bool {
-	ids := a.GetOverloadIDs(id)
+// arguments plans the dyn arguments of any other call: through toWhole
+// where every overload the checker found takes an int there and none a
+// double, through toNumber where they take a double and neither an int
+// nor a uint.
+func (r *numberRules) arguments(a *ast.AST, call ast.Expr, operands []ast.Expr) *rewrite {
+	ids := a.GetOverloadIDs(call.ID())
 	if len(ids) == 0 {
-		return false
+		return nil
 	}
-	changed := false
-	for i, arg := range args {
+	rw := &rewrite{changes: make([]change, len(operands))}
+	for i, arg := range operands {
 		if kind(a, arg) != types.DynKind {
 			continue
 		}
@@ -270,20 +344,15 @@ func (r *numberRules) arguments(ctx *cel.OptimizerContext, a *ast.AST, id int64,
 			}
 			takes[o.ArgTypes()[i].Kind()] = true
 		}
-		if takes[types.DynKind] || takes[types.AnyKind] || takes[types.TypeParamKind] {
-			continue
-		}
 		switch {
+		case takes[types.DynKind] || takes[types.AnyKind] || takes[types.TypeParamKind]:
 		case takes[types.IntKind] && !takes[types.DoubleKind]:
-			args[i] = ctx.NewCall(toWhole, arg)
+			rw.changes[i] = viaWhole
 		case takes[types.DoubleKind] && !takes[types.IntKind] && !takes[types.UintKind]:
-			args[i] = ctx.NewCall(toNumber, arg)
-		default:
-			continue
+			rw.changes[i] = viaNumber
 		}
-		changed = true
 	}
-	return changed
+	return rw
 }
 
 // kind is the checked type of e, with type parameters and any as dyn.
@@ -308,20 +377,6 @@ func isDyn(a *ast.AST, operands []ast.Expr) bool {
 
 func isNumeric(k types.Kind) bool {
 	return k == types.IntKind || k == types.UintKind || k == types.DoubleKind || k == types.DynKind
-}
-
-// asDouble is e as a double: a literal converted, anything else wrapped in
-// double().
-func asDouble(ctx *cel.OptimizerContext, e ast.Expr) ast.Expr {
-	if e.Kind() == ast.LiteralKind {
-		switch v := e.AsLiteral().(type) {
-		case types.Int:
-			return ctx.NewLiteral(types.Double(v))
-		case types.Uint:
-			return ctx.NewLiteral(types.Double(v))
-		}
-	}
-	return ctx.NewCall("double", e)
 }
 
 func doubleLiteral(e ast.Expr) (float64, bool) {
