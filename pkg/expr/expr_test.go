@@ -311,7 +311,7 @@ func TestCostLimit(t *testing.T) {
 // share one limit: each placeholder alone is well under it, all together are
 // not.
 func TestCostLimitAddsUp(t *testing.T) {
-	env := newEnv(t, WithCostLimit(5000)) // quadratic costs 1654 on ten numbers
+	env := newEnv(t, WithCostLimit(5000)) // quadratic costs 1854 on ten numbers
 	one := "{{ " + quadratic + " }}"
 	vars := numbers(10)
 	tmpl, err := env.CompileTemplate(one)
