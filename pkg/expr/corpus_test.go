@@ -289,7 +289,7 @@ var corpus = []string{
 
 // generate builds a random program from the seed. Most are well typed:
 // each subexpression is drawn for the type its place needs, and about one
-// in twelve draws any type instead, so that both checkers and run-time
+// in twelve draws any type instead, so that the checker and run-time
 // overload resolution are exercised.
 func generate(seed uint64) string {
 	g := &generator{rnd: rand.New(rand.NewPCG(seed, 0x5eed))}
