@@ -26,6 +26,7 @@ import (
 	"unicode/utf8"
 
 	"cel.dev/cel-go/cel"
+	"cel.dev/cel-go/common/ast"
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
 	"cel.dev/cel-go/ext"
@@ -269,16 +270,43 @@ func (e *Env) compile(src string) (*Program, *Error) {
 	if err != nil {
 		return nil, &Error{Line: 1, Column: 1, Message: err.Error()}
 	}
+	p, cerr := e.build(lang, src)
+	if cerr != nil {
+		return nil, cerr
+	}
+	if e.cache != nil {
+		e.cache.add(src, p)
+	}
+	return p, nil
+}
+
+// build parses, checks, rewrites and plans src. cel-go panics on a few
+// sources when it plans them, such as a map literal with a key of bytes,
+// which Go cannot hash; such a source is refused, not a crash of the
+// caller.
+func (e *Env) build(lang *language, src string) (p *Program, cerr *Error) {
+	defer func() {
+		if r := recover(); r != nil {
+			p, cerr = nil, &Error{Line: 1, Column: 1, Message: fmt.Sprintf("expression cannot be compiled: %v", r)}
+		}
+	}()
 	checked, iss := lang.cel.Compile(src)
 	if iss.Err() != nil {
 		return nil, e.issue(iss)
 	}
-	if id, lit, found := fractionModulo(checked.NativeRep()); found {
-		loc := checked.NativeRep().SourceInfo().GetStartLocation(id)
-		return nil, &Error{Line: loc.Line(), Column: loc.Column() + 1, Message: fmt.Sprintf("%% needs whole numbers, not %v", lit)}
+	tree := checked.NativeRep()
+	at := func(id int64, msg string) *Error {
+		loc := tree.SourceInfo().GetStartLocation(id)
+		return &Error{Line: max(loc.Line(), 1), Column: max(loc.Column()+1, 1), Message: msg}
+	}
+	if id, lit, found := fractionModulo(tree); found {
+		return nil, at(id, fmt.Sprintf("%% needs whole numbers, not %v", lit))
+	}
+	if id, found := bytesMapKey(tree); found {
+		return nil, at(id, "a map key must be an int, uint, bool or string, not bytes")
 	}
 	rewritten := checked
-	if lang.rules.applies(checked.NativeRep()) {
+	if lang.rules.applies(tree) {
 		if rewritten, iss = lang.optimizer.Optimize(lang.cel, checked); iss.Err() != nil {
 			return nil, e.issue(iss)
 		}
@@ -291,11 +319,23 @@ func (e *Env) compile(src string) (*Program, *Error) {
 	if err != nil {
 		return nil, &Error{Line: 1, Column: 1, Message: err.Error()}
 	}
-	p := &Program{prg: prg, out: rewritten.OutputType(), limit: e.cfg.costLimit}
-	if e.cache != nil {
-		e.cache.add(src, p)
-	}
-	return p, nil
+	return &Program{prg: prg, out: rewritten.OutputType(), limit: e.cfg.costLimit}, nil
+}
+
+// bytesMapKey finds a map literal's key of type bytes.
+func bytesMapKey(a *ast.AST) (id int64, found bool) {
+	ast.PostOrderVisit(a.Expr(), ast.NewExprVisitor(func(e ast.Expr) {
+		if found || e.Kind() != ast.MapKind {
+			return
+		}
+		for _, entry := range e.AsMap().Entries() {
+			if key := entry.AsMapEntry().Key(); a.GetType(key.ID()).Kind() == types.BytesKind {
+				id, found = key.ID(), true
+				return
+			}
+		}
+	}))
+	return id, found
 }
 
 // issue turns the first of CEL's issues, in source order, into an Error.

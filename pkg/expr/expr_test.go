@@ -229,6 +229,9 @@ func TestCompileErrors(t *testing.T) {
 		{" \n ", 1, 1, "expression is empty"},
 		{long, 1, 4097, "expression is 4401 characters long; the limit is 4096"},
 		{deep, 1, 1, "expression nests more than 32 levels deep"},
+		{"{'a': 1, b'b': 2}", 1, 10, "a map key must be an int, uint, bool or string, not bytes"},
+		// cel-go panics when it plans a constant map with a bytes key.
+		{"{dyn(b'a'): 1}", 1, 1, "expression cannot be compiled"},
 	}
 	for _, tt := range tests {
 		_, err := env.Compile(tt.src)

@@ -138,10 +138,10 @@ func newNumberRules(env *cel.Env) *numberRules {
 type change int
 
 const (
-	keep     change = iota
-	asDouble        // an int or uint made a double
-	viaNumber       // through toNumber
-	viaWhole        // through toWhole, or a whole double literal made an int
+	keep      change = iota
+	asDouble         // an int or uint made a double
+	viaNumber        // through toNumber
+	viaWhole         // through toWhole, or a whole double literal made an int
 )
 
 // rewrite is what the rewrite does to one call: a change for each operand
