@@ -249,7 +249,7 @@ func applyChange(ctx *cel.OptimizerContext, ch change, e ast.Expr) ast.Expr {
 	return e
 }
 
-// arithmetic plans + - *: an int or uint next to a double or dyn becomes a
+// arithmetic plans + - * /: an int or uint next to a double or dyn becomes a
 // double, a dyn next to a number goes through toNumber.
 func arithmetic(a *ast.AST, operands []ast.Expr) *rewrite {
 	k0, k1 := kind(a, operands[0]), kind(a, operands[1])
