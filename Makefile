@@ -105,7 +105,7 @@ build:
 	@for f in $(LAMBDAS); do echo "bin/$$f/bootstrap"; $(LAMBDA_BUILD) -o bin/$$f/bootstrap ./functions/$$f || exit 1; done
 
 ## template-check: cfn-lint, sam validate --lint and sam build of template.yaml, all offline;
-## then no function's bootstrap may be over 10 MB
+## then no function's bootstrap may be over 40 MB
 template-check: aws-tools
 	$(AWS_TOOLS)/bin/cfn-lint template.yaml
 	$(SAM) validate --lint --region us-east-1

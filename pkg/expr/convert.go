@@ -6,71 +6,101 @@ import (
 	"math"
 	"strconv"
 	"time"
+
+	"cel.dev/cel-go/common/types"
+	"cel.dev/cel-go/common/types/ref"
+	"cel.dev/cel-go/common/types/traits"
 )
 
-// toJSON turns a run-time value into JSON-native Go values, as
-// Program.Eval documents.
-func toJSON(v any) (any, error) {
-	switch x := v.(type) {
-	case nil, bool, int64, string:
-		return x, nil
-	case uint64:
-		if x > math.MaxInt64 {
-			return float64(x), nil
+// toJSON turns a CEL value into JSON-native Go values.
+func toJSON(val ref.Val) (any, error) {
+	switch v := val.(type) {
+	case types.Null:
+		return nil, nil
+	case types.Bool:
+		return bool(v), nil
+	case types.Int:
+		return int64(v), nil
+	case types.Uint:
+		if v > math.MaxInt64 {
+			return float64(v), nil
 		}
-		return int64(x), nil
-	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, fmt.Errorf("result %v is not a number JSON can hold", x)
+		return int64(v), nil
+	case types.Double:
+		f := float64(v)
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, fmt.Errorf("result %v is not a number JSON can hold", f)
 		}
-		return x, nil
-	case []byte:
-		return base64.StdEncoding.EncodeToString(x), nil
-	case time.Time:
-		return x.Format(time.RFC3339Nano), nil
-	case time.Duration:
-		return x.String(), nil
-	case typeValue:
-		return string(x), nil
-	case optional:
-		if !x.has {
+		return f, nil
+	case types.String:
+		return string(v), nil
+	case types.Bytes:
+		return base64.StdEncoding.EncodeToString(v), nil
+	case types.Timestamp:
+		return v.Time.Format(time.RFC3339Nano), nil
+	case types.Duration:
+		return v.Duration.String(), nil
+	case *types.Optional:
+		if !v.HasValue() {
 			return nil, nil
 		}
-		return toJSON(x.v)
-	case []any:
-		out := make([]any, len(x))
-		for i, el := range x {
-			j, err := toJSON(norm(el))
+		return toJSON(v.GetValue())
+	case *types.Type:
+		return v.TypeName(), nil
+	case *types.Err:
+		return nil, v
+	case traits.Lister:
+		n := int(v.Size().(types.Int))
+		out := make([]any, n)
+		for i := range n {
+			item, err := toJSON(v.Get(types.Int(i)))
 			if err != nil {
 				return nil, err
 			}
-			out[i] = j
+			out[i] = item
 		}
 		return out, nil
-	case map[string]any, *mapValue:
-		out := make(map[string]any, mapSize(x))
-		for _, k := range mapKeys(x) {
-			val, _ := mapGet(x, k)
-			j, err := toJSON(val)
+	case traits.Mapper:
+		out := make(map[string]any, int(v.Size().(types.Int)))
+		for it := v.Iterator(); it.HasNext() == types.True; {
+			k := it.Next()
+			key, err := mapKey(k)
 			if err != nil {
 				return nil, err
 			}
-			var key string
-			switch k := k.(type) {
-			case string:
-				key = k
-			case int64:
-				key = strconv.FormatInt(k, 10)
-			case uint64:
-				key = strconv.FormatUint(k, 10)
-			case bool:
-				key = strconv.FormatBool(k)
-			default:
-				return nil, fmt.Errorf("a map key of type %s cannot be turned into JSON", valueType(k))
+			item, err := toJSON(v.Get(k))
+			if err != nil {
+				return nil, err
 			}
-			out[key] = j
+			out[key] = item
 		}
 		return out, nil
 	}
-	return nil, fmt.Errorf("a value of type %s cannot be turned into JSON", valueType(v))
+	return nil, fmt.Errorf("a value of type %s cannot be turned into JSON", typeName(val))
+}
+
+// mapKey spells a CEL map key as a JSON object key.
+func mapKey(k ref.Val) (string, error) {
+	switch k := k.(type) {
+	case types.String:
+		return string(k), nil
+	case types.Int:
+		return strconv.FormatInt(int64(k), 10), nil
+	case types.Uint:
+		return strconv.FormatUint(uint64(k), 10), nil
+	case types.Bool:
+		return strconv.FormatBool(bool(k)), nil
+	case types.Double:
+		// A number of the variables as a key: written as JSON writes it.
+		return strconv.FormatFloat(float64(k), 'g', -1, 64), nil
+	}
+	return "", fmt.Errorf("a map key of type %s cannot be turned into JSON", typeName(k))
+}
+
+// typeName names the type of a CEL value for error messages.
+func typeName(val ref.Val) string {
+	if val.Type() == types.NullType {
+		return "null"
+	}
+	return val.Type().TypeName()
 }

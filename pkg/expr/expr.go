@@ -1,23 +1,36 @@
 // Package expr compiles and evaluates the expressions and "{{ }}" templates
 // of workflow definitions.
 //
-// Expressions are CEL (https://cel.dev) over three variables: input (the
+// Expressions are CEL (https://cel.dev), compiled and evaluated by cel-go
+// with its standard library and the strings, math, encoders, lists,
+// optional and cel.bind extensions, over three variables: input (the
 // trigger payload), steps (step id -> {"output": ...}) and execution (facts
 // about the running execution). Programs are compiled against declared
-// variables, so a misspelt name fails when a workflow is saved, and every
-// evaluation is bounded by a cost limit and by its context.
+// variables, so a misspelt name or a type error fails when a workflow is
+// saved, and every evaluation is bounded by a cost limit and by its
+// context.
 //
-// JSON numbers are doubles: they compare freely with integer literals
-// (input.amount > 1000), but arithmetic needs operands of one type
-// (input.amount * 2.0, or int(input.amount) * 2).
+// Numbers behave as in JSON: every number in the variables is a double,
+// integer literals mix with them (input.amount * 2, input.qty + 1,
+// input.amount > 1000), dividing a JSON number gives a fraction, int(x)
+// truncates and % works on whole numbers (numbers.go says how).
 package expr
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
+
+	"cel.dev/cel-go/cel"
+	"cel.dev/cel-go/common/ast"
+	"cel.dev/cel-go/common/types"
+	"cel.dev/cel-go/common/types/ref"
+	"cel.dev/cel-go/ext"
+	"cel.dev/cel-go/interpreter"
 )
 
 // Defaults of the options.
@@ -61,7 +74,24 @@ func WithCacheSize(n int) Option { return func(c *config) { c.cacheSize = n } }
 type Env struct {
 	cfg   config
 	cache *cache
+
+	// The language is built when the first expression is compiled, so that
+	// a function that links pkg/expr starts without building it.
+	once sync.Once
+	lang *language
+	err  error
 }
+
+// language is cel-go's environment as configured, with the number rules.
+type language struct {
+	cel       *cel.Env
+	rules     *numberRules
+	optimizer *cel.StaticOptimizer // runs rules
+}
+
+// interruptCheckFrequency is how many steps of a comprehension run between
+// two looks at the context.
+const interruptCheckFrequency = 100
 
 // NewEnv builds an Env.
 func NewEnv(opts ...Option) (*Env, error) {
@@ -84,9 +114,42 @@ func NewEnv(opts ...Option) (*Env, error) {
 	return e, nil
 }
 
+func (e *Env) language() (*language, error) {
+	e.once.Do(func() { e.lang, e.err = newLanguage(e.cfg) })
+	return e.lang, e.err
+}
+
+func newLanguage(cfg config) (*language, error) {
+	env, err := cel.NewEnv(append([]cel.EnvOption{
+		cel.Variable("input", cel.DynType),
+		cel.Variable("steps", cel.MapType(cel.StringType, cel.DynType)),
+		cel.Variable("execution", cel.MapType(cel.StringType, cel.DynType)),
+		cel.CrossTypeNumericComparisons(true),
+		cel.DefaultUTCTimeZone(true),
+		cel.OptionalTypes(),
+		cel.ParserExpressionSizeLimit(cfg.maxLength),
+		cel.ParserRecursionLimit(cfg.maxNesting),
+		ext.Strings(),
+		ext.Math(),
+		ext.Encoders(),
+		ext.Lists(),
+		ext.Bindings(),
+	}, numberOverloads()...)...)
+	if err != nil {
+		return nil, fmt.Errorf("expr: %w", err)
+	}
+	rules := newNumberRules(env)
+	optimizer, err := cel.NewStaticOptimizer(rules)
+	if err != nil {
+		return nil, fmt.Errorf("expr: %w", err)
+	}
+	return &language{cel: env, rules: rules, optimizer: optimizer}, nil
+}
+
 // Vars are what expressions see.
 type Vars struct {
-	// Input is the trigger payload: any JSON value.
+	// Input is the trigger payload: any JSON value. Numbers of any Go type
+	// are read as doubles, as JSON gives them.
 	Input any
 	// Steps maps a step id to that step's output; expressions read it as
 	// steps.<id>.output.
@@ -97,11 +160,11 @@ type Vars struct {
 }
 
 // activation binds the variables of one Eval call, which may evaluate
-// several programs one after another. It builds steps only if an expression
-// reads it.
+// several programs one after another. It converts each variable once, and
+// only if an expression reads it.
 type activation struct {
-	vars  Vars
-	steps map[string]any
+	vars                    Vars
+	input, steps, execution ref.Val
 }
 
 func (v Vars) activation() *activation { return &activation{vars: v} }
@@ -111,23 +174,33 @@ var noFacts = map[string]any{}
 func (a *activation) ResolveName(name string) (any, bool) {
 	switch name {
 	case "input":
-		return a.vars.Input, true
+		if a.input == nil {
+			a.input = jsonAdapter{}.NativeToValue(a.vars.Input)
+		}
+		return a.input, true
 	case "steps":
 		if a.steps == nil {
-			a.steps = make(map[string]any, len(a.vars.Steps))
+			steps := make(map[string]any, len(a.vars.Steps))
 			for id, out := range a.vars.Steps {
-				a.steps[id] = map[string]any{"output": out}
+				steps[id] = map[string]any{"output": out}
 			}
+			a.steps = jsonAdapter{}.NativeToValue(steps)
 		}
 		return a.steps, true
 	case "execution":
-		if a.vars.Execution == nil {
-			return noFacts, true
+		if a.execution == nil {
+			facts := a.vars.Execution
+			if facts == nil {
+				facts = noFacts
+			}
+			a.execution = jsonAdapter{}.NativeToValue(facts)
 		}
-		return a.vars.Execution, true
+		return a.execution, true
 	}
 	return nil, false
 }
+
+func (a *activation) Parent() interpreter.Activation { return nil }
 
 // Error is a compile error at a position of the source.
 type Error struct {
@@ -150,8 +223,8 @@ func (e *Error) Error() string {
 
 // Program is a compiled expression. It is safe for concurrent use.
 type Program struct {
-	root  exprNode
-	out   celType
+	prg   cel.Program
+	out   *cel.Type
 	limit uint64
 }
 
@@ -171,7 +244,7 @@ func (e *Env) CompileBool(src string) (*Program, error) {
 	if cerr != nil {
 		return nil, cerr
 	}
-	if !p.out.mayBeBool() {
+	if k := p.out.Kind(); k != types.BoolKind && k != types.DynKind && k != types.AnyKind {
 		return nil, &Error{Line: 1, Column: 1, Message: fmt.Sprintf("expression must yield a bool, not %s", p.out)}
 	}
 	return p, nil
@@ -193,22 +266,111 @@ func (e *Env) compile(src string) (*Program, *Error) {
 			return p, nil
 		}
 	}
-	root, err := parse(src, e.cfg.maxNesting)
+	lang, err := e.language()
 	if err != nil {
-		return nil, err
+		return nil, &Error{Line: 1, Column: 1, Message: err.Error()}
 	}
-	out, err := check(root, src)
-	if err != nil {
-		return nil, err
+	p, cerr := e.build(lang, src)
+	if cerr != nil {
+		return nil, cerr
 	}
-	if cerr := constantError(root); cerr != nil {
-		return nil, &Error{Line: 1, Column: 1, Message: cerr.msg}
-	}
-	p := &Program{root: root, out: out, limit: e.cfg.costLimit}
 	if e.cache != nil {
 		e.cache.add(src, p)
 	}
 	return p, nil
+}
+
+// build parses, checks, rewrites and plans src. cel-go panics on a few
+// sources when it plans them, such as a map literal with a key of bytes,
+// which Go cannot hash; such a source is refused, not a crash of the
+// caller.
+func (e *Env) build(lang *language, src string) (p *Program, cerr *Error) {
+	defer func() {
+		if r := recover(); r != nil {
+			p, cerr = nil, &Error{Line: 1, Column: 1, Message: fmt.Sprintf("expression cannot be compiled: %v", r)}
+		}
+	}()
+	checked, iss := lang.cel.Compile(src)
+	if iss.Err() != nil {
+		return nil, e.issue(iss)
+	}
+	tree := checked.NativeRep()
+	at := func(id int64, msg string) *Error {
+		loc := tree.SourceInfo().GetStartLocation(id)
+		return &Error{Line: max(loc.Line(), 1), Column: max(loc.Column()+1, 1), Message: msg}
+	}
+	if id, lit, found := fractionModulo(tree); found {
+		return nil, at(id, fmt.Sprintf("%% needs whole numbers, not %v", lit))
+	}
+	if id, found := bytesMapKey(tree); found {
+		return nil, at(id, "a map key must be an int, uint, bool or string, not bytes")
+	}
+	rewritten := checked
+	if lang.rules.applies(tree) {
+		if rewritten, iss = lang.optimizer.Optimize(lang.cel, checked); iss.Err() != nil {
+			return nil, e.issue(iss)
+		}
+	}
+	prg, err := lang.cel.Program(rewritten,
+		cel.CostLimit(e.cfg.costLimit),
+		cel.InterruptCheckFrequency(interruptCheckFrequency),
+		cel.EvalOptions(cel.OptOptimize),
+	)
+	if err != nil {
+		return nil, &Error{Line: 1, Column: 1, Message: err.Error()}
+	}
+	return &Program{prg: prg, out: rewritten.OutputType(), limit: e.cfg.costLimit}, nil
+}
+
+// bytesMapKey finds a map literal's key of type bytes.
+func bytesMapKey(a *ast.AST) (id int64, found bool) {
+	ast.PostOrderVisit(a.Expr(), ast.NewExprVisitor(func(e ast.Expr) {
+		if found || e.Kind() != ast.MapKind {
+			return
+		}
+		for _, entry := range e.AsMap().Entries() {
+			if key := entry.AsMapEntry().Key(); a.GetType(key.ID()).Kind() == types.BytesKind {
+				id, found = key.ID(), true
+				return
+			}
+		}
+	}))
+	return id, found
+}
+
+// issue turns the first of CEL's issues, in source order, into an Error.
+func (e *Env) issue(iss *cel.Issues) *Error {
+	var first *Error
+	for _, ce := range iss.Errors() {
+		line, col := ce.Location.Line(), ce.Location.Column()+1
+		if line < 1 || col < 1 {
+			line, col = 1, 1
+		}
+		if first != nil && (line > first.Line || line == first.Line && col >= first.Column) {
+			continue
+		}
+		msg := strings.TrimSuffix(ce.Message, " (in container '')")
+		if strings.Contains(msg, "recursion") {
+			msg = fmt.Sprintf("expression nests more than %d levels deep", e.cfg.maxNesting)
+		}
+		first = &Error{Line: line, Column: col, Message: plainSyntaxError(msg)}
+	}
+	return first
+}
+
+// The parser's grammar words, such as "mismatched input '<EOF>' expecting
+// {'[', '{', '(', ...}", say what it found in terms of its grammar;
+// plainSyntaxError says what it found.
+var (
+	unexpectedEnd   = regexp.MustCompile(`(mismatched|extraneous) input '<EOF>'( expecting .*)?$`)
+	unexpectedToken = regexp.MustCompile(`((mismatched|extraneous) input|no viable alternative at input) ('.*?')( expecting .*)?$`)
+	missingAtEnd    = regexp.MustCompile(`(missing '.*?') at '<EOF>'$`)
+)
+
+func plainSyntaxError(msg string) string {
+	msg = unexpectedEnd.ReplaceAllString(msg, "unexpected end of expression")
+	msg = missingAtEnd.ReplaceAllString(msg, "$1 at the end of the expression")
+	return unexpectedToken.ReplaceAllString(msg, "unexpected $3")
 }
 
 // Eval evaluates the expression. The result is made of JSON-native values:
@@ -216,7 +378,9 @@ func (e *Env) compile(src string) (*Program, *Error) {
 // become RFC 3339 strings, durations strings such as "1h30m0s" and bytes
 // base64 strings.
 func (p *Program) Eval(ctx context.Context, v Vars) (any, error) {
-	val, err := p.eval(ctx, v.activation(), &budget{limit: p.limit})
+	ev := newEvaluation(ctx, v)
+	defer ev.close()
+	val, err := p.eval(ev)
 	if err != nil {
 		return nil, err
 	}
@@ -225,26 +389,57 @@ func (p *Program) Eval(ctx context.Context, v Vars) (any, error) {
 
 // EvalBool evaluates an expression that must yield a bool.
 func (p *Program) EvalBool(ctx context.Context, v Vars) (bool, error) {
-	val, err := p.eval(ctx, v.activation(), &budget{limit: p.limit})
+	ev := newEvaluation(ctx, v)
+	defer ev.close()
+	val, err := p.eval(ev)
 	if err != nil {
 		return false, err
 	}
-	b, ok := val.(bool)
+	b, ok := val.(types.Bool)
 	if !ok {
-		return false, fmt.Errorf("expression must yield a bool, not %s", kindName(val))
+		return false, fmt.Errorf("expression must yield a bool, not %s", typeName(val))
 	}
-	return b, nil
+	return bool(b), nil
 }
 
-// budget is the cost left to one Eval call of a Program, Template or Value.
-type budget struct{ limit, used uint64 }
+// evaluation is one Eval call of a Program, Template or Value: the
+// variables, the context and the cost spent, which all the expressions it
+// evaluates share. cel-go keeps the cost on the execution frame, so every
+// program evaluated on the same frame counts against one limit.
+type evaluation struct {
+	ctx   context.Context
+	frame *interpreter.ExecutionFrame
+}
 
-func (p *Program) eval(ctx context.Context, act *activation, b *budget) (any, error) {
-	if err := ctx.Err(); err != nil {
+func newEvaluation(ctx context.Context, v Vars) *evaluation {
+	// An activation is a valid input, so NewExecutionFrame cannot fail.
+	frame, _ := interpreter.NewExecutionFrame(v.activation())
+	if ctx.Done() != nil {
+		// A context that can be cancelled is checked between the steps of
+		// comprehensions; a fresh frame takes it.
+		_ = frame.SetContext(ctx, interruptCheckFrequency)
+	}
+	return &evaluation{ctx: ctx, frame: frame}
+}
+
+func (ev *evaluation) close() { ev.frame.Close() }
+
+func (p *Program) eval(ev *evaluation) (ref.Val, error) {
+	if err := ev.ctx.Err(); err != nil {
 		return nil, err
 	}
-	ev := &evaluator{ctx: ctx, act: act, b: b}
-	return ev.run(p.root)
+	val, _, err := p.prg.Eval(ev.frame)
+	if err == nil {
+		return val, nil
+	}
+	if cerr := ev.ctx.Err(); cerr != nil {
+		return nil, cerr
+	}
+	var cancelled interpreter.EvalCancelledError
+	if errors.As(err, &cancelled) && cancelled.Cause == interpreter.CostLimitExceeded {
+		return nil, fmt.Errorf("%w of %d", ErrCostLimit, p.limit)
+	}
+	return nil, err
 }
 
 // position returns the 1-based line and column (in characters) of a byte

@@ -64,9 +64,9 @@ func TestEval(t *testing.T) {
 		{"input.count < 4", true},
 		{"steps.lookup.output.limit > input.amount", true},
 		{"input.amount", 1500.0},
-		{"input.amount * 2.0", 3000.0},
+		{"input.amount * 2", 3000.0},
 		{"int(input.amount) * 2", int64(3000)},
-		{"input.n * 2", int64(14)},
+		{"input.n * 2", 14.0},
 		{"execution.workflow_version == 2", true},
 		// Strings.
 		{"input.currency.lowerAscii()", "eur"},
@@ -129,9 +129,10 @@ func TestEvalErrors(t *testing.T) {
 	}{
 		{"input.missing", "no such key: missing"},
 		{"steps.review.output", "no such key: review"},
-		{"input.count / 0", "division by zero"},
-		{"input.amount * 2", "no such overload"},
-		{"input.amount / 0.0", "result +Inf is not a number JSON can hold"},
+		{"size(input.tags) / 0", "division by zero"},
+		{"input.id * 2", "no such overload"},
+		{"input.amount / 0", "result +Inf is not a number JSON can hold"},
+		{"input.items[0].price % 2", "10.5 is not a whole number"},
 		{"input.items[5]", "index out of bounds: 5"},
 	}
 	for _, tt := range tests {
@@ -193,7 +194,7 @@ func TestCompileBool(t *testing.T) {
 		{"input.amount > 1000", ""},
 		{"input.approved", ""},
 		{"steps.lookup.output.name.startsWith('A')", ""},
-		{"input.amount + 1.0", "line 1, column 1: expression must yield a bool, not double"},
+		{"size(input.tags) * 2", "line 1, column 1: expression must yield a bool, not int"},
 		{"'yes'", "line 1, column 1: expression must yield a bool, not string"},
 		{"inpt.ok", "line 1, column 1: undeclared reference to 'inpt' (did you mean 'int' or 'input'?)"},
 	}
@@ -228,6 +229,9 @@ func TestCompileErrors(t *testing.T) {
 		{" \n ", 1, 1, "expression is empty"},
 		{long, 1, 4097, "expression is 4401 characters long; the limit is 4096"},
 		{deep, 1, 1, "expression nests more than 32 levels deep"},
+		{"{'a': 1, b'b': 2}", 1, 10, "a map key must be an int, uint, bool or string, not bytes"},
+		// cel-go panics when it plans a constant map with a bytes key.
+		{"{dyn(b'a'): 1}", 1, 1, "expression cannot be compiled"},
 	}
 	for _, tt := range tests {
 		_, err := env.Compile(tt.src)
@@ -310,7 +314,7 @@ func TestCostLimit(t *testing.T) {
 // share one limit: each placeholder alone is well under it, all together are
 // not.
 func TestCostLimitAddsUp(t *testing.T) {
-	env := newEnv(t, WithCostLimit(5000)) // quadratic costs 1654 on ten numbers
+	env := newEnv(t, WithCostLimit(5000)) // quadratic costs 1854 on ten numbers
 	one := "{{ " + quadratic + " }}"
 	vars := numbers(10)
 	tmpl, err := env.CompileTemplate(one)
@@ -396,8 +400,8 @@ func TestConcurrentUse(t *testing.T) {
 					return
 				}
 				got, err := p.Eval(context.Background(), vars)
-				if want := n + int64(i%20); err != nil || got != want {
-					errs <- fmt.Errorf("Eval = %v, %v; want %d", got, err, want)
+				if want := float64(n + int64(i%20)); err != nil || got != want {
+					errs <- fmt.Errorf("Eval = %v, %v; want %v", got, err, want)
 					return
 				}
 				s, err := tmpl.Eval(context.Background(), vars)
@@ -451,11 +455,17 @@ func BenchmarkCompile(b *testing.B) {
 	for _, bc := range []struct {
 		name string
 		size int
-	}{{"cached", DefaultCacheSize}, {"uncached", 0}} {
+		src  string
+	}{
+		{"cached", DefaultCacheSize, src},
+		{"uncached", 0, src},
+		// The number rules rewrite this one, which cel-go checks again.
+		{"uncached-numbers", 0, "input.amount * 2 > steps.lookup.output.limit"},
+	} {
 		b.Run(bc.name, func(b *testing.B) {
 			env := newEnv(b, WithCacheSize(bc.size))
 			for b.Loop() {
-				if _, err := env.Compile(src); err != nil {
+				if _, err := env.Compile(bc.src); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -473,6 +483,21 @@ func BenchmarkEvalWhen(b *testing.B) {
 	for b.Loop() {
 		if ok, err := p.EvalBool(ctx, vars); !ok || err != nil {
 			b.Fatal(ok, err)
+		}
+	}
+}
+
+// BenchmarkNewEnv is the work a function that compiles or evaluates
+// expressions does once: NewEnv, and the first Compile, which builds
+// cel-go's environment.
+func BenchmarkNewEnv(b *testing.B) {
+	for b.Loop() {
+		env, err := NewEnv()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := env.Compile("1"); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

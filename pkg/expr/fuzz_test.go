@@ -35,8 +35,9 @@ func checkCompileError(t *testing.T, src string, err error) {
 	}
 }
 
-// FuzzExpression compiles and evaluates fuzzed CEL: within the cost limit
-// and a deadline, it yields a JSON value or an error, and never panics.
+// FuzzExpression compiles and evaluates fuzzed CEL, seeded with the
+// corpus: within the cost limit and a deadline, it yields a JSON value or
+// an error, and never panics.
 func FuzzExpression(f *testing.F) {
 	env, err := NewEnv()
 	if err != nil {
@@ -51,7 +52,11 @@ func FuzzExpression(f *testing.F) {
 		`timestamp(execution.started_on) + duration("1h")`,
 		`"a".repeat(100000)`,
 		`cel.bind(x, input.tags, x.size())`,
+		`input.amount * 2 + input.count % 2 - size(input.items) / 1.5`,
 	} {
+		f.Add(src)
+	}
+	for _, src := range corpus {
 		f.Add(src)
 	}
 	vars := order()

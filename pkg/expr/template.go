@@ -17,7 +17,6 @@ type Template struct {
 	text  []string // text[i] stands before holes[i]; the last one after them all
 	holes []hole
 	typed bool // one placeholder with at most spaces around it
-	limit uint64
 }
 
 // hole is one placeholder and where its "{{" stands.
@@ -39,7 +38,7 @@ func (e *Env) CompileTemplate(src string) (*Template, error) {
 }
 
 func (e *Env) compileTemplate(src string) (*Template, *Error) {
-	t := &Template{limit: e.cfg.costLimit}
+	t := &Template{}
 	from := 0 // start of the text not yet taken
 	for from < len(src) {
 		open := strings.Index(src[from:], "{{")
@@ -133,22 +132,24 @@ func stringEnd(src string, q int) (int, bool) {
 // with strings written as they are and other values as JSON. A template
 // without placeholders yields its text.
 func (t *Template) Eval(ctx context.Context, v Vars) (any, error) {
-	return t.eval(ctx, v.activation(), &budget{limit: t.limit})
+	ev := newEvaluation(ctx, v)
+	defer ev.close()
+	return t.eval(ev)
 }
 
-func (t *Template) eval(ctx context.Context, act *activation, b *budget) (any, error) {
+func (t *Template) eval(ev *evaluation) (any, error) {
 	if len(t.holes) == 0 {
 		return t.text[0], nil
 	}
 	if t.typed {
-		return t.holes[0].eval(ctx, act, b)
+		return t.holes[0].eval(ev)
 	}
 	var out bytes.Buffer
 	enc := json.NewEncoder(&out)
 	enc.SetEscapeHTML(false)
 	for i, h := range t.holes {
 		out.WriteString(t.text[i])
-		val, err := h.eval(ctx, act, b)
+		val, err := h.eval(ev)
 		if err != nil {
 			return nil, err
 		}
@@ -165,10 +166,10 @@ func (t *Template) eval(ctx context.Context, act *activation, b *budget) (any, e
 	return out.String(), nil
 }
 
-func (h hole) eval(ctx context.Context, act *activation, b *budget) (any, error) {
-	val, err := h.prg.eval(ctx, act, b)
+func (h hole) eval(ev *evaluation) (any, error) {
+	val, err := h.prg.eval(ev)
 	if err != nil {
-		if ctx.Err() != nil {
+		if ev.ctx.Err() != nil {
 			return nil, err
 		}
 		return nil, h.locate(err)
@@ -187,8 +188,7 @@ func (h hole) locate(err error) error {
 // Value is a JSON-like structure whose strings are templates, such as a
 // step's config. It is safe for concurrent use.
 type Value struct {
-	root  node
-	limit uint64
+	root node
 }
 
 // CompileValue compiles every string inside v, which is made of
@@ -199,17 +199,19 @@ func (e *Env) CompileValue(v any) (*Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Value{root: root, limit: e.cfg.costLimit}, nil
+	return &Value{root: root}, nil
 }
 
 // Eval renders the structure: a new one, with every template evaluated as
 // Template.Eval does. An evaluation error names the path of its string.
 func (v *Value) Eval(ctx context.Context, vars Vars) (any, error) {
-	return v.root.eval(ctx, vars.activation(), &budget{limit: v.limit})
+	ev := newEvaluation(ctx, vars)
+	defer ev.close()
+	return v.root.eval(ev)
 }
 
 type node interface {
-	eval(ctx context.Context, act *activation, b *budget) (any, error)
+	eval(ev *evaluation) (any, error)
 }
 
 func (e *Env) compileNode(v any, path string) (node, error) {
@@ -272,16 +274,16 @@ func keyPath(parent, key string) string {
 
 type constNode struct{ v any }
 
-func (n constNode) eval(context.Context, *activation, *budget) (any, error) { return n.v, nil }
+func (n constNode) eval(*evaluation) (any, error) { return n.v, nil }
 
 type templateNode struct {
 	t    *Template
 	path string
 }
 
-func (n templateNode) eval(ctx context.Context, act *activation, b *budget) (any, error) {
-	out, err := n.t.eval(ctx, act, b)
-	if err != nil && n.path != "" && ctx.Err() == nil {
+func (n templateNode) eval(ev *evaluation) (any, error) {
+	out, err := n.t.eval(ev)
+	if err != nil && n.path != "" && ev.ctx.Err() == nil {
 		return nil, fmt.Errorf("%s: %w", n.path, err)
 	}
 	return out, err
@@ -292,10 +294,10 @@ type mapNode struct {
 	vals []node
 }
 
-func (n mapNode) eval(ctx context.Context, act *activation, b *budget) (any, error) {
+func (n mapNode) eval(ev *evaluation) (any, error) {
 	out := make(map[string]any, len(n.keys))
 	for i, k := range n.keys {
-		v, err := n.vals[i].eval(ctx, act, b)
+		v, err := n.vals[i].eval(ev)
 		if err != nil {
 			return nil, err
 		}
@@ -306,10 +308,10 @@ func (n mapNode) eval(ctx context.Context, act *activation, b *budget) (any, err
 
 type listNode []node
 
-func (n listNode) eval(ctx context.Context, act *activation, b *budget) (any, error) {
+func (n listNode) eval(ev *evaluation) (any, error) {
 	out := make([]any, len(n))
 	for i, item := range n {
-		v, err := item.eval(ctx, act, b)
+		v, err := item.eval(ev)
 		if err != nil {
 			return nil, err
 		}

@@ -15,7 +15,7 @@ func TestTemplate(t *testing.T) {
 	}{
 		// One placeholder, spaces around allowed: the value keeps its type.
 		{"{{ input.amount }}", 1500.0},
-		{"{{input.count}}", int64(3)},
+		{"{{input.count}}", 3.0},
 		{"  {{ input.customer }}\n", map[string]any{"name": "Ada", "email": "ada@example.com"}},
 		{"{{ input.tags }}", []any{"urgent", "eu"}},
 		{"{{ input.note }}", nil},
@@ -140,7 +140,7 @@ func TestValue(t *testing.T) {
 		"body": map[string]any{
 			"lines": []any{
 				map[string]any{"sku": "A", "qty": 2.0, "price": 10.5},
-				"fixed", 3.0, true, nil, []any{int64(3)},
+				"fixed", 3.0, true, nil, []any{3.0},
 			},
 			"gross":  1800.0,
 			"vendor": map[string]any{"name": "ACME", "limit": 5000.0},

@@ -16,7 +16,7 @@ var heavy = []string{
 	"github.com/cardflow/cardflow/pkg/engine",     // the graph interpreter
 	"github.com/cardflow/cardflow/pkg/steps",      // step kinds, outbound calls
 	"github.com/cardflow/cardflow/pkg/expr",       // CEL
-	"cel.dev/cel-go/cel",                          // with protobuf and ANTLR; tests only
+	"cel.dev/cel-go/cel",                          // with protobuf and ANTLR
 	"github.com/aws/aws-sdk-go-v2/config",         // SSO, STS and sign-in clients
 	"github.com/aws/aws-sdk-go-v2/service/sso",    // the same, reached otherwise
 	"github.com/aws/aws-sdk-go-v2/service/sts",    // the same
@@ -25,13 +25,13 @@ var heavy = []string{
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager",
 }
 
-// secretsManager is the client of the functions that read secrets.
-var secretsManager = heavy[len(heavy)-1]
+// secretsManager is the client of the functions that read secrets;
+// textTemplate comes with cel-go, which imports it.
+var secretsManager, textTemplate = heavy[len(heavy)-1], heavy[len(heavy)-2]
 
 // withCEL are the heavy packages of the functions that compile or run
-// expressions. pkg/expr evaluates CEL itself, so no function links cel-go
-// or text/template.
-var withCEL = heavy[:4]
+// expressions.
+var withCEL = heavy[:5]
 
 // linksHeavy says which heavy packages a function needs: saveCard checks
 // cards; saveWorkflow validates and compiles with the step kinds of
@@ -39,8 +39,8 @@ var withCEL = heavy[:4]
 // links the SDK's configuration loader.
 var linksHeavy = map[string][]string{
 	"saveCard":      {"github.com/cardflow/cardflow/pkg/cards"},
-	"saveWorkflow":  append(slices.Clone(withCEL), secretsManager),
-	"advance":       append(slices.Clone(withCEL), secretsManager),
+	"saveWorkflow":  append(slices.Clone(withCEL), textTemplate, secretsManager),
+	"advance":       append(slices.Clone(withCEL), textTemplate, secretsManager),
 	"teamsMessages": {secretsManager},
 	"teamsRespond":  {secretsManager},
 }

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Fails when a function's bootstrap in a sam build directory is over 10 MB
-# (10,000,000 bytes), the most any cardflow Lambda function may weigh, and
+# Fails when a function's bootstrap in a sam build directory is over 40 MB
+# (40,000,000 bytes), the most any cardflow Lambda function may weigh, and
 # names the largest function either way.
 set -euo pipefail
 dir=${1:-.aws-sam/build}
-limit=10000000
+limit=40000000
 status=0 largest=0 largest_name=
 for f in "$dir"/*/bootstrap; do
 	[ -e "$f" ] || { echo "no bootstrap files under $dir; run sam build first" >&2; exit 1; }
