@@ -108,6 +108,8 @@ func (r *run) leave(ctx context.Context, n *node, out outcome, started int64) er
 			out = outcome{input: out.input, reason: "its output is not JSON: " + err.Error()}
 		} else if len(b) > MaxOutputBytes {
 			out = outcome{input: out.input, reason: fmt.Sprintf("its output is %d KB, more than the %d KB a step may pass on", len(b)>>10, MaxOutputBytes>>10)}
+		} else if err := cardflow.CheckNesting("its output", b); err != nil {
+			out = outcome{input: out.input, reason: cardflow.ErrorMessage(err)}
 		}
 	}
 	status := cardflow.ExecSucceeded
