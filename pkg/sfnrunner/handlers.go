@@ -191,6 +191,10 @@ func (h *Parker) Park(ctx context.Context, in ParkInput) error {
 	}
 	for {
 		p, err := h.store.GetProcess(ctx, in.Execution.OrganizationID, in.ProcessID)
+		if errors.Is(err, cardflow.ErrUnreadable) {
+			// No retry would read it: Advance ends the execution.
+			return h.endTask(ctx, in.TaskToken)
+		}
 		if err != nil {
 			return err
 		}
