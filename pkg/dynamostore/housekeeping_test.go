@@ -59,7 +59,9 @@ func TestHousekeepingSkipsUnreadableItems(t *testing.T) {
 		}
 		return ex
 	}
-	overdue := func(p *cardflow.Process) { p.Waits, p.Wait = 1, &cardflow.Wait{Seq: 1, StepID: "approve", OpenedOn: 1, Deadline: 1000} }
+	overdue := func(p *cardflow.Process) {
+		p.Waits, p.Wait = 1, &cardflow.Wait{Seq: 1, StepID: "approve", OpenedOn: 1, Deadline: 1000}
+	}
 	badExecution := start("acme", "PO-bad-execution", overdue)
 	start("globex", "PO-done", overdue)
 	start("globex", "PO-early", func(p *cardflow.Process) {

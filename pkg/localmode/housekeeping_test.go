@@ -91,7 +91,9 @@ func TestHousekeepingSkipsUnreadableRecords(t *testing.T) {
 		}
 		return ex
 	}
-	overdue := func(p *cardflow.Process) { p.Waits, p.Wait = 1, &cardflow.Wait{Seq: 1, StepID: "approve", OpenedOn: 1, Deadline: 1000} }
+	overdue := func(p *cardflow.Process) {
+		p.Waits, p.Wait = 1, &cardflow.Wait{Seq: 1, StepID: "approve", OpenedOn: 1, Deadline: 1000}
+	}
 	start("acme", "PO-bad-record", overdue)
 	badExecution := start("acme", "PO-bad-execution", overdue)
 	start("globex", "PO-done", overdue)
