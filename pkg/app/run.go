@@ -206,7 +206,7 @@ func (s *Service) start(ctx context.Context, st start) (string, error) {
 		st.idem.CreatedOn, st.idem.ExpiresAt = ms, now.Add(IdempotencyWindow).Unix()
 	}
 	if err := s.store.StartExecution(ctx, ex, proc, st.idem); err != nil && !s.storedAnyway(ctx, ex, err) {
-		return "", err
+		return "", unreadable(err, "a stored record this execution needs cannot be read (that of process id %s, or of the Idempotency-Key), so it cannot start", pid)
 	}
 	if err := s.runner.Start(ctx, ex.Ref()); err != nil {
 		return "", err
@@ -431,9 +431,9 @@ func (s *Service) Cancel(ctx context.Context, in CancelInput) (*Cancelled, error
 }
 
 // unreadable answers a request that needs a record the store holds but
-// cannot decode with a conflict that says which: the record stays as it is,
-// so trying again cannot help, and the execution's runner ends it as
-// FAILED. Other errors pass unchanged.
+// cannot decode with a conflict that says which: the record stays as it
+// is, so trying again cannot help (the runner ends an execution that
+// needs it as FAILED). Other errors pass unchanged.
 func unreadable(err error, format string, args ...any) error {
 	if errors.Is(err, cardflow.ErrUnreadable) {
 		return cardflow.Errorf(cardflow.ECONFLICT, format, args...)

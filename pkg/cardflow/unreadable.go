@@ -45,7 +45,8 @@ const (
 func FailUnreadable(ctx context.Context, s Store, ref ExecutionRef, now time.Time) (*Execution, error) {
 	reason := reasonUnreadableRecord
 	ex, err := s.GetExecution(ctx, ref.OrganizationID, ref.WorkflowID, ref.ExecutionID)
-	if ue := (*UnreadableError)(nil); errors.As(err, &ue) && ue.Head != nil {
+	var ue *UnreadableError
+	if errors.As(err, &ue) && ue.Head != nil {
 		ex, err, reason = ue.Head, nil, reasonUnreadableExecution
 	}
 	if err != nil {

@@ -176,12 +176,13 @@ func (r *Runner) loop(ref cardflow.ExecutionRef, wake chan struct{}) {
 // only.
 func (r *Runner) failUnreadable(ref cardflow.ExecutionRef) {
 	ids := []any{"organization", ref.OrganizationID, "workflow", ref.WorkflowID, "execution", ref.ExecutionID}
-	if _, err := cardflow.FailUnreadable(r.ctx, r.store, ref, r.now()); err != nil {
+	ex, err := cardflow.FailUnreadable(r.ctx, r.store, ref, r.now())
+	if err != nil {
 		r.log.Error("a record of the execution cannot be read, nor could the execution be marked FAILED; the runner drops it until the next start",
 			append(ids, "error", cardflow.ErrorMessage(err))...)
 		return
 	}
-	r.log.Warn("a record of the execution cannot be read: the execution ended as FAILED", ids...)
+	r.log.Warn("a record of the execution cannot be read: the execution has ended", append(ids, "status", ex.Status)...)
 }
 
 // done unregisters a finished execution's goroutine, unless a wake-up came

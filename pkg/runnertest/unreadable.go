@@ -68,8 +68,8 @@ func testUnreadableInput(t *testing.T, h Harness) {
 }
 
 // testUnreadableResume: a resume so deep that the process record holding
-// it cannot be read ends its execution FAILED; further resumes of the
-// process id are a conflict that says why.
+// it cannot be read ends its execution FAILED; further resumes and
+// triggers with the process id are a conflict that says why.
 func testUnreadableResume(t *testing.T, h Harness) {
 	org := "org-" + cardflow.NewID(time.Now())
 	ctx := ctxOf(org)
@@ -84,5 +84,9 @@ func testUnreadableResume(t *testing.T, h Harness) {
 	_, err := h.Service.Resume(ctx, "deep-resume", []byte(`{"decision": "approve"}`))
 	if cardflow.ErrorCode(err) != cardflow.ECONFLICT || !strings.Contains(cardflow.ErrorMessage(err), "cannot be read") {
 		t.Errorf("resume again: got %v, want CONFLICT saying the record cannot be read", err)
+	}
+	_, err = h.Service.Trigger(ctx, app.TriggerInput{WorkflowID: wf, ProcessID: "deep-resume"})
+	if cardflow.ErrorCode(err) != cardflow.ECONFLICT || !strings.Contains(cardflow.ErrorMessage(err), "process id deep-resume") {
+		t.Errorf("trigger with the process id: got %v, want CONFLICT saying its record cannot be read", err)
 	}
 }

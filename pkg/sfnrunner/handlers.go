@@ -171,7 +171,7 @@ func (h *Handlers) failUnreadable(ctx context.Context, ref cardflow.ExecutionRef
 	ex, err := cardflow.FailUnreadable(ctx, h.store, ref, h.now())
 	switch {
 	case err == nil:
-		h.log.Warn("a record of the execution cannot be read: the execution ended as FAILED", ids...)
+		h.log.Warn("a record of the execution cannot be read: the execution has ended", append(ids, slog.String("status", ex.Status))...)
 		return AdvanceOutput{Status: ex.Status}, nil
 	case errors.Is(err, cardflow.ErrUnreadable):
 		h.log.Error("a record of the execution cannot be read, nor can the execution be marked FAILED; its state machine ends", ids...)
