@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
 )
@@ -42,6 +43,13 @@ func (s *Service) AnswerCard(ctx context.Context, in AnswerInput) (*AnswerOutput
 		payload[k] = v
 	}
 	payload["source"] = cardflow.SourceTeams
+	// The answer is stored, on the process record and as the card step's
+	// output, so it nests no deeper than any stored value may. It was
+	// decoded from JSON, so it encodes.
+	b, _ := json.Marshal(payload)
+	if err := cardflow.CheckNesting("the answer", b); err != nil {
+		return nil, err
+	}
 	res := &cardflow.Resume{Source: cardflow.SourceTeams, Payload: payload, Actor: p.Actor, ReceivedOn: s.millis()}
 	for {
 		proc, err := s.store.GetProcess(ctx, p.OrganizationID, in.ProcessID)

@@ -40,7 +40,9 @@ type HousekeepReport struct {
 // missed the deadline (so such an execution still ends), drops early
 // resumes older than the early-resume window, and deletes expired process
 // and idempotency records. Each part goes on when another fails; the
-// error joins the failures.
+// error joins the failures. A record that cannot be read is logged, by its
+// ids, and skipped: it is no failure of housekeeping, and holds up none of
+// the others.
 func (s *Service) Housekeep(ctx context.Context) (HousekeepReport, error) {
 	var rep HousekeepReport
 	now := s.now()
@@ -78,6 +80,12 @@ func (s *Service) expireWaits(ctx context.Context, now time.Time, rep *Housekeep
 	var errs []error
 	for _, p := range procs {
 		ex, err := s.store.GetExecution(ctx, p.OrganizationID, p.WorkflowID, p.ExecutionID)
+		if errors.Is(err, cardflow.ErrUnreadable) {
+			// Its runner ends it (cardflow.FailUnreadable); the others go on.
+			s.log.WarnContext(ctx, "housekeeping skips a wait whose execution cannot be read", "organization", p.OrganizationID,
+				"workflow", p.WorkflowID, "execution", p.ExecutionID, "process_id", p.ProcessID)
+			continue
+		}
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -32,7 +32,7 @@ func newNode(t *testing.T, store cardflow.Store, ahead time.Duration) *node {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runner, err := localrunner.New(eng)
+	runner, err := localrunner.New(eng, store)
 	if err != nil {
 		t.Fatal(err)
 	}

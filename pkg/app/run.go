@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -208,7 +209,7 @@ func (s *Service) start(ctx context.Context, st start) (string, error) {
 		st.idem.CreatedOn, st.idem.ExpiresAt = ms, now.Add(IdempotencyWindow).Unix()
 	}
 	if err := s.store.StartExecution(ctx, ex, proc, st.idem); err != nil && !s.storedAnyway(ctx, ex, err) {
-		return "", err
+		return "", unreadable(err, "a stored record this execution needs cannot be read (that of process id %s, or of the Idempotency-Key), so it cannot start", pid)
 	}
 	if err := s.runner.Start(ctx, ex.Ref()); err != nil {
 		return "", err
@@ -287,14 +288,14 @@ func (s *Service) Resume(ctx context.Context, processID string, body []byte) (*R
 	for {
 		proc, err := s.store.GetProcess(ctx, p.OrganizationID, processID)
 		if err != nil {
-			return nil, err
+			return nil, unreadable(err, "the record of process id %s cannot be read from the store, so it cannot be resumed", processID)
 		}
 		// Read before the claim is written: once it is, the resume has
 		// happened, and a failed read must not answer an error that makes
 		// the caller's retry a conflict.
 		ex, err := s.store.GetExecution(ctx, proc.OrganizationID, proc.WorkflowID, proc.ExecutionID)
 		if err != nil {
-			return nil, err
+			return nil, unreadable(err, "execution %s of process id %s cannot be read from the store, so it cannot be resumed", proc.ExecutionID, processID)
 		}
 		resumed, err := s.claim(proc, res)
 		if err != nil {
@@ -405,13 +406,13 @@ func (s *Service) Cancel(ctx context.Context, in CancelInput) (*Cancelled, error
 	for {
 		ex, err := s.store.GetExecution(ctx, p.OrganizationID, in.WorkflowID, in.WorkflowExecutionID)
 		if err != nil {
-			return nil, err
+			return nil, unreadable(err, "execution %s cannot be read from the store, so it cannot be cancelled", in.WorkflowExecutionID)
 		}
 		if !ex.Open() {
 			return nil, cardflow.Errorf(cardflow.ECONFLICT, "execution %s has already finished as %s", ex.WorkflowExecutionID, ex.Status)
 		}
 		if err := cardflow.CloseProcess(ctx, s.store, ex, s.now()); err != nil {
-			return nil, err
+			return nil, unreadable(err, "the record of process id %s of execution %s cannot be read from the store, so it cannot be cancelled", ex.State.ProcessID, ex.WorkflowExecutionID)
 		}
 		now := s.millis()
 		msg := "by " + p.Actor
@@ -442,4 +443,15 @@ func (s *Service) Cancel(ctx context.Context, in CancelInput) (*Cancelled, error
 		}
 		return out, nil
 	}
+}
+
+// unreadable answers a request that needs a record the store holds but
+// cannot decode with a conflict that says which: the record stays as it
+// is, so trying again cannot help (the runner ends an execution that
+// needs it as FAILED). Other errors pass unchanged.
+func unreadable(err error, format string, args ...any) error {
+	if errors.Is(err, cardflow.ErrUnreadable) {
+		return cardflow.Errorf(cardflow.ECONFLICT, format, args...)
+	}
+	return err
 }

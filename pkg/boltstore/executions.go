@@ -46,7 +46,7 @@ func encodeSummary(e *cardflow.Execution) ([]byte, error) {
 func decodeSummary(v []byte) (*cardflow.Execution, error) {
 	var s executionSummary
 	if err := json.Unmarshal(v, &s); err != nil {
-		return nil, fmt.Errorf("boltstore: decode execution summary: %w", err)
+		return nil, &cardflow.UnreadableError{Err: fmt.Errorf("boltstore: decode execution summary: %w", err)}
 	}
 	return &cardflow.Execution{
 		WorkflowExecutionID: s.WorkflowExecutionID, WorkflowID: s.WorkflowID, WorkflowVersion: s.WorkflowVersion,
@@ -79,8 +79,22 @@ func encodeExecution(e *cardflow.Execution) (encodedExecution, error) {
 	return encodedExecution{view, state, summary}, err
 }
 
-// decodeExecution joins the parts of a stored execution.
+// decodeExecution joins the parts of a stored execution. When they do not
+// decode, the error carries the execution's head: the parts pruned of what
+// lies too deep, joined, if they decode so.
 func decodeExecution(view, state, revision []byte) (*cardflow.Execution, error) {
+	e, err := joinExecution(view, state, revision)
+	if err == nil {
+		return e, nil
+	}
+	ue := &cardflow.UnreadableError{Err: err}
+	if head, err := joinExecution(cardflow.Prune(view), cardflow.Prune(state), revision); err == nil {
+		ue.Head = head
+	}
+	return nil, ue
+}
+
+func joinExecution(view, state, revision []byte) (*cardflow.Execution, error) {
 	e := new(cardflow.Execution)
 	if err := json.Unmarshal(view, e); err != nil {
 		return nil, fmt.Errorf("boltstore: decode execution: %w", err)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"log/slog"
+	"strings"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -77,7 +79,8 @@ func buildHousekeepingIndexes(tx *bolt.Tx) error {
 }
 
 // dueProcesses walks the index of one kind in due order and returns up to
-// limit records due at or before until (epoch ms).
+// limit records due at or before until (epoch ms). A record that cannot be
+// read is logged and left out, so that it holds up none of the others.
 func (s *Store) dueProcesses(kind string, until int64, limit int) ([]*cardflow.Process, error) {
 	out := []*cardflow.Process{}
 	err := s.db.View(func(tx *bolt.Tx) error {
@@ -90,13 +93,21 @@ func (s *Store) dueProcesses(kind string, until int64, limit int) ([]*cardflow.P
 			}
 			rec, err := decode[cardflow.Process](procs.Get(v))
 			if err != nil {
-				return err
+				s.skipUnreadable(v)
+				continue
 			}
 			out = append(out, rec)
 		}
 		return nil
 	})
 	return out, err
+}
+
+// skipUnreadable logs a process record housekeeping leaves out, by its ids
+// only: its content may hold business data.
+func (s *Store) skipUnreadable(key []byte) {
+	org, processID, _ := strings.Cut(string(key), "\x00")
+	s.log.Warn("housekeeping skips a process record that cannot be read", slog.String("organization", org), slog.String("process_id", processID))
 }
 
 func (s *Store) ListOverdueWaits(_ context.Context, now int64, limit int) ([]*cardflow.Process, error) {

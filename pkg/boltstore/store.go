@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -23,7 +24,8 @@ import (
 // doc comments. It is safe for concurrent use: bbolt runs one write
 // transaction at a time, which is what keeps version numbers unique.
 type Store struct {
-	db *bolt.DB
+	db  *bolt.DB
+	log *slog.Logger
 }
 
 var _ cardflow.Store = (*Store)(nil)
@@ -33,6 +35,7 @@ type Option func(*options)
 
 type options struct {
 	lockTimeout time.Duration
+	log         *slog.Logger
 }
 
 // WithLockTimeout sets how long Open waits for another process to release
@@ -41,13 +44,22 @@ func WithLockTimeout(d time.Duration) Option {
 	return func(o *options) { o.lockTimeout = d }
 }
 
+// WithLogger sets where the store logs the records housekeeping skips
+// because they cannot be read (default slog.Default()).
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) { o.log = l }
+}
+
 // Open opens the store file at path, creating it and its directory if needed.
 // Only one process can hold the file; while another does, Open fails with an
 // UNAVAILABLE *cardflow.Error after the lock timeout instead of hanging.
 func Open(path string, opts ...Option) (*Store, error) {
-	o := options{lockTimeout: time.Second}
+	o := options{lockTimeout: time.Second, log: slog.Default()}
 	for _, opt := range opts {
 		opt(&o)
+	}
+	if o.log == nil {
+		return nil, errors.New("boltstore: logger is nil")
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("boltstore: %w", err)
@@ -111,7 +123,7 @@ func Open(path string, opts ...Option) (*Store, error) {
 	// write is not held up much, long enough for concurrent executions to
 	// share a disk sync.
 	db.MaxBatchDelay = 2 * time.Millisecond
-	return &Store{db: db}, nil
+	return &Store{db: db, log: o.log}, nil
 }
 
 // Close releases the file; closing twice is not an error.
@@ -122,7 +134,7 @@ func (s *Store) Close() error { return s.db.Close() }
 func decode[T any](v []byte) (*T, error) {
 	t := new(T)
 	if err := json.Unmarshal(v, t); err != nil {
-		return nil, fmt.Errorf("boltstore: decode %T: %w", t, err)
+		return nil, &cardflow.UnreadableError{Err: fmt.Errorf("boltstore: decode %T: %w", t, err)}
 	}
 	return t, nil
 }

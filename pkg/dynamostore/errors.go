@@ -16,15 +16,15 @@ import (
 )
 
 // translate turns the error of a Store method into a *cardflow.Error, in
-// place; errors the store made itself pass unchanged. It is the one place
-// that knows DynamoDB's errors. Messages reach API callers, so the details
-// of faults go to the log only.
+// place; errors the store made itself, and records that cannot be read,
+// pass unchanged. It is the one place that knows DynamoDB's errors.
+// Messages reach API callers, so the details of faults go to the log only.
 func (s *Store) translate(op string, err *error) {
 	if *err == nil {
 		return
 	}
 	var ce *cardflow.Error
-	if errors.As(*err, &ce) {
+	if errors.As(*err, &ce) || errors.Is(*err, cardflow.ErrUnreadable) {
 		return
 	}
 	code, msg := classify(*err)

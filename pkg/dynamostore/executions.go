@@ -41,12 +41,21 @@ func executionItem(e *cardflow.Execution, revision int64) (map[string]types.Attr
 // openPartition is the one partition of the open_executions index.
 const openPartition = "open"
 
+// loadExecution decodes a stored execution. When it does not decode, the
+// error carries the execution's head: the record pruned of what lies too
+// deep, if it decodes so.
 func loadExecution(item map[string]types.AttributeValue) (*cardflow.Execution, error) {
+	b := []byte(stringAttr(item, attrRecord))
 	e := new(cardflow.Execution)
-	if err := e.UnmarshalRecord([]byte(stringAttr(item, attrRecord))); err != nil {
-		return nil, fmt.Errorf("dynamostore: decode execution: %w", err)
+	err := e.UnmarshalRecord(b)
+	if err == nil {
+		return e, nil
 	}
-	return e, nil
+	ue := &cardflow.UnreadableError{Err: fmt.Errorf("dynamostore: decode execution: %w", err)}
+	if head := new(cardflow.Execution); head.UnmarshalRecord(cardflow.Prune(b)) == nil {
+		ue.Head = head
+	}
+	return nil, ue
 }
 
 func executionNotFound(id string) error {

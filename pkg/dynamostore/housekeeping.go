@@ -2,6 +2,8 @@ package dynamostore
 
 import (
 	"context"
+	"log/slog"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -14,47 +16,65 @@ import (
 // expiryGroup is the one partition of the by_expiry index.
 const expiryGroup = "all"
 
-// queryDue reads up to limit items of a sparse index whose sort key is at
-// or before until, oldest first.
-func (s *Store) queryDue(ctx context.Context, table, index, partition, value, sort string, until int64, limit int) ([]map[string]types.AttributeValue, error) {
-	out := []map[string]types.AttributeValue{}
+// queryDue walks the items of a sparse index whose sort key is at or before
+// until, oldest first, handing each to take, until take has taken limit of
+// them. take reports whether it took the item.
+func (s *Store) queryDue(ctx context.Context, table, index, partition, value, sort string, until int64, limit int, take func(map[string]types.AttributeValue) bool) error {
 	if limit < 1 {
-		return out, nil
+		return nil
 	}
 	in, err := s.query(table, index, expression.Key(partition).Equal(expression.Value(value)).
 		And(expression.Key(sort).LessThanEqual(expression.Value(until))), nil)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	in.ScanIndexForward = aws.Bool(true)
+	taken := 0
 	for {
-		in.Limit = aws.Int32(int32(limit - len(out)))
+		in.Limit = aws.Int32(int32(limit - taken))
 		page, err := s.client.Query(ctx, in)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		out = append(out, page.Items...)
-		if len(out) >= limit || page.LastEvaluatedKey == nil {
-			return out, nil
+		for _, item := range page.Items {
+			if take(item) {
+				taken++
+			}
+		}
+		if taken >= limit || page.LastEvaluatedKey == nil {
+			return nil
 		}
 		in.ExclusiveStartKey = page.LastEvaluatedKey
 	}
 }
 
+// queryAllDue is queryDue taking every item.
+func (s *Store) queryAllDue(ctx context.Context, table, index, partition, value, sort string, until int64, limit int) ([]map[string]types.AttributeValue, error) {
+	out := []map[string]types.AttributeValue{}
+	err := s.queryDue(ctx, table, index, partition, value, sort, until, limit, func(item map[string]types.AttributeValue) bool {
+		out = append(out, item)
+		return true
+	})
+	return out, err
+}
+
+// dueProcesses returns up to limit process records of one due kind. A
+// record that cannot be read is logged, by its ids only, and left out, so
+// that it holds up none of the others.
 func (s *Store) dueProcesses(ctx context.Context, kind string, until int64, limit int) ([]*cardflow.Process, error) {
-	items, err := s.queryDue(ctx, TableProcesses, indexByDue, attrDueKind, kind, attrDueAt, until, limit)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*cardflow.Process, 0, len(items))
-	for _, item := range items {
+	out := []*cardflow.Process{}
+	err := s.queryDue(ctx, TableProcesses, indexByDue, attrDueKind, kind, attrDueAt, until, limit, func(item map[string]types.AttributeValue) bool {
 		p, err := decode[cardflow.Process](item)
 		if err != nil {
-			return nil, err
+			org := stringAttr(item, attrOrg)
+			s.log.Warn("housekeeping skips a process record that cannot be read",
+				slog.String("organization", org), slog.String("process_id", strings.TrimPrefix(stringAttr(item, attrProcessKey), org+"#")))
+			return false
 		}
 		out = append(out, p)
-	}
-	return out, nil
+		return true
+	})
+	return out, err
 }
 
 // ListOverdueWaits queries the by_due index, which trails the table by a
@@ -75,7 +95,7 @@ func (s *Store) ListStaleEarlyResumes(ctx context.Context, before int64, limit i
 // over since the index was read.
 func (s *Store) DeleteExpiredProcesses(ctx context.Context, now int64, limit int) (_ int, err error) {
 	defer s.translate("DeleteExpiredProcesses", &err)
-	items, err := s.queryDue(ctx, TableProcesses, indexByDue, attrDueKind, cardflow.DueClosed, attrDueAt, now, limit)
+	items, err := s.queryAllDue(ctx, TableProcesses, indexByDue, attrDueKind, cardflow.DueClosed, attrDueAt, now, limit)
 	if err != nil {
 		return 0, err
 	}
@@ -87,7 +107,7 @@ func (s *Store) DeleteExpiredProcesses(ctx context.Context, now int64, limit int
 // DeleteExpiredIdempotency deletes what TTL would delete within days.
 func (s *Store) DeleteExpiredIdempotency(ctx context.Context, now int64, limit int) (_ int, err error) {
 	defer s.translate("DeleteExpiredIdempotency", &err)
-	items, err := s.queryDue(ctx, TableIdempotency, indexByExpiry, attrExpiryGroup, expiryGroup, attrExpiresAt, now/1000, limit)
+	items, err := s.queryAllDue(ctx, TableIdempotency, indexByExpiry, attrExpiryGroup, expiryGroup, attrExpiresAt, now/1000, limit)
 	if err != nil {
 		return 0, err
 	}

@@ -168,7 +168,7 @@ func encoded(noun string, b []byte) (types.AttributeValue, error) {
 func decode[T any](item map[string]types.AttributeValue) (*T, error) {
 	rec := new(T)
 	if err := json.Unmarshal([]byte(stringAttr(item, attrRecord)), rec); err != nil {
-		return nil, fmt.Errorf("dynamostore: decode %T: %w", rec, err)
+		return nil, &cardflow.UnreadableError{Err: fmt.Errorf("dynamostore: decode %T: %w", rec, err)}
 	}
 	return rec, nil
 }

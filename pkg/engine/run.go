@@ -105,6 +105,8 @@ func (r *run) leave(ctx context.Context, n *node, out steps.Outcome, started int
 			out = steps.Outcome{Input: out.Input, Reason: "its output is not JSON: " + err.Error()}
 		} else if len(b) > MaxOutputBytes {
 			out = steps.Outcome{Input: out.Input, Reason: fmt.Sprintf("its output is %d KB, more than the %d KB a step may pass on", len(b)>>10, MaxOutputBytes>>10)}
+		} else if err := cardflow.CheckNesting("its output", b); err != nil {
+			out = steps.Outcome{Input: out.Input, Reason: cardflow.ErrorMessage(err)}
 		}
 	}
 	status := cardflow.ExecSucceeded

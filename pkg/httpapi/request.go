@@ -273,7 +273,8 @@ func trailingData(body []byte, dec *json.Decoder) error {
 	return nil
 }
 
-// readBody reads the whole body, refusing more than MaxBodyBytes.
+// readBody reads the whole body, refusing more than MaxBodyBytes and JSON
+// that nests deeper than what is stored may.
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
 	if err != nil {
@@ -282,6 +283,9 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 			return nil, cardflow.Errorf(cardflow.ETOOLARGE, "the request body is larger than %d KB", MaxBodyBytes>>10)
 		}
 		return nil, cardflow.Errorf(cardflow.EINVALID, "the request body could not be read")
+	}
+	if err := cardflow.CheckNesting("the request body", body); err != nil {
+		return nil, err
 	}
 	return body, nil
 }

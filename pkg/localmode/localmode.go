@@ -251,7 +251,7 @@ func NewStack(store cardflow.Store, outbox *boltstore.Store, cfg Config) (*Stack
 	}
 	early := cfg.earlyResume()
 	st := &Stack{Store: store, Outbox: outbox, Teams: tm}
-	if st.Runner, err = localrunner.New(eng, localrunner.WithLogger(cfg.Log)); err != nil {
+	if st.Runner, err = localrunner.New(eng, store, localrunner.WithLogger(cfg.Log)); err != nil {
 		return nil, err
 	}
 	fire := func(ctx context.Context, sc *cardflow.Schedule, at time.Time) error {
@@ -335,7 +335,7 @@ func (cfg Config) earlyResume() time.Duration {
 // Start picks up the executions the store has open, arms its schedules and
 // starts housekeeping. It returns how many executions it picked up.
 func (st *Stack) Start(ctx context.Context) (int, error) {
-	n, err := st.Runner.Recover(ctx, st.Store)
+	n, err := st.Runner.Recover(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("recover open executions: %w", err)
 	}

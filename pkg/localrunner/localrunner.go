@@ -24,6 +24,7 @@ type Advancer interface {
 // Runner runs executions in goroutines.
 type Runner struct {
 	eng   Advancer
+	store cardflow.Store
 	log   *slog.Logger
 	now   func() time.Time
 	retry time.Duration
@@ -52,12 +53,14 @@ func WithClock(now func() time.Time) Option { return func(r *Runner) { r.now = n
 // it doubles up to a minute.
 func WithRetryDelay(d time.Duration) Option { return func(r *Runner) { r.retry = d } }
 
-// New returns a runner over eng. Close stops it.
-func New(eng Advancer, opts ...Option) (*Runner, error) {
-	if eng == nil {
-		return nil, errors.New("localrunner: engine is nil")
+// New returns a runner over eng and the store eng runs executions in,
+// where the runner finds the open ones and ends those it cannot run.
+// Close stops it.
+func New(eng Advancer, store cardflow.Store, opts ...Option) (*Runner, error) {
+	if eng == nil || store == nil {
+		return nil, errors.New("localrunner: engine and store are required")
 	}
-	r := &Runner{eng: eng, log: slog.Default(), now: time.Now, retry: time.Second, running: map[string]chan struct{}{}}
+	r := &Runner{eng: eng, store: store, log: slog.Default(), now: time.Now, retry: time.Second, running: map[string]chan struct{}{}}
 	for _, o := range opts {
 		o(r)
 	}
@@ -67,9 +70,9 @@ func New(eng Advancer, opts ...Option) (*Runner, error) {
 
 // Recover starts every execution the store has open: after a restart,
 // RUNNING ones go on from their last finished step, sleeping ones sleep on,
-// waiting ones wait on.
-func (r *Runner) Recover(ctx context.Context, store cardflow.EngineStore) (int, error) {
-	refs, err := store.ListOpenExecutions(ctx)
+// waiting ones wait on, and those that cannot be read end as FAILED.
+func (r *Runner) Recover(ctx context.Context) (int, error) {
+	refs, err := r.store.ListOpenExecutions(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -133,6 +136,14 @@ func (r *Runner) loop(ref cardflow.ExecutionRef, wake chan struct{}) {
 				r.done(ref, wake)
 				return
 			}
+			if errors.Is(err, cardflow.ErrUnreadable) {
+				// Advancing again would fail the same way, for ever.
+				r.failUnreadable(ref)
+				if r.done(ref, wake) {
+					return
+				}
+				continue // woken meanwhile: look again
+			}
 			r.log.Error("advance failed; retrying", "execution", ref.ExecutionID, "retry_in", delay, "error", err)
 			timer = time.After(delay)
 			delay = min(delay*2, time.Minute)
@@ -157,6 +168,21 @@ func (r *Runner) loop(ref cardflow.ExecutionRef, wake chan struct{}) {
 		case <-timer:
 		}
 	}
+}
+
+// failUnreadable ends an execution that cannot go on because a record it
+// needs cannot be read. When not even that can be written, the runner
+// drops it until the next start; either way it is logged once, by its ids
+// only.
+func (r *Runner) failUnreadable(ref cardflow.ExecutionRef) {
+	ids := []any{"organization", ref.OrganizationID, "workflow", ref.WorkflowID, "execution", ref.ExecutionID}
+	ex, err := cardflow.FailUnreadable(r.ctx, r.store, ref, r.now())
+	if err != nil {
+		r.log.Error("a record of the execution cannot be read, nor could the execution be marked FAILED; the runner drops it until the next start",
+			append(ids, "error", cardflow.ErrorMessage(err))...)
+		return
+	}
+	r.log.Warn("a record of the execution cannot be read: the execution has ended", append(ids, "status", ex.Status)...)
 }
 
 // done unregisters a finished execution's goroutine, unless a wake-up came

@@ -1,13 +1,24 @@
 package localrunner_test
 
 import (
+	"bytes"
+	"context"
+	"log/slog"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/dynamostore/dynamostoretest"
+	"github.com/cardflow/cardflow/pkg/engine"
+	"github.com/cardflow/cardflow/pkg/expr"
 	"github.com/cardflow/cardflow/pkg/localmode"
+	"github.com/cardflow/cardflow/pkg/localrunner"
 	"github.com/cardflow/cardflow/pkg/runnertest"
 )
 
@@ -46,4 +57,133 @@ func boltStore(t *testing.T, name string) *boltstore.Store {
 		t.Fatal(err)
 	}
 	return store
+}
+
+// countingAdvancer counts the Advance calls of each execution.
+type countingAdvancer struct {
+	eng   localrunner.Advancer
+	mu    sync.Mutex
+	calls map[string]int
+}
+
+func (c *countingAdvancer) Advance(ctx context.Context, ref cardflow.ExecutionRef) (engine.Result, error) {
+	c.mu.Lock()
+	c.calls[ref.ExecutionID]++
+	c.mu.Unlock()
+	return c.eng.Advance(ctx, ref)
+}
+
+func (c *countingAdvancer) count(id string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.calls[id]
+}
+
+// logBuffer collects log lines from several goroutines.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestRecoverEndsUnreadableExecutions starts a runner on a store file
+// holding two open executions it cannot read, as a restart finds them: one
+// whose input nests too deep, which ends FAILED, and one whose record is
+// damaged beyond that, which nothing can be written for and which the
+// runner drops. Each is advanced once and never retried.
+func TestRecoverEndsUnreadableExecutions(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cardflow.db")
+	store, err := boltstore.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := func(input map[string]any) *cardflow.Execution {
+		t.Helper()
+		ex := &cardflow.Execution{WorkflowExecutionID: cardflow.NewID(time.Now()), WorkflowID: "wf-1", WorkflowVersion: 1,
+			OrganizationID: "acme", Status: cardflow.ExecRunning, WorkflowInputPayload: input,
+			State: cardflow.ExecutionState{StepID: "start"}}
+		ex.State.ProcessID = ex.WorkflowExecutionID
+		p := &cardflow.Process{OrganizationID: "acme", ProcessID: ex.WorkflowExecutionID, WorkflowID: "wf-1", ExecutionID: ex.WorkflowExecutionID}
+		if err := store.StartExecution(t.Context(), ex, p, nil); err != nil {
+			t.Fatal(err)
+		}
+		return ex
+	}
+	var input any = "bottom"
+	for range 5_000 {
+		input = []any{input}
+	}
+	tooDeep, damaged := start(map[string]any{"value": input}), start(map[string]any{})
+	store.Close()
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket([]byte("executions")).Put([]byte("acme\x00wf-1\x00"+damaged.WorkflowExecutionID), []byte("not JSON"))
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	store, err = boltstore.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	env, err := expr.NewEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := engine.New(store, store, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	adv := &countingAdvancer{eng: eng, calls: map[string]int{}}
+	var logs logBuffer
+	runner, err := localrunner.New(adv, store, localrunner.WithRetryDelay(time.Millisecond),
+		localrunner.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer runner.Close()
+	if n, err := runner.Recover(t.Context()); err != nil || n != 2 {
+		t.Fatalf("recover: got %d, %v, want 2 open executions", n, err)
+	}
+
+	dropped := "nor could the execution be marked FAILED"
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		ex, err := store.GetExecution(t.Context(), "acme", "wf-1", tooDeep.WorkflowExecutionID)
+		if err == nil && ex.Status == cardflow.ExecFailed && strings.Contains(logs.String(), dropped) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("got %v, %v and log %q, want the first FAILED and the second dropped", ex, err, logs.String())
+		}
+	}
+	// With a retry delay of a millisecond, a loop would show by now.
+	time.Sleep(200 * time.Millisecond)
+	for _, id := range []string{tooDeep.WorkflowExecutionID, damaged.WorkflowExecutionID} {
+		if got := adv.count(id); got != 1 {
+			t.Errorf("execution %s: advanced %d times, want once", id, got)
+		}
+	}
+	if got := strings.Count(logs.String(), dropped); got != 1 {
+		t.Errorf("the dropped execution was logged %d times, want once:\n%s", got, logs.String())
+	}
+	if strings.Contains(logs.String(), "not JSON") {
+		t.Errorf("the log holds the record's content:\n%s", logs.String())
+	}
 }

@@ -38,6 +38,8 @@ func Run(t *testing.T, newHarness func(t *testing.T) Harness) {
 		{"ManyAtOnce", testMany},
 		{"ConcurrentResumes", testConcurrentResumes},
 		{"ConcurrentIdempotentTriggers", testConcurrentIdempotentTriggers},
+		{"UnreadableInput", testUnreadableInput},
+		{"UnreadableResume", testUnreadableResume},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -66,8 +66,11 @@ type ParkInput struct {
 type Handlers struct {
 	*Parker
 	eng Advancer
-	now func() time.Time
-	log *slog.Logger
+	// store is the Parker's store, as the whole port: Advance ends in it
+	// the executions it cannot run.
+	store cardflow.Store
+	now   func() time.Time
+	log   *slog.Logger
 }
 
 // Parker is the Park handler alone. It needs the store and the Step
@@ -92,12 +95,12 @@ func WithHandlerLogger(l *slog.Logger) HandlerOption { return func(h *Handlers) 
 
 // NewHandlers returns the handlers over the engine, the store the engine
 // uses, and a Step Functions client.
-func NewHandlers(eng Advancer, store cardflow.EngineStore, api API, opts ...HandlerOption) (*Handlers, error) {
+func NewHandlers(eng Advancer, store cardflow.Store, api API, opts ...HandlerOption) (*Handlers, error) {
 	if eng == nil || store == nil || api == nil {
 		return nil, errors.New("sfnrunner: engine, store and Step Functions client are required")
 	}
 	h := newHandlers(opts)
-	h.eng = eng
+	h.eng, h.store = eng, store
 	h.Parker = &Parker{store: store, api: api, log: h.log}
 	return h, nil
 }
@@ -122,12 +125,16 @@ func newHandlers(opts []HandlerOption) *Handlers {
 
 // Advance runs the execution until it must wait, sleeps, ends or uses up
 // the engine's time budget. An error fails the task; the definition retries
-// it with backoff.
+// it with backoff. An execution that cannot go on because a record it needs
+// cannot be read, which no retry helps, ends instead.
 func (h *Handlers) Advance(ctx context.Context, in AdvanceInput) (AdvanceOutput, error) {
 	if in.Execution.OrganizationID == "" || in.Execution.WorkflowID == "" || in.Execution.ExecutionID == "" {
 		return AdvanceOutput{}, errors.New("sfnrunner: the input names no execution")
 	}
 	res, err := h.eng.Advance(ctx, in.Execution)
+	if errors.Is(err, cardflow.ErrUnreadable) {
+		return h.failUnreadable(ctx, in.Execution)
+	}
 	if err != nil {
 		h.log.Error("advance failed", slog.String("execution", in.Execution.ExecutionID), slog.Any("error", err))
 		return AdvanceOutput{}, err
@@ -154,6 +161,26 @@ func (h *Handlers) Advance(ctx context.Context, in AdvanceInput) (AdvanceOutput,
 	return out, nil
 }
 
+// failUnreadable ends an execution that cannot go on because a record it
+// needs cannot be read, as FAILED in the store (cardflow.FailUnreadable)
+// and in Step Functions. When nothing can be written, the state machine
+// ends all the same; a failed write fails the task, which the definition
+// retries a bounded number of times. It logs by ids only.
+func (h *Handlers) failUnreadable(ctx context.Context, ref cardflow.ExecutionRef) (AdvanceOutput, error) {
+	ids := []any{slog.String("organization", ref.OrganizationID), slog.String("workflow", ref.WorkflowID), slog.String("execution", ref.ExecutionID)}
+	ex, err := cardflow.FailUnreadable(ctx, h.store, ref, h.now())
+	switch {
+	case err == nil:
+		h.log.Warn("a record of the execution cannot be read: the execution has ended", append(ids, slog.String("status", ex.Status))...)
+		return AdvanceOutput{Status: ex.Status}, nil
+	case errors.Is(err, cardflow.ErrUnreadable):
+		h.log.Error("a record of the execution cannot be read, nor can the execution be marked FAILED; its state machine ends", ids...)
+		return AdvanceOutput{Status: cardflow.ExecFailed}, nil
+	}
+	h.log.Error("a record of the execution cannot be read, and marking it FAILED failed", append(ids, slog.String("error", cardflow.ErrorMessage(err)))...)
+	return AdvanceOutput{}, err
+}
+
 // Park stores the task token on the execution's open wait, so that a
 // resume can end the task. When the wait was claimed (or the execution
 // ended) before the token was stored, nobody else would end the task, so
@@ -164,6 +191,10 @@ func (h *Parker) Park(ctx context.Context, in ParkInput) error {
 	}
 	for {
 		p, err := h.store.GetProcess(ctx, in.Execution.OrganizationID, in.ProcessID)
+		if errors.Is(err, cardflow.ErrUnreadable) {
+			// No retry would read it: Advance ends the execution.
+			return h.endTask(ctx, in.TaskToken)
+		}
 		if err != nil {
 			return err
 		}

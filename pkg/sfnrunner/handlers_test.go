@@ -3,6 +3,8 @@ package sfnrunner_test
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/boltstore"
@@ -383,4 +386,87 @@ func publishWorkflow(t *testing.T, svc *app.Service, ctx context.Context, steps 
 		t.Fatal(err)
 	}
 	return wf.WorkflowID
+}
+
+// deepJSON is n arrays, one in the other: stored, deeper than a record
+// can be read back.
+func deepJSON(n int) []byte {
+	return []byte(strings.Repeat("[", n) + strings.Repeat("]", n))
+}
+
+// TestAdvanceEndsUnreadable: an execution whose record cannot be read
+// ends its state machine after one Advance, FAILED in the store where its
+// head can be written, and as FAILED to Step Functions where nothing can.
+func TestAdvanceEndsUnreadable(t *testing.T) {
+	t.Run("state machine", func(t *testing.T) {
+		st := newStack(t, boltStore(t, "unreadable.db"), boltStore(t, "outbox.db"))
+		ctx := testContext()
+		svc := st.harness.Service
+		workflowID := publishWorkflow(t, svc, ctx)
+		out, err := svc.Trigger(ctx, app.TriggerInput{WorkflowID: workflowID, Body: deepJSON(10_000)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(10 * time.Second); st.fake.Status(out.ExecutionID) == sfnfake.StatusRunning; time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the state machine execution still runs")
+			}
+		}
+		c, _ := st.fake.Counts(out.ExecutionID)
+		if got := st.fake.Status(out.ExecutionID); got != sfnfake.StatusFailed || c.Invocations[advanceARN] != 1 {
+			t.Errorf("state machine: got %s after %d Advance invocations, want FAILED after one", got, c.Invocations[advanceARN])
+		}
+		ex, err := svc.GetExecution(ctx, workflowID, out.ExecutionID)
+		if err != nil || ex.Status != cardflow.ExecFailed {
+			t.Errorf("execution: got %v, %v, want it FAILED and readable", ex, err)
+		}
+	})
+
+	t.Run("nothing can be written", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "damaged.db")
+		store, err := boltstore.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ex := &cardflow.Execution{WorkflowExecutionID: cardflow.NewID(time.Now()), WorkflowID: "wf-1", WorkflowVersion: 1,
+			OrganizationID: "org-1", Status: cardflow.ExecRunning, State: cardflow.ExecutionState{StepID: "start", ProcessID: "P-1"}}
+		p := &cardflow.Process{OrganizationID: "org-1", ProcessID: "P-1", WorkflowID: "wf-1", ExecutionID: ex.WorkflowExecutionID}
+		if err := store.StartExecution(t.Context(), ex, p, nil); err != nil {
+			t.Fatal(err)
+		}
+		store.Close()
+		db, err := bolt.Open(path, 0o600, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = db.Update(func(tx *bolt.Tx) error {
+			return tx.Bucket([]byte("executions")).Put([]byte("org-1\x00wf-1\x00"+ex.WorkflowExecutionID), []byte("not JSON"))
+		})
+		db.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if store, err = boltstore.Open(path); err != nil {
+			t.Fatal(err)
+		}
+		defer store.Close()
+		eng, err := localmode.NewEngine(store, store, localmode.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var logs strings.Builder
+		client := sfn.NewFromConfig(aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("test", "test", "")})
+		h, err := sfnrunner.NewHandlers(eng, store, client, sfnrunner.WithHandlerLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := h.Advance(t.Context(), sfnrunner.AdvanceInput{Execution: ex.Ref()})
+		if err != nil || out != (sfnrunner.AdvanceOutput{Status: cardflow.ExecFailed}) {
+			t.Errorf("Advance: got %+v, %v, want FAILED", out, err)
+		}
+		if !strings.Contains(logs.String(), "nor can the execution be marked FAILED") || !strings.Contains(logs.String(), ex.WorkflowExecutionID) ||
+			strings.Contains(logs.String(), "not JSON") {
+			t.Errorf("log: got %q, want the execution's ids and why it ends, and nothing of its record", logs.String())
+		}
+	})
 }

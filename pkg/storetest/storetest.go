@@ -35,6 +35,7 @@ func Run(t *testing.T, newStore func(t *testing.T) cardflow.Store) {
 		{"LatestWorkflow", testLatestWorkflow},
 		{"Engine", testEngine},
 		{"Housekeeping", testHousekeeping},
+		{"Unreadable", testUnreadable},
 	} {
 		t.Run(s.name, func(t *testing.T) { s.run(t, e) })
 	}

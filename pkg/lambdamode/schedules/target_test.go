@@ -63,7 +63,7 @@ func newDeployment(t *testing.T, opts ...app.Option) *deployment {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runner, err := localrunner.New(eng)
+	runner, err := localrunner.New(eng, store)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func rebind(t *testing.T, d *deployment, opts ...app.Option) *app.Service {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runner, err := localrunner.New(eng)
+	runner, err := localrunner.New(eng, d.store)
 	if err != nil {
 		t.Fatal(err)
 	}

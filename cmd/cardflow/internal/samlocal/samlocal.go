@@ -78,7 +78,7 @@ func Seed(ctx context.Context, store cardflow.Store, now time.Time) (*Fixture, e
 	if err != nil {
 		return nil, err
 	}
-	runner, err := localrunner.New(eng)
+	runner, err := localrunner.New(eng, store)
 	if err != nil {
 		return nil, err
 	}
