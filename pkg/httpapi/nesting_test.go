@@ -181,26 +181,26 @@ func TestStepOutputsNestAtMost64Levels(t *testing.T) {
 	}
 }
 
-// TestUnreadableExecutionsAreConflicts plants what triggers and resumes
-// nested too deep left behind before the limit: an execution and a process
-// record that cannot be read back. Cancelling or resuming them is a 409
-// that says so, not a 500, and no retry is invited.
+// TestUnreadableExecutionsAreConflicts plants what step outputs and
+// resumes nested too deep left behind before the limit: an execution and a
+// process record that cannot be read back. Cancelling or resuming them is
+// a 409 that says so, not a 500, and no retry is invited.
 func TestUnreadableExecutionsAreConflicts(t *testing.T) {
 	e := newEnv(t)
 	run := e.key("org-a", "read", "execute")
 	ctx := context.Background()
-	start := func(pid string, input map[string]any) *cardflow.Execution {
+	start := func(pid string, outputs map[string]any) *cardflow.Execution {
 		t.Helper()
 		ex := &cardflow.Execution{WorkflowExecutionID: cardflow.NewID(time.Now()), WorkflowID: "wf-1", WorkflowVersion: 1,
-			OrganizationID: "org-a", Status: cardflow.ExecWaiting, WorkflowInputPayload: input,
-			State: cardflow.ExecutionState{StepID: "ask", Phase: cardflow.PhaseWaiting, ProcessID: pid, Wait: 1}}
+			OrganizationID: "org-a", Status: cardflow.ExecWaiting,
+			State: cardflow.ExecutionState{StepID: "ask", Phase: cardflow.PhaseWaiting, ProcessID: pid, Wait: 1, Outputs: outputs}}
 		p := &cardflow.Process{OrganizationID: "org-a", ProcessID: pid, WorkflowID: "wf-1", ExecutionID: ex.WorkflowExecutionID}
 		if err := e.store.StartExecution(ctx, ex, p, nil); err != nil {
 			t.Fatal(err)
 		}
 		return ex
 	}
-	deepInput := start("PO-deep-input", map[string]any{"value": deepValue(5_000)})
+	deepOutput := start("PO-deep-output", map[string]any{"start": deepValue(10_000)})
 	start("PO-deep-answer", map[string]any{})
 	p, err := e.store.GetProcess(ctx, "org-a", "PO-deep-answer")
 	if err != nil {
@@ -216,10 +216,10 @@ func TestUnreadableExecutionsAreConflicts(t *testing.T) {
 		body       any
 		want       string
 	}{
-		{"cancel", "/v1/workflows/cancelExecution", map[string]any{"workflow_id": "wf-1", "workflow_execution_id": deepInput.WorkflowExecutionID},
-			"execution " + deepInput.WorkflowExecutionID + " cannot be read from the store, so it cannot be cancelled"},
-		{"resume its process id", "/v1/workflows/resumeworkflow/PO-deep-input", map[string]any{"decision": "approve"},
-			"execution " + deepInput.WorkflowExecutionID + " of process id PO-deep-input cannot be read from the store, so it cannot be resumed"},
+		{"cancel", "/v1/workflows/cancelExecution", map[string]any{"workflow_id": "wf-1", "workflow_execution_id": deepOutput.WorkflowExecutionID},
+			"execution " + deepOutput.WorkflowExecutionID + " cannot be read from the store, so it cannot be cancelled"},
+		{"resume its process id", "/v1/workflows/resumeworkflow/PO-deep-output", map[string]any{"decision": "approve"},
+			"execution " + deepOutput.WorkflowExecutionID + " of process id PO-deep-output cannot be read from the store, so it cannot be resumed"},
 		{"resume a process record that cannot be read", "/v1/workflows/resumeworkflow/PO-deep-answer", map[string]any{"decision": "approve"},
 			"the record of process id PO-deep-answer cannot be read from the store, so it cannot be resumed"},
 	} {

@@ -3,6 +3,7 @@ package localrunner_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"path/filepath"
 	"strings"
@@ -99,9 +100,11 @@ func (b *logBuffer) String() string {
 
 // TestRecoverEndsUnreadableExecutions starts a runner on a store file
 // holding two open executions it cannot read, as a restart finds them: one
-// whose input nests too deep, which ends FAILED, and one whose record is
-// damaged beyond that, which nothing can be written for and which the
-// runner drops. Each is advanced once and never retried.
+// whose input nests 10,000 levels deep, as triggers stored it before
+// bodies were limited, which ends FAILED, and one whose record is damaged
+// beyond that, which nothing can be written for and which the runner
+// drops. Each is advanced once and never retried. Both records are written
+// into the file as bytes: the store no longer encodes such an input.
 func TestRecoverEndsUnreadableExecutions(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cardflow.db")
 	store, err := boltstore.Open(path)
@@ -120,18 +123,25 @@ func TestRecoverEndsUnreadableExecutions(t *testing.T) {
 		}
 		return ex
 	}
-	var input any = "bottom"
-	for range 5_000 {
-		input = []any{input}
-	}
-	tooDeep, damaged := start(map[string]any{"value": input}), start(map[string]any{})
+	tooDeep, damaged := start(map[string]any{"items": "deep"}), start(map[string]any{})
 	store.Close()
 	db, err := bolt.Open(path, 0o600, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		return tx.Bucket([]byte("executions")).Put([]byte("acme\x00wf-1\x00"+damaged.WorkflowExecutionID), []byte("not JSON"))
+		executions := tx.Bucket([]byte("executions"))
+		key := []byte("acme\x00wf-1\x00" + tooDeep.WorkflowExecutionID)
+		placeholder := []byte(`"items":"deep"`)
+		view := executions.Get(key)
+		if !bytes.Contains(view, placeholder) {
+			return fmt.Errorf("no input %s in the stored execution %s", placeholder, view)
+		}
+		deep := `"items":` + strings.Repeat("[", 10_000) + strings.Repeat("]", 10_000)
+		if err := executions.Put(key, bytes.Replace(view, placeholder, []byte(deep), 1)); err != nil {
+			return err
+		}
+		return executions.Put([]byte("acme\x00wf-1\x00"+damaged.WorkflowExecutionID), []byte("not JSON"))
 	})
 	db.Close()
 	if err != nil {

@@ -38,7 +38,7 @@ func Run(t *testing.T, newHarness func(t *testing.T) Harness) {
 		{"ManyAtOnce", testMany},
 		{"ConcurrentResumes", testConcurrentResumes},
 		{"ConcurrentIdempotentTriggers", testConcurrentIdempotentTriggers},
-		{"UnreadableInput", testUnreadableInput},
+		{"UnreadableExecution", testUnreadableExecution},
 		{"UnreadableResume", testUnreadableResume},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package runnertest
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -10,14 +11,22 @@ import (
 	"github.com/cardflow/cardflow/pkg/cardflow"
 )
 
-// The service's use cases take JSON as deep as the decoder reads (10,000
-// levels); the HTTP API refuses more than cardflow.MaxNesting. These tests
-// go around it, as bodies did before the limit: stored a few levels deeper
-// still, the record cannot be read back.
+// Records nested deeper than JSON decoders read (10,000 levels) are what
+// bodies taken before nesting was limited left behind. The HTTP API now
+// refuses more than cardflow.MaxNesting levels; the service's use cases,
+// which these tests call, do not check, but the bbolt store cannot encode
+// an execution whose input nests that deep, so a trigger leaves such a
+// record on one store only. The tests plant them where every store still
+// writes them: a step output in the execution's state, a resume in the
+// process record.
 
-// nestedArrays returns n arrays, one in the other.
-func nestedArrays(n int) string {
-	return strings.Repeat("[", n) + strings.Repeat("]", n)
+// nested returns n arrays, one in the other.
+func nested(n int) any {
+	var v any = "bottom"
+	for range n {
+		v = []any{v}
+	}
+	return v
 }
 
 // awaitEnd polls the execution until it has finished, reading past the
@@ -39,32 +48,53 @@ func awaitEnd(t *testing.T, h Harness, org, workflowID, id string) *cardflow.Exe
 	}
 }
 
-// wantFailed checks that the execution ended FAILED, saying why.
+// wantFailed checks that the execution ended FAILED, its output saying
+// why.
 func wantFailed(t *testing.T, ex *cardflow.Execution, reason string) {
 	t.Helper()
-	if ex.Status != cardflow.ExecFailed || !strings.Contains(outputJSON(ex), reason) {
-		t.Errorf("execution: got %s %s, want FAILED saying %q", ex.Status, outputJSON(ex), reason)
+	out, _ := json.Marshal(ex.WorkflowOutputPayload)
+	if ex.Status != cardflow.ExecFailed || !strings.Contains(string(out), reason) {
+		t.Errorf("execution: got %s %s, want FAILED saying %q", ex.Status, out, reason)
 	}
 }
 
-// testUnreadableInput: an execution whose stored record cannot be read
+// testUnreadableExecution: an execution whose stored record cannot be read
 // ends FAILED, once, with its record readable again; before, the runner
-// retried it for ever.
-func testUnreadableInput(t *testing.T, h Harness) {
+// retried it for ever. While it sleeps, a step output 10,000 levels deep
+// is planted in its record, as outputs were stored before their nesting
+// was limited; it is read when the delay ends.
+func testUnreadableExecution(t *testing.T, h Harness) {
 	org := "org-" + cardflow.NewID(time.Now())
 	ctx := ctxOf(org)
 	wf := publish(t, h, ctx, []cardflow.Step{
 		step("start", "trigger", obj{"kind": "REQUEST"}),
+		step("pause", "delay", obj{"duration": "PT2S"}),
 		step("done", "end", obj{"status": "SUCCEEDED"}),
-	}, []cardflow.Connection{{From: "start", To: "done"}})
-	out, err := h.Service.Trigger(ctx, app.TriggerInput{WorkflowID: wf, ProcessID: "deep-input", Body: []byte(nestedArrays(10_000))})
-	if err != nil {
-		t.Fatalf("trigger: %v", err)
+	}, []cardflow.Connection{{From: "start", To: "pause"}, {From: "pause", To: "done"}})
+	id := trigger(t, h, ctx, wf, "deep-output", obj{"amount": 1})
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		ex, err := h.Store.GetExecution(ctx, org, wf, id)
+		if err != nil {
+			t.Fatalf("get execution: %v", err)
+		}
+		if ex.State.Phase == cardflow.PhaseSleeping {
+			ex.State.Outputs["start"] = nested(10_000)
+			if err := h.Store.PutExecution(ctx, ex); err != nil {
+				t.Fatalf("plant a step output nested too deep: %v", err)
+			}
+			break
+		}
+		if !ex.Open() || time.Now().After(deadline) {
+			t.Fatalf("execution %s: got %s in phase %q, want it asleep", id, ex.Status, ex.State.Phase)
+		}
 	}
-	ex := awaitEnd(t, h, org, wf, out.ExecutionID)
+	if _, err := h.Store.GetExecution(ctx, org, wf, id); !errors.Is(err, cardflow.ErrUnreadable) {
+		t.Fatalf("planted record: got %v, want it unreadable", err)
+	}
+	ex := awaitEnd(t, h, org, wf, id)
 	wantFailed(t, ex, "its stored record cannot be read in full")
 	// Its process id is free again.
-	trigger(t, h, ctx, wf, "deep-input", obj{})
+	trigger(t, h, ctx, wf, "deep-output", obj{})
 }
 
 // testUnreadableResume: a resume so deep that the process record holding
@@ -76,12 +106,16 @@ func testUnreadableResume(t *testing.T, h Harness) {
 	wf := approval(t, h, ctx)
 	id := trigger(t, h, ctx, wf, "deep-resume", obj{"amount": 1})
 	await(t, h, ctx, wf, id, cardflow.ExecWaiting)
-	if _, err := h.Service.Resume(ctx, "deep-resume", []byte(`{"items": `+nestedArrays(9_999)+`}`)); err != nil {
+	body, err := json.Marshal(obj{"items": nested(9_999)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Service.Resume(ctx, "deep-resume", body); err != nil {
 		t.Fatalf("resume: %v", err)
 	}
 	ex := awaitEnd(t, h, org, wf, id)
 	wantFailed(t, ex, "a record it needs cannot be read")
-	_, err := h.Service.Resume(ctx, "deep-resume", []byte(`{"decision": "approve"}`))
+	_, err = h.Service.Resume(ctx, "deep-resume", []byte(`{"decision": "approve"}`))
 	if cardflow.ErrorCode(err) != cardflow.ECONFLICT || !strings.Contains(cardflow.ErrorMessage(err), "cannot be read") {
 		t.Errorf("resume again: got %v, want CONFLICT saying the record cannot be read", err)
 	}

@@ -388,12 +388,6 @@ func publishWorkflow(t *testing.T, svc *app.Service, ctx context.Context, steps 
 	return wf.WorkflowID
 }
 
-// deepJSON is n arrays, one in the other: stored, deeper than a record
-// can be read back.
-func deepJSON(n int) []byte {
-	return []byte(strings.Repeat("[", n) + strings.Repeat("]", n))
-}
-
 // TestAdvanceEndsUnreadable: an execution whose record cannot be read
 // ends its state machine after one Advance, FAILED in the store where its
 // head can be written, and as FAILED to Step Functions where nothing can.
@@ -403,22 +397,35 @@ func TestAdvanceEndsUnreadable(t *testing.T) {
 		ctx := testContext()
 		svc := st.harness.Service
 		workflowID := publishWorkflow(t, svc, ctx)
-		out, err := svc.Trigger(ctx, app.TriggerInput{WorkflowID: workflowID, Body: deepJSON(10_000)})
-		if err != nil {
+		// A step output 10,000 levels deep, as outputs were stored before
+		// their nesting was limited, makes the record unreadable.
+		var deep any = "bottom"
+		for range 10_000 {
+			deep = []any{deep}
+		}
+		ex := &cardflow.Execution{WorkflowExecutionID: cardflow.NewID(time.Now()), WorkflowID: workflowID, WorkflowVersion: 1,
+			OrganizationID: "org-1", Status: cardflow.ExecRunning,
+			State: cardflow.ExecutionState{StepID: "start", ProcessID: "P-deep", Outputs: map[string]any{"start": deep}}}
+		p := &cardflow.Process{OrganizationID: "org-1", ProcessID: "P-deep", WorkflowID: workflowID, ExecutionID: ex.WorkflowExecutionID}
+		if err := st.harness.Store.StartExecution(ctx, ex, p, nil); err != nil {
 			t.Fatal(err)
 		}
-		for deadline := time.Now().Add(10 * time.Second); st.fake.Status(out.ExecutionID) == sfnfake.StatusRunning; time.Sleep(5 * time.Millisecond) {
+		if err := st.runner.Start(ctx, ex.Ref()); err != nil {
+			t.Fatal(err)
+		}
+		id := ex.WorkflowExecutionID
+		for deadline := time.Now().Add(10 * time.Second); st.fake.Status(id) == sfnfake.StatusRunning; time.Sleep(5 * time.Millisecond) {
 			if time.Now().After(deadline) {
 				t.Fatal("the state machine execution still runs")
 			}
 		}
-		c, _ := st.fake.Counts(out.ExecutionID)
-		if got := st.fake.Status(out.ExecutionID); got != sfnfake.StatusFailed || c.Invocations[advanceARN] != 1 {
+		c, _ := st.fake.Counts(id)
+		if got := st.fake.Status(id); got != sfnfake.StatusFailed || c.Invocations[advanceARN] != 1 {
 			t.Errorf("state machine: got %s after %d Advance invocations, want FAILED after one", got, c.Invocations[advanceARN])
 		}
-		ex, err := svc.GetExecution(ctx, workflowID, out.ExecutionID)
-		if err != nil || ex.Status != cardflow.ExecFailed {
-			t.Errorf("execution: got %v, %v, want it FAILED and readable", ex, err)
+		got, err := svc.GetExecution(ctx, workflowID, id)
+		if err != nil || got.Status != cardflow.ExecFailed {
+			t.Errorf("execution: got %v, %v, want it FAILED and readable", got, err)
 		}
 	})
 

@@ -13,8 +13,10 @@ import (
 
 // deep returns a value nested n arrays deep. Stored 10,000 deep, it lies
 // deeper in its record than JSON decoders read: the record is written, but
-// reading it fails, as it did for bodies taken before their nesting was
-// limited.
+// reading it fails, as it did for step outputs and resumes taken before
+// their nesting was limited. An execution's input cannot be planted so: the
+// bbolt store encodes the execution as the API shows it, which Go's encoder
+// refuses past the decoder's depth.
 func deep(n int) any {
 	var v any = "bottom"
 	for range n {
@@ -47,12 +49,15 @@ func testUnreadable(t *testing.T, e env) {
 	wf := workflows.create(t, s, org, 1)
 	ctx := t.Context()
 
+	// A step output 10,000 levels deep makes the record unreadable. The
+	// input, 1,000 levels deep, reads on its own, but lies deeper than the
+	// head keeps: what the head holds of it shows where it is cut.
 	t.Run("Execution", func(t *testing.T) {
 		ex := execution(org, wf)
 		ex.Status = cardflow.ExecRunning
-		ex.WorkflowInputPayload = map[string]any{"value": deep(5_000)}
+		ex.WorkflowInputPayload = map[string]any{"items": deep(1_000)}
 		ex.State = cardflow.ExecutionState{StepID: "start", ProcessID: "PO-deep", Outputs: map[string]any{"start": deep(10_000)}}
-		mustOK(t, "start an execution nested too deep", s.StartExecution(ctx, ex, process(ex, "PO-deep"), nil))
+		mustOK(t, "start an execution whose step output nests too deep", s.StartExecution(ctx, ex, process(ex, "PO-deep"), nil))
 
 		ue := unreadable(t, "get", errOf(s.GetExecution(ctx, org, wf, ex.WorkflowExecutionID)))
 		head := ue.Head
@@ -68,6 +73,11 @@ func testUnreadable(t *testing.T, e env) {
 		}
 		if got := cardflow.Nesting([]byte(jsonOf(t, head.WorkflowInputPayload))); got != 255 {
 			t.Errorf("head's input: got %d levels, want the 255 that fit in the record", got)
+		}
+		// Where the state lies in the record is the store's business; the
+		// output is cut short of the depth pruning keeps, whatever it is.
+		if got := cardflow.Nesting([]byte(jsonOf(t, head.State.Outputs["start"]))); got == 0 || got > 255 {
+			t.Errorf("head's step output: got %d levels, want it cut short of 256", got)
 		}
 
 		// Writing the head back, FAILED, makes the record readable again.
