@@ -209,3 +209,27 @@ func TestGuardedCallsKeepTheirResults(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkEvalBuilding evaluates calls the guard sizes before they run.
+func BenchmarkEvalBuilding(b *testing.B) {
+	env := newEnv(b)
+	for _, bc := range []struct{ name, src string }{
+		{"concat", "input.customer.name + ' at ' + steps.lookup.output.name"},
+		{"join", "input.tags.join(', ')"},
+		{"map-join", "input.items.map(i, i.sku).join(',')"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			p, err := env.Compile(bc.src)
+			if err != nil {
+				b.Fatal(err)
+			}
+			vars := order()
+			ctx := context.Background()
+			for b.Loop() {
+				if _, err := p.Eval(ctx, vars); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
