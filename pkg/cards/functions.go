@@ -312,7 +312,11 @@ func apply(f func(args []any) (any, error), verify verifier) func(*expr, *state)
 
 // sequence folds the arguments from the left with a binary f.
 func sequence(f func(a, b any) (any, error), verify verifier) func(*expr, *state) (any, error) {
-	return apply(func(args []any) (any, error) {
+	return apply(fold(f), verify)
+}
+
+func fold(f func(a, b any) (any, error)) func(args []any) (any, error) {
+	return func(args []any) (any, error) {
 		acc := args[0]
 		for _, a := range args[1:] {
 			var err error
@@ -321,7 +325,7 @@ func sequence(f func(a, b any) (any, error), verify verifier) func(*expr, *state
 			}
 		}
 		return acc, nil
-	}, verify)
+	}
 }
 
 // comparison evaluates its arguments without substitution; an argument
@@ -402,8 +406,12 @@ func numberTransform(name string, f func(float64) (any, error)) *function {
 	}, verifyNumber)}
 }
 
-func stringTransform(name string, max int, f func(string) string) *function {
-	return &function{name: name, ret: rtString, validate: arity(1, max, rtString), eval: apply(func(args []any) (any, error) {
+// stringTransform is a function of a string whose result holds at most
+// growth times its bytes: Unicode's full case mappings turn a character
+// into up to three.
+func stringTransform(name string, max, growth int, f func(string) string) *function {
+	measure := func(args []any) measured { return measured{n: growth * len(stringOrEmpty(args[0]))} }
+	return &function{name: name, ret: rtString, validate: arity(1, max, rtString), eval: sized(name, measure, func(args []any) (any, error) {
 		return f(stringOrEmpty(args[0])), nil
 	}, verifyStringOrUndefined)}
 }
@@ -472,7 +480,7 @@ func indexOf(name string, last bool) *function {
 var functions = map[string]*function{}
 
 func init() {
-	add := &function{name: "+", ret: rtString | rtNumber, validate: arity(2, many, rtString|rtNumber), eval: sequence(func(a, b any) (any, error) {
+	add := &function{name: "+", ret: rtString | rtNumber, validate: arity(2, many, rtString|rtNumber), eval: sized("+", textTotal, fold(func(a, b any) (any, error) {
 		if isNullish(a) && isJSNumber(b) || isNullish(b) && isJSNumber(a) {
 			return nil, errorf("Operator '+' or add cannot be applied to operands of type 'number' and null object.")
 		}
@@ -487,7 +495,7 @@ func init() {
 			s += toJSString(b)
 		}
 		return s, nil
-	}, verifyNumberOrStringOrUndefined)}
+	}), verifyNumberOrStringOrUndefined)}
 	numeric := func(name string, f func(a, b float64) float64, verify verifier) *function {
 		return &function{name: name, ret: rtNumber, validate: arity(2, many, rtNumber), eval: sequence(numbers(f), verify)}
 	}
@@ -569,7 +577,7 @@ func init() {
 		}
 		return !isLogicTrue(v), nil
 	}}
-	concat := &function{name: "concat", ret: rtString | rtArray, validate: arity(1, many, rtObject), eval: sequence(func(a, b any) (any, error) {
+	concat := &function{name: "concat", ret: rtString | rtArray, validate: arity(1, many, rtObject), eval: sized("concat", concatSize, fold(func(a, b any) (any, error) {
 		al, aList := a.([]any)
 		bl, bList := b.([]any)
 		switch {
@@ -583,7 +591,7 @@ func init() {
 			return append(slices.Clip(al), bl...), nil
 		}
 		return commonStringify(a) + commonStringify(b), nil
-	}, nil)}
+	}), nil)}
 	coalesce := &function{name: "coalesce", ret: rtObject, validate: arity(1, many, rtObject), eval: apply(func(args []any) (any, error) {
 		for _, a := range args {
 			if !isNullish(a) {
@@ -682,9 +690,9 @@ func init() {
 		}, nil)},
 		// JavaScript's toLocaleUpperCase and toLocaleLowerCase in en-US
 		// apply Unicode's full case mappings (casing.go).
-		stringTransform("toUpper", 2, toUpperFull),
-		stringTransform("toLower", 2, toLowerFull),
-		stringTransform("trim", 1, func(s string) string {
+		stringTransform("toUpper", 2, 3, toUpperFull),
+		stringTransform("toLower", 2, 3, toLowerFull),
+		stringTransform("trim", 1, 1, func(s string) string {
 			// JavaScript's white space: Go's but for U+0085, and U+FEFF.
 			return strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) && r != '\u0085' || r == '\ufeff' })
 		}),
@@ -692,14 +700,14 @@ func init() {
 			return float64(utf16Len(stringOrEmpty(args[0]))), nil
 		}, verifyStringOrUndefined)},
 		{name: "substring", ret: rtString, validate: order([]returnType{rtNumber}, rtString, rtNumber), eval: evalSubstring},
-		{name: "replace", ret: rtString, validate: arity(3, 3, rtString), eval: apply(func(args []any) (any, error) {
+		{name: "replace", ret: rtString, validate: arity(3, 3, rtString), eval: sized("replace", replaceSize, func(args []any) (any, error) {
 			old := stringOrEmpty(args[1])
 			if old == "" {
 				return nil, errorf("%s should be a string with length at least 1", toJSString(args[1]))
 			}
 			return strings.ReplaceAll(stringOrEmpty(args[0]), old, stringOrEmpty(args[2])), nil
 		}, verifyStringOrUndefined)},
-		{name: "split", ret: rtArray, validate: arity(1, 2, rtString), eval: apply(func(args []any) (any, error) {
+		{name: "split", ret: rtArray, validate: arity(1, 2, rtString), eval: sized("split", splitSize, func(args []any) (any, error) {
 			s, sep := stringOrEmpty(args[0]), ""
 			if len(args) == 2 {
 				sep = stringOrEmpty(args[1])
@@ -716,7 +724,7 @@ func init() {
 			}
 			return out, nil
 		}, verifyStringOrUndefined)},
-		{name: "join", ret: rtString, validate: order([]returnType{rtString}, rtArray, rtString), eval: apply(func(args []any) (any, error) {
+		{name: "join", ret: rtString, validate: order([]returnType{rtString}, rtArray, rtString), eval: sized("join", joinSize, func(args []any) (any, error) {
 			list, ok := args[0].([]any)
 			if !ok {
 				return nil, errorf("%s is not a list.", toJSString(args[0]))
@@ -800,7 +808,7 @@ func init() {
 			}
 			return v, nil
 		}, nil)},
-		{name: "setProperty", ret: rtObject, validate: order(nil, rtObject, rtString, rtObject), eval: apply(func(args []any) (any, error) {
+		{name: "setProperty", ret: rtObject, validate: order(nil, rtObject, rtString, rtObject), eval: sized("setProperty", propertiesSize, func(args []any) (any, error) {
 			obj, ok := args[0].(map[string]any)
 			if !ok {
 				return nil, errorf("%s is not an object", toJSString(args[0]))
@@ -812,7 +820,7 @@ func init() {
 			out[toJSString(args[1])] = args[2]
 			return out, nil
 		}, nil)},
-		{name: "string", ret: rtString, validate: order([]returnType{rtString}, rtObject), eval: apply(func(args []any) (any, error) {
+		{name: "string", ret: rtString, validate: order([]returnType{rtString}, rtObject), eval: sized("string", stringSize, func(args []any) (any, error) {
 			switch x := args[0].(type) {
 			case string:
 				return x, nil

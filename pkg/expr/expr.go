@@ -87,6 +87,7 @@ type language struct {
 	cel       *cel.Env
 	rules     *numberRules
 	optimizer *cel.StaticOptimizer // runs rules
+	guard     *guard               // sizes what calls build (limits.go)
 }
 
 // interruptCheckFrequency is how many steps of a comprehension run between
@@ -143,7 +144,11 @@ func newLanguage(cfg config) (*language, error) {
 	if err != nil {
 		return nil, fmt.Errorf("expr: %w", err)
 	}
-	return &language{cel: env, rules: rules, optimizer: optimizer}, nil
+	g, err := newGuard(env)
+	if err != nil {
+		return nil, fmt.Errorf("expr: %w", err)
+	}
+	return &language{cel: env, rules: rules, optimizer: optimizer, guard: g}, nil
 }
 
 // Vars are what expressions see.
@@ -165,6 +170,7 @@ type Vars struct {
 type activation struct {
 	vars                    Vars
 	input, steps, execution ref.Val
+	built                   budget
 }
 
 func (v Vars) activation() *activation { return &activation{vars: v} }
@@ -196,6 +202,8 @@ func (a *activation) ResolveName(name string) (any, bool) {
 			a.execution = jsonAdapter{}.NativeToValue(facts)
 		}
 		return a.execution, true
+	case budgetName:
+		return &a.built, true
 	}
 	return nil, false
 }
@@ -315,6 +323,7 @@ func (e *Env) build(lang *language, src string) (p *Program, cerr *Error) {
 		cel.CostLimit(e.cfg.costLimit),
 		cel.InterruptCheckFrequency(interruptCheckFrequency),
 		cel.EvalOptions(cel.OptOptimize),
+		cel.CustomDecoratorV2(lang.guard.decorate),
 	)
 	if err != nil {
 		return nil, &Error{Line: 1, Column: 1, Message: err.Error()}
@@ -409,17 +418,19 @@ func (p *Program) EvalBool(ctx context.Context, v Vars) (bool, error) {
 type evaluation struct {
 	ctx   context.Context
 	frame *interpreter.ExecutionFrame
+	built *budget // what the expressions and templates have built
 }
 
 func newEvaluation(ctx context.Context, v Vars) *evaluation {
+	act := v.activation()
 	// An activation is a valid input, so NewExecutionFrame cannot fail.
-	frame, _ := interpreter.NewExecutionFrame(v.activation())
+	frame, _ := interpreter.NewExecutionFrame(act)
 	if ctx.Done() != nil {
 		// A context that can be cancelled is checked between the steps of
 		// comprehensions; a fresh frame takes it.
 		_ = frame.SetContext(ctx, interruptCheckFrequency)
 	}
-	return &evaluation{ctx: ctx, frame: frame}
+	return &evaluation{ctx: ctx, frame: frame, built: &act.built}
 }
 
 func (ev *evaluation) close() { ev.frame.Close() }

@@ -148,22 +148,74 @@ func (t *Template) eval(ev *evaluation) (any, error) {
 	enc := json.NewEncoder(&out)
 	enc.SetEscapeHTML(false)
 	for i, h := range t.holes {
+		if err := ev.grow(&out, uint64(len(t.text[i]))); err != nil {
+			return nil, h.locate(err)
+		}
 		out.WriteString(t.text[i])
 		val, err := h.eval(ev)
 		if err != nil {
 			return nil, err
 		}
 		if s, ok := val.(string); ok {
+			if err := ev.grow(&out, uint64(len(s))); err != nil {
+				return nil, h.locate(err)
+			}
 			out.WriteString(s)
 			continue
+		}
+		if err := ev.grow(&out, jsonLen(val, MaxStringBytes+1)); err != nil {
+			return nil, h.locate(err)
 		}
 		if err := enc.Encode(val); err != nil {
 			return nil, h.locate(err)
 		}
 		out.Truncate(out.Len() - 1) // the newline Encode ends with
 	}
+	if err := ev.grow(&out, uint64(len(t.text[len(t.holes)]))); err != nil {
+		return nil, err
+	}
 	out.WriteString(t.text[len(t.holes)])
 	return out.String(), nil
+}
+
+// grow makes room for n more bytes of a rendered template: the string it
+// builds is bounded as the strings a program builds are, and counts against
+// the same budget, before it is written.
+func (ev *evaluation) grow(out *bytes.Buffer, n uint64) error {
+	if total := uint64(out.Len()) + n; total > MaxStringBytes {
+		return &tooLarge{fmt.Sprintf("the template would build a string of more than %s; a string may hold at most %s",
+			size(MaxStringBytes), size(MaxStringBytes))}
+	}
+	return ev.built.charge("the template", n)
+}
+
+// jsonLen bounds the length of the JSON encoding of a value made of
+// JSON-native Go values, stopping once past limit.
+func jsonLen(v any, limit uint64) uint64 {
+	switch v := v.(type) {
+	case string:
+		return quoted(v, jsonStyle, 0)
+	case map[string]any:
+		n := uint64(2)
+		for k, item := range v {
+			if n > limit {
+				break
+			}
+			n += quoted(k, jsonStyle, 0) + 2 + jsonLen(item, limit-n)
+		}
+		return n
+	case []any:
+		n := uint64(2)
+		for _, item := range v {
+			if n > limit {
+				break
+			}
+			n += jsonLen(item, limit-n) + 1
+		}
+		return n
+	}
+	// Numbers, bools and null.
+	return 32
 }
 
 func (h hole) eval(ev *evaluation) (any, error) {

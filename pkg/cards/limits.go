@@ -1,0 +1,188 @@
+package cards
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The functions that build a string or a list larger than their arguments
+// (+, concat and the interpolation of "${a}${b}", replace, join, split,
+// string, toUpper, toLower, setProperty) size their result from their
+// evaluated arguments and refuse it before building it: cost.charge counts
+// what a call built only after it returned, so a single replace could
+// allocate gigabytes before the expansion's limit spoke.
+const (
+	maxString = 1 << 20 // bytes of one string a function builds
+	maxList   = 100_000 // elements of one list, or entries of one object, a function builds
+)
+
+// measured is the size of what a function is about to build: n bytes of
+// a string, or n elements of a list (list true). A walk that stops once past
+// the cap gives a partial n.
+type measured struct {
+	n       int
+	list    bool
+	partial bool
+}
+
+// reserve refuses what the function name is about to build when it passes
+// its cap, or when it would take the expansion past maxBuilt.
+func (c *cost) reserve(name string, m measured) error {
+	bytes := m.n
+	if m.list {
+		if m.n > maxList {
+			return thrownError(fmt.Sprintf("%s would build a list of %d elements; a list may hold at most %d", name, m.n, maxList))
+		}
+		bytes = 8 * m.n
+	} else if m.n > maxString {
+		of := size(m.n)
+		if m.partial {
+			of = "more than 1 MiB"
+		}
+		return thrownError(fmt.Sprintf("%s would build a string of %s; a string may hold at most 1 MiB", name, of))
+	}
+	if c.built+bytes > maxBuilt {
+		return errTooCostly
+	}
+	return nil
+}
+
+// sized evaluates the arguments, then has the cost reserve what measure
+// says f will build, and only then calls f.
+func sized(name string, measure func(args []any) measured, f func(args []any) (any, error), verify verifier) func(*expr, *state) (any, error) {
+	return func(e *expr, s *state) (any, error) {
+		args, err := evalArgs(e, s, verify)
+		if err != nil {
+			return nil, err
+		}
+		if m := measure(args); m.n > 0 {
+			if err := s.cost.reserve(name, m); err != nil {
+				return nil, err
+			}
+		}
+		return f(args)
+	}
+}
+
+// textLen bounds the length of v written as text, by toJSString or, for a
+// list or object, as JSON (commonStringify), where a string in a container
+// may take six bytes a byte once escaped. It stops once past limit.
+func textLen(v any, nested bool, limit int) int {
+	switch x := v.(type) {
+	case string:
+		if nested {
+			return 6*len(x) + 2
+		}
+		return len(x)
+	case []any:
+		n := 2
+		for _, item := range x {
+			if n > limit {
+				break
+			}
+			n += textLen(item, true, limit-n) + 1
+		}
+		return n
+	case map[string]any:
+		n := 2
+		for k, item := range x {
+			if n > limit {
+				break
+			}
+			n += 6*len(k) + 3 + textLen(item, true, limit-n)
+		}
+		return n
+	}
+	// Numbers, bools, null and undefined.
+	return 32
+}
+
+// textTotal bounds the text + or concat builds out of its arguments; none
+// for a sum of numbers.
+func textTotal(args []any) measured {
+	n, text := 0, false
+	for _, a := range args {
+		if !isJSNumber(a) {
+			text = true
+		}
+		n += textLen(a, false, maxString+1)
+	}
+	if !text {
+		return measured{}
+	}
+	return measured{n: n, partial: true}
+}
+
+// concatSize bounds concat: lists (and null) give a list, anything else
+// text.
+func concatSize(args []any) measured {
+	n := 0
+	for _, a := range args {
+		switch x := a.(type) {
+		case []any:
+			n += len(x)
+		case nil, undefinedValue:
+		default:
+			return textTotal(args)
+		}
+	}
+	return measured{n: n, list: true}
+}
+
+func replaceSize(args []any) measured {
+	s, old, repl := stringOrEmpty(args[0]), stringOrEmpty(args[1]), stringOrEmpty(args[2])
+	if old == "" || len(repl) <= len(old) {
+		return measured{n: len(s)}
+	}
+	return measured{n: len(s) + strings.Count(s, old)*(len(repl)-len(old))}
+}
+
+func splitSize(args []any) measured {
+	s, sep := stringOrEmpty(args[0]), ""
+	if len(args) == 2 {
+		sep = stringOrEmpty(args[1])
+	}
+	if sep == "" {
+		// One element per UTF-16 unit: at most one a byte.
+		return measured{n: len(s), list: true}
+	}
+	return measured{n: strings.Count(s, sep) + 1, list: true}
+}
+
+func joinSize(args []any) measured {
+	list, ok := args[0].([]any)
+	if !ok {
+		return measured{}
+	}
+	n := 0
+	for _, a := range args[1:] {
+		n += len(list) * textLen(a, false, maxString+1)
+	}
+	for _, v := range list {
+		n += textLen(v, false, maxString+1)
+	}
+	return measured{n: n, partial: true}
+}
+
+// propertiesSize bounds setProperty, which copies an object.
+func propertiesSize(args []any) measured {
+	obj, _ := args[0].(map[string]any)
+	return measured{n: len(obj) + 1, list: true}
+}
+
+func stringSize(args []any) measured {
+	return measured{n: textLen(args[0], false, maxString+1), partial: true}
+}
+
+// size writes a number of bytes for people.
+func size(n int) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d bytes", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	case n < 1<<30:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+}
