@@ -2,13 +2,16 @@
 // second process and reports what it measured.
 //
 //	cardflow-load [--url http://localhost:3000] [--data-dir .cardflow] [--conns 64] [--duration 30s]
-//	              [--executions 10000] [--timeout PT20S] [--pid PID] [--pprof URL] [--markdown FILE]
+//	              [--executions 10000] [--timeout PT20S] [--clients 1,32,128] [--roundtrip-duration 10s]
+//	              [--pid PID] [--pprof URL] [--markdown FILE]
 //
 // It reads the demo key and the sample ids from the data directory's
 // demo.env, then runs, in order: triggerworkflow for --duration (and checks
 // that every execution it started finished), getWorkflowExecutionById and
 // getOrganizationExecutions for --duration each, and --executions runs of
-// the approval workflow, half resumed, half timing out.
+// the approval workflow, half resumed, half timing out; then approval round
+// trips (trigger with a process id, resume, waitForExecution until final)
+// from --clients clients at once, for --roundtrip-duration each.
 package main
 
 import (
@@ -55,11 +58,13 @@ type config struct {
 	pprofURL, profiles string
 	markdown           string
 	scenarios          map[string]bool
+	clients            []int
+	roundTrip          time.Duration
 	// stderr receives warnings that do not stop the run.
 	stderr io.Writer
 }
 
-var allScenarios = []string{"triggers", "reads", "approvals"}
+var allScenarios = []string{"triggers", "reads", "approvals", "roundtrips"}
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs := flag.NewFlagSet("cardflow-load", flag.ContinueOnError)
@@ -85,6 +90,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.pprofURL, "pprof", "", "base URL of the server's profiles (cardflow serve --pprof), e.g. http://127.0.0.1:6060")
 	fs.StringVar(&c.profiles, "profile-dir", "bench", "where the profiles go")
 	fs.StringVar(&c.markdown, "markdown", "", "also write the figures as Markdown to this file")
+	clients := fs.String("clients", "1,32,128", "round trips: how many clients at once, one run each")
+	fs.DurationVar(&c.roundTrip, "roundtrip-duration", 10*time.Second, "how long each round-trip run lasts")
 	only := fs.String("run", strings.Join(allScenarios, ","), "which runs: "+strings.Join(allScenarios, ","))
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -99,8 +106,15 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		}
 		c.scenarios[s] = true
 	}
-	if c.conns < 1 || c.executions < 0 || c.duration <= 0 {
-		return nil, errors.New("--conns and --duration must be positive, --executions not negative")
+	for _, f := range strings.Split(*clients, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("--clients: want positive whole numbers separated by commas, got %q", *clients)
+		}
+		c.clients = append(c.clients, n)
+	}
+	if c.conns < 1 || c.executions < 0 || c.duration <= 0 || c.roundTrip <= 0 {
+		return nil, errors.New("--conns, --duration and --roundtrip-duration must be positive, --executions not negative")
 	}
 	if _, err := cardflow.ParseDuration(c.timeout); err != nil {
 		return nil, fmt.Errorf("--timeout: %w", err)
@@ -189,6 +203,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			res.Executions, res.Version, res.Elapsed.Round(time.Millisecond), cfg.timeout, outcome(res.ResumedOutcome), outcome(res.TimedOutOutcome), mib(rep.approvalsRSS))
 		fmt.Fprintln(stdout, "  ", res.Triggers)
 		fmt.Fprintln(stdout, "  ", res.Resumes)
+	}
+	if cfg.scenarios["roundtrips"] {
+		// Above every version's threshold: each waits for its card.
+		large := map[string]any{"requester": "load@example.com", "item": "Workstation", "amount": 4800}
+		for _, n := range cfg.clients {
+			rc, err := loadgen.NewClient(cfg.url, cfg.key, n)
+			if err != nil {
+				return err
+			}
+			var res loadgen.RoundTripResult
+			cfg.profile(ctx, "roundtrips-"+strconv.Itoa(n), cfg.roundTrip, func() {
+				res = loadgen.RoundTrips(ctx, rc, n, cfg.roundTrip, wf, large, time.Now().Add(cfg.roundTrip+cfg.wait))
+			})
+			rc.Close()
+			rep.roundTrips = append(rep.roundTrips, res)
+			fmt.Fprintf(stdout, "round trips, %d clients: %s; resume to end p50 %.2fms, p99 %.2fms; %d executions: %s\n",
+				n, res.Approvals, msf(res.ResumeToEnd.P50), msf(res.ResumeToEnd.P99), res.Started, outcome(res.Outcome))
+		}
 	}
 	if cfg.pprofURL != "" {
 		if err := cfg.fetch(ctx, "/debug/pprof/allocs", "allocs.pprof"); err != nil {

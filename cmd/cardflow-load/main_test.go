@@ -73,7 +73,7 @@ func TestLoadRun(t *testing.T) {
 	profiles := t.TempDir()
 	md := filepath.Join(t.TempDir(), "load.md")
 	args := []string{"--url", url, "--data-dir", dataDir, "--conns", "4", "--duration", "300ms", "--executions", "10",
-		"--timeout", "PT1S", "--wait", "1m", "--pid", strconv.Itoa(os.Getpid()), "--pprof", prof.URL, "--profile-dir", profiles, "--markdown", md}
+		"--timeout", "PT1S", "--wait", "1m", "--clients", "1,3", "--roundtrip-duration", "300ms", "--pid", strconv.Itoa(os.Getpid()), "--pprof", prof.URL, "--profile-dir", profiles, "--markdown", md}
 	var out strings.Builder
 	if err := run(t.Context(), args, &out, io.Discard); err != nil {
 		t.Fatalf("run: %v\n%s", err, out.String())
@@ -87,12 +87,13 @@ func TestLoadRun(t *testing.T) {
 		"| triggerworkflow |", "| getWorkflowExecutionById |", "| getOrganizationExecutions |",
 		"| resumed | 5 SUCCEEDED | 0 | 0 |", "| timed out | 5 FAILED | 0 | 0 |", " MiB",
 		"0 still open, 0 lost", "5 resumed through the API, 5 left to time out",
+		"Approval round trips over HTTP", "\n| 1 | ", "\n| 3 | ",
 	} {
 		if !strings.Contains(report, want) {
 			t.Errorf("report lacks %q:\n%s", want, report)
 		}
 	}
-	for _, f := range []string{"triggers.cpu.pprof", "getWorkflowExecutionById.cpu.pprof", "getOrganizationExecutions.cpu.pprof", "approvals.cpu.pprof", "allocs.pprof"} {
+	for _, f := range []string{"triggers.cpu.pprof", "getWorkflowExecutionById.cpu.pprof", "getOrganizationExecutions.cpu.pprof", "approvals.cpu.pprof", "roundtrips-1.cpu.pprof", "roundtrips-3.cpu.pprof", "allocs.pprof"} {
 		if fi, err := os.Stat(filepath.Join(profiles, f)); err != nil || fi.Size() == 0 {
 			t.Errorf("profile %s: got %v, want a file", f, err)
 		}
@@ -107,6 +108,7 @@ func TestFlagsRefused(t *testing.T) {
 		{[]string{"--run", "reads,writes"}, `unknown run "writes"`},
 		{[]string{"--timeout", "P1M"}, "--timeout"},
 		{[]string{"--conns", "0"}, "must be positive"},
+		{[]string{"--clients", "1,x"}, "--clients"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 	} {
 		_, err := parseFlags(tc.args, io.Discard)

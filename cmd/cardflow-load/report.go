@@ -26,6 +26,8 @@ type report struct {
 	approvals    *loadgen.EngineResult
 	approvalsRSS int64
 	timeout      string
+
+	roundTrips []loadgen.RoundTripResult
 }
 
 func (r *report) add(w io.Writer, res loadgen.Result, rss int64) {
@@ -47,6 +49,10 @@ func (r *report) problems() int {
 		n += a.Triggers.Errors() + a.Resumes.Errors()
 		n += a.ResumedOutcome.Open + a.ResumedOutcome.Lost + a.ResumedOutcome.Finished() - a.ResumedOutcome.Statuses[cardflow.ExecSucceeded]
 		n += a.TimedOutOutcome.Open + a.TimedOutOutcome.Lost + a.TimedOutOutcome.Statuses[cardflow.ExecSucceeded]
+	}
+	for _, rt := range r.roundTrips {
+		o := rt.Outcome
+		n += rt.Approvals.Errors() + o.Open + o.Lost + o.Finished() - o.Statuses[cardflow.ExecSucceeded]
 	}
 	return n
 }
@@ -78,6 +84,16 @@ func (r *report) markdown() string {
 		fmt.Fprintf(&b, "| timed out | %s | %d | %d |\n\n", statuses(a.TimedOutOutcome), a.TimedOutOutcome.Open, a.TimedOutOutcome.Lost)
 		fmt.Fprintf(&b, "All final after %s from the first trigger; triggers %.0f/s (p99 %.2f ms, %d errors), resumes p99 %.2f ms (%d errors); server peak RSS %s.\n",
 			a.Elapsed.Round(time.Millisecond), a.Triggers.PerSecond(), msf(a.Triggers.P99), a.Triggers.Errors(), msf(a.Resumes.P99), a.Resumes.Errors(), mib(r.approvalsRSS))
+	}
+	if len(r.roundTrips) > 0 {
+		b.WriteString("\nApproval round trips over HTTP: each client triggers the approval workflow with a process id of its own (it waits at its card), resumes it, and waits with waitForExecution until it is final; then every execution is read back.\n\n")
+		b.WriteString("| clients | approvals | approvals/s | p50 ms | p99 ms | resume to end p50 ms | resume to end p99 ms | errors | final states | still open | lost |\n")
+		b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|\n")
+		for _, rt := range r.roundTrips {
+			a, o := rt.Approvals, rt.Outcome
+			fmt.Fprintf(&b, "| %d | %d | %.0f | %.2f | %.2f | %.2f | %.2f | %d | %s | %d | %d |\n", a.Connections, a.Requests, a.PerSecond(),
+				msf(a.P50), msf(a.P99), msf(rt.ResumeToEnd.P50), msf(rt.ResumeToEnd.P99), a.Errors(), statuses(o), o.Open, o.Lost)
+		}
 	}
 	return b.String()
 }

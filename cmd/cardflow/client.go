@@ -230,22 +230,27 @@ first, or those of one workflow with --workflow.
 }
 
 // watch prints an execution's events as they happen, until it finishes.
+// Each request waits on the service for the next change (waitForExecution),
+// so a change shows as soon as it is stored, and no request is wasted.
 func watch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	c := newCommand("watch", "WORKFLOW_ID EXECUTION_ID", `Prints an execution's events as they happen on a running service, until
-the execution ends; then its final status.
+the execution ends; then its final status. It waits on the service for each
+change (waitForExecution), so a step shows as soon as the service stores it.
 `, stdout)
 	client := clientFlags(c)
-	every := c.Duration("every", 500*time.Millisecond, "how often to look")
 	pos, api, _, err := setup(c, client, args, 2, nil)
 	if err != nil {
 		return err
 	}
-	path := "/v1/workflows/getWorkflowExecutionById?workflow_id=" + url.QueryEscape(pos[0]) + "&workflow_execution_id=" + url.QueryEscape(pos[1])
+	base := "/v1/workflows/waitForExecution?until=change&workflow_id=" + url.QueryEscape(pos[0]) + "&workflow_execution_id=" + url.QueryEscape(pos[1])
+	// The first request answers at once with the execution as it is.
+	path := base + "&timeout=0"
 	seen := 0
 	for {
 		var out struct {
 			Item struct {
 				Status           string `json:"status"`
+				ModifiedOn       int64  `json:"modified_on"`
 				WorkflowEventLog struct {
 					Events []struct {
 						At      int64  `json:"at"`
@@ -259,6 +264,9 @@ the execution ends; then its final status.
 			} `json:"item"`
 		}
 		if err := api.call(ctx, "GET", path, nil, nil, &out); err != nil {
+			if ctx.Err() != nil {
+				return nil // interrupted
+			}
 			return err
 		}
 		log := out.Item.WorkflowEventLog
@@ -279,11 +287,8 @@ the execution ends; then its final status.
 			fmt.Fprintln(stdout, out.Item.Status)
 			return nil
 		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(*every):
-		}
+		// Then each waits up to 25 s for the next change.
+		path = base + "&timeout=25&since=" + strconv.FormatInt(out.Item.ModifiedOn, 10)
 	}
 }
 

@@ -38,7 +38,7 @@ func TestUsage(t *testing.T) {
 		{[]string{"trigger", "--help"}, 0, []string{"usage: cardflow trigger WORKFLOW_ID [flags]", "--data string", "--version int", "--url string"}, nil},
 		{[]string{"resume", "--help"}, 0, []string{"usage: cardflow resume PROCESS_ID [flags]", "--data string"}, nil},
 		{[]string{"executions", "--help"}, 0, []string{"usage: cardflow executions [flags]", "--workflow string", "--limit int"}, nil},
-		{[]string{"watch", "--help"}, 0, []string{"usage: cardflow watch WORKFLOW_ID EXECUTION_ID [flags]", "--every duration"}, nil},
+		{[]string{"watch", "--help"}, 0, []string{"usage: cardflow watch WORKFLOW_ID EXECUTION_ID [flags]", "waitForExecution"}, nil},
 		{[]string{"outbox", "--help"}, 0, []string{"usage: cardflow outbox [flags]", "--limit int"}, nil},
 		{[]string{"sam-events", "--help"}, 0, nil, []string{"cardflow sam-events"}},
 

@@ -148,7 +148,8 @@ var readmeBlocks = map[string]struct {
 	"## Try it #1":                              {check: checkTryIt},
 	"## Try it #2":                              {check: checkPaging},
 	"## Run a workflow #1":                      {check: checkApprovalRun},
-	"## Run a workflow #2":                      {check: checkWithdrawnOrder},
+	"## Run a workflow #2":                      {check: checkWaitForExecution},
+	"## Run a workflow #3":                      {check: checkWithdrawnOrder},
 	"### A Teams Workflows webhook #1":          {skip: "needs a Teams Workflows webhook of your own and serves in the foreground on port 3000; TestServeTeams starts cardflow serve with the Teams flags"},
 	"### A bot #1":                              {skip: "needs an Azure Bot of your own and serves in the foreground on port 3000; TestServeTeams starts cardflow serve with the Teams flags"},
 	"## SAP #1":                                 {before: waitForSAP, check: checkSAPResume},
@@ -319,6 +320,18 @@ func checkApprovalRun(r *readmeRun) {
 	}
 	if resumes != 1 {
 		r.t.Errorf("got %d resume answers, want 1:\n%s", resumes, r.out)
+	}
+}
+
+// checkWaitForExecution: timeout=0 answers the open execution at once, and
+// after the resume until=final answers it SUCCEEDED.
+func checkWaitForExecution(r *readmeRun) {
+	a := r.successes(2)
+	if s := item(a[0])["status"]; s != "RUNNING" && s != "WAITING" {
+		r.t.Errorf("timeout=0: got status %v, want the execution open", s)
+	}
+	if s := item(a[1])["status"]; s != "SUCCEEDED" {
+		r.t.Errorf("until=final: got status %v, want SUCCEEDED", s)
 	}
 }
 

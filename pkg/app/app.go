@@ -22,6 +22,8 @@ type Service struct {
 	scheduler   cardflow.Scheduler
 	earlyResume time.Duration
 	log         *slog.Logger
+	watcher     cardflow.ExecutionWatcher
+	notify      cardflow.ExecutionNotifier
 
 	// What answers cards through Teams: the bot's activities and response
 	// links.
@@ -78,7 +80,7 @@ func New(store cardflow.Store, opts ...Option) (*Service, error) {
 	if store == nil {
 		return nil, errors.New("app: store is nil")
 	}
-	s := &Service{store: store, now: time.Now, earlyResume: 10 * time.Minute, log: slog.Default()}
+	s := &Service{store: store, now: time.Now, earlyResume: 10 * time.Minute, log: slog.Default(), watcher: pollWatcher{pollFirst, pollMax}}
 	for _, o := range opts {
 		o(s)
 	}

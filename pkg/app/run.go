@@ -420,7 +420,7 @@ func (s *Service) Cancel(ctx context.Context, in CancelInput) (*Cancelled, error
 			msg += ": " + in.Reason
 		}
 		ex.Status = cardflow.ExecCancelled
-		ex.ModifiedBy, ex.ModifiedOn = &p.Actor, now
+		ex.ModifiedBy, ex.ModifiedOn = &p.Actor, max(now, ex.ModifiedOn+1)
 		ex.WorkflowOutputPayload = map[string]any{"cancelled_by": p.Actor, "reason": in.Reason}
 		ex.State.Phase, ex.State.WakeAt = "", 0
 		ex.WorkflowEventLog.Events = append(ex.WorkflowEventLog.Events, cardflow.Event{At: now, Type: cardflow.EventCancelled, StepID: ex.State.StepID, Step: ex.WorkflowCurrentState, Message: msg})
@@ -431,6 +431,9 @@ func (s *Service) Cancel(ctx context.Context, in CancelInput) (*Cancelled, error
 		}
 		if err != nil {
 			return nil, err
+		}
+		if s.notify != nil {
+			s.notify.ExecutionChanged(ex.Ref())
 		}
 		if s.runner != nil {
 			if err := s.runner.Stop(ctx, ex.Ref()); err != nil {

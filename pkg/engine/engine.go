@@ -55,6 +55,7 @@ type Engine struct {
 	maxSteps int
 	budget   time.Duration
 	early    time.Duration
+	notify   cardflow.ExecutionNotifier
 	graphs   sync.Map // graphKey -> *graph
 }
 
@@ -71,6 +72,10 @@ func WithHTTPClient(c *http.Client) Option { return func(e *Engine) { e.client =
 // WithSecrets sets the store secret references resolve in; each execution
 // reads its organization's secrets only (secrets.ForOrganization).
 func WithSecrets(s secrets.Store) Option { return func(e *Engine) { e.secrets = s } }
+
+// WithNotifier sets who hears of each change of an execution once it is
+// stored: the requests that wait for it.
+func WithNotifier(n cardflow.ExecutionNotifier) Option { return func(e *Engine) { e.notify = n } }
 
 // WithLogger sets the logger.
 func WithLogger(l *slog.Logger) Option { return func(e *Engine) { e.log = l } }

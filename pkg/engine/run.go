@@ -52,10 +52,19 @@ func (r *run) event(typ string, n *node, msg string) {
 	log.Total++
 }
 
-// persist writes the execution; the store checks its revision.
+// persist writes the execution; the store checks its revision. Each
+// change gets a later modified_on than the one before, even within a
+// millisecond, so that waitForExecution's since tells every change apart.
+// Waiting requests hear of it once it is stored.
 func (r *run) persist(ctx context.Context) error {
-	r.ex.ModifiedOn = r.millis()
-	return r.e.store.PutExecution(ctx, r.ex)
+	r.ex.ModifiedOn = max(r.millis(), r.ex.ModifiedOn+1)
+	if err := r.e.store.PutExecution(ctx, r.ex); err != nil {
+		return err
+	}
+	if r.e.notify != nil {
+		r.e.notify.ExecutionChanged(r.ex.Ref())
+	}
+	return nil
 }
 
 // stepRun is what a run of step n sees and may use: secrets of the

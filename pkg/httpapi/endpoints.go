@@ -24,6 +24,7 @@ type Endpoint struct {
 // The endpoints of the API (DESIGN section 8), but local mode's outbox.
 var (
 	GetWorkflowExecutionById    = Endpoint{"getWorkflowExecutionById", []string{"GET /v1/workflows/getWorkflowExecutionById"}, cardflow.ScopeRead, (*Server).getExecution}
+	WaitForExecution            = Endpoint{"waitForExecution", []string{"GET /v1/workflows/waitForExecution"}, cardflow.ScopeRead, (*Server).waitForExecution}
 	GetWorkflowExecutionHistory = Endpoint{"getWorkflowExecutionHistory", []string{"GET /v1/workflows/getWorkflowExecutionHistory"}, cardflow.ScopeRead, (*Server).getExecutionHistory}
 	GetOrganizationExecutions   = Endpoint{"getOrganizationExecutions", []string{"GET /v1/workflows/getOrganizationExecutions"}, cardflow.ScopeRead, (*Server).getOrganizationExecutions}
 	GetWorkflowById             = Endpoint{"getWorkflowById", []string{"GET /v1/workflows/getWorkflowById"}, cardflow.ScopeRead, (*Server).getWorkflow}
@@ -49,7 +50,7 @@ var (
 // as its {action} segment would match every other name.
 func Endpoints() []Endpoint {
 	return []Endpoint{
-		GetWorkflowExecutionById, GetWorkflowExecutionHistory, GetOrganizationExecutions,
+		GetWorkflowExecutionById, WaitForExecution, GetWorkflowExecutionHistory, GetOrganizationExecutions,
 		GetWorkflowById, GetOrganizationWorkflows, GetWorkflowSchemaById, SaveWorkflow, PublishWorkflow,
 		GetCardById, GetLatestActiveCard, GetOrganizationCards, SaveCard, PublishCard,
 		TriggerWorkflow, ToggleScheduledWorkflow, CancelExecution, ResumeWorkflow,

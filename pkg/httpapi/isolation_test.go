@@ -35,6 +35,11 @@ var isolationRows = map[string]isolationRow{
 	"GET /v1/workflows/getWorkflowExecutionById": {scope: "read", target: func(a tenant) (string, any) {
 		return "/v1/workflows/getWorkflowExecutionById?workflow_id=" + a.workflowID + "&workflow_execution_id=" + a.executionID, nil
 	}},
+	// The execution is WAITING: a wait that found it would run out its
+	// timeout, so the timeout is short.
+	"GET /v1/workflows/waitForExecution": {scope: "read", target: func(a tenant) (string, any) {
+		return "/v1/workflows/waitForExecution?workflow_id=" + a.workflowID + "&workflow_execution_id=" + a.executionID + "&until=change&timeout=1", nil
+	}},
 	"GET /v1/workflows/getWorkflowExecutionHistory": {scope: "read", target: func(a tenant) (string, any) {
 		return "/v1/workflows/getWorkflowExecutionHistory?workflow_id=" + a.workflowID, nil
 	}},

@@ -132,6 +132,43 @@ func (q *query) versionedPageKey(r *http.Request, idName, versionName string) (o
 	return org, id, version, true
 }
 
+// oneOf reads a parameter that takes one of the values given; def when
+// it is absent.
+func (q *query) oneOf(name, def string, values ...string) string {
+	q.known[name] = true
+	if !q.values.Has(name) {
+		return def
+	}
+	v := q.values.Get(name)
+	for _, ok := range values {
+		if v == ok {
+			return v
+		}
+	}
+	q.fail("query parameter %s must be %s, got %q", name, strings.Join(values, " or "), v)
+	return def
+}
+
+// wholeOrZero matches a whole number from 0 as the API writes one, of at
+// most 18 digits.
+var wholeOrZero = regexp.MustCompile(`^(0|[1-9][0-9]{0,17})$`)
+
+// count reads a whole number from 0 to most, which what describes in an
+// error; given is false when it is absent.
+func (q *query) count(name, what string, most int64) (n int64, given bool) {
+	q.known[name] = true
+	if !q.values.Has(name) {
+		return 0, false
+	}
+	v := q.values.Get(name)
+	n, err := strconv.ParseInt(v, 10, 64)
+	if !wholeOrZero.MatchString(v) || err != nil || n > most {
+		q.fail("query parameter %s must be %s, a whole number from 0 to %d, got %q", name, what, most, v)
+		return 0, false
+	}
+	return n, true
+}
+
 // limit reads the page size: default 20; a whole number above 30, however
 // large, is read as 30; anything else (empty, zero, signed, not digits) is
 // refused.

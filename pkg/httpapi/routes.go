@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/cardflow"
@@ -20,6 +21,30 @@ func (s *Server) getExecution(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	item, err := s.svc.GetExecutionJSON(r.Context(), wid, eid)
+	if err != nil {
+		return err
+	}
+	return okItemJSON(w, item)
+}
+
+// waitForExecution answers like getExecution once the execution has
+// finished or changed, or its timeout has passed.
+func (s *Server) waitForExecution(w http.ResponseWriter, r *http.Request) error {
+	q := newQuery(r)
+	in := app.WaitInput{
+		WorkflowID: q.str("workflow_id", true), WorkflowExecutionID: q.str("workflow_execution_id", true),
+		Until: q.oneOf("until", app.UntilFinal, app.UntilFinal, app.UntilChange),
+	}
+	in.Since, in.HasSince = q.count("since", "a modified_on (epoch milliseconds)", 999_999_999_999_999_999)
+	timeout, given := q.count("timeout", "a number of seconds", int64(app.MaxWait/time.Second))
+	in.Timeout = app.MaxWait
+	if given {
+		in.Timeout = time.Duration(timeout) * time.Second
+	}
+	if err := q.done(); err != nil {
+		return err
+	}
+	item, err := s.svc.WaitForExecutionJSON(r.Context(), in)
 	if err != nil {
 		return err
 	}

@@ -22,6 +22,7 @@ type Function struct {
 // serve every route of pkg/httpapi but local mode's outbox.
 var Endpoints = []Function{
 	{"getWorkflowExecutionById", []string{"GET /v1/workflows/getWorkflowExecutionById"}},
+	{"waitForExecution", []string{"GET /v1/workflows/waitForExecution"}},
 	{"getWorkflowExecutionHistory", []string{"GET /v1/workflows/getWorkflowExecutionHistory"}},
 	{"getOrganizationExecutions", []string{"GET /v1/workflows/getOrganizationExecutions"}},
 	{"getWorkflowById", []string{"GET /v1/workflows/getWorkflowById"}},

@@ -232,6 +232,8 @@ type Stack struct {
 	Service   *app.Service
 	Runner    *localrunner.Runner
 	Scheduler *localscheduler.Scheduler
+	// Changes wakes the requests that wait for an execution to change.
+	Changes *localrunner.Changes
 	// Teams delivers cards (to the outbox by default) and checks answers.
 	Teams *teams.Integration
 
@@ -245,13 +247,14 @@ func NewStack(store cardflow.Store, outbox *boltstore.Store, cfg Config) (*Stack
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	eng, tm, err := newEngine(store, outbox, cfg)
+	changes := localrunner.NewChanges()
+	eng, tm, err := newEngine(store, outbox, cfg, engine.WithNotifier(changes))
 	if err != nil {
 		return nil, err
 	}
 	early := cfg.earlyResume()
-	st := &Stack{Store: store, Outbox: outbox, Teams: tm}
-	if st.Runner, err = localrunner.New(eng, store, localrunner.WithLogger(cfg.Log)); err != nil {
+	st := &Stack{Store: store, Outbox: outbox, Teams: tm, Changes: changes}
+	if st.Runner, err = localrunner.New(eng, store, localrunner.WithLogger(cfg.Log), localrunner.WithNotifier(changes)); err != nil {
 		return nil, err
 	}
 	fire := func(ctx context.Context, sc *cardflow.Schedule, at time.Time) error {
@@ -262,7 +265,7 @@ func NewStack(store cardflow.Store, outbox *boltstore.Store, cfg Config) (*Stack
 		return nil, err
 	}
 	opts := []app.Option{app.WithChecker(eng), app.WithCardChecker(cards.Checker{}), app.WithRunner(st.Runner), app.WithScheduler(st.Scheduler),
-		app.WithEarlyResumeWindow(early), app.WithLogger(cfg.Log)}
+		app.WithEarlyResumeWindow(early), app.WithLogger(cfg.Log), app.WithWatcher(changes), app.WithNotifier(changes)}
 	if tm.HasBot() {
 		opts = append(opts, app.WithTeamsBot(tm, tm))
 	}
@@ -287,7 +290,7 @@ func NewEngine(store cardflow.Store, deliver cardflow.Deliverer, cfg Config) (*e
 
 // newEngine is NewEngine that also returns the Teams integration, which the
 // answer endpoints need.
-func newEngine(store cardflow.Store, deliver cardflow.Deliverer, cfg Config) (*engine.Engine, *teams.Integration, error) {
+func newEngine(store cardflow.Store, deliver cardflow.Deliverer, cfg Config, opts ...engine.Option) (*engine.Engine, *teams.Integration, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
@@ -307,8 +310,9 @@ func newEngine(store cardflow.Store, deliver cardflow.Deliverer, cfg Config) (*e
 	if err != nil {
 		return nil, nil, err
 	}
-	eng, err := engine.New(store, tm, env, engine.WithLogger(cfg.Log), engine.WithEarlyResumeWindow(cfg.earlyResume()),
-		engine.WithHTTPClient(client), engine.WithSecrets(sec))
+	opts = append([]engine.Option{engine.WithLogger(cfg.Log), engine.WithEarlyResumeWindow(cfg.earlyResume()),
+		engine.WithHTTPClient(client), engine.WithSecrets(sec)}, opts...)
+	eng, err := engine.New(store, tm, env, opts...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -350,6 +354,7 @@ func (st *Stack) Start(ctx context.Context) (int, error) {
 // Close stops housekeeping, the scheduler and the runner, then closes the
 // stores.
 func (st *Stack) Close() error {
+	st.Changes.Close()
 	st.housekeeper.stop()
 	st.Scheduler.Close()
 	st.Runner.Close()
@@ -430,6 +435,8 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	// Waiting requests answer now, so that they do not hold the shutdown.
+	st.Changes.Close()
 	srv.Shutdown(shutdownCtx)
 	admin.Shutdown(shutdownCtx)
 	os.Remove(sockPath)

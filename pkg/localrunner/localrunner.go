@@ -28,6 +28,8 @@ type Runner struct {
 	log   *slog.Logger
 	now   func() time.Time
 	retry time.Duration
+	// notify hears of the executions the runner itself ends as FAILED.
+	notify cardflow.ExecutionNotifier
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -48,6 +50,10 @@ func WithLogger(l *slog.Logger) Option { return func(r *Runner) { r.log = l } }
 
 // WithClock replaces the wall clock that timers are set from.
 func WithClock(now func() time.Time) Option { return func(r *Runner) { r.now = now } }
+
+// WithNotifier sets who hears of the executions the runner ends itself
+// (those it cannot read); the engine tells of every other change.
+func WithNotifier(n cardflow.ExecutionNotifier) Option { return func(r *Runner) { r.notify = n } }
 
 // WithRetryDelay sets the first delay after a failed Advance (default 1s);
 // it doubles up to a minute.
@@ -181,6 +187,9 @@ func (r *Runner) failUnreadable(ref cardflow.ExecutionRef) {
 		r.log.Error("a record of the execution cannot be read, nor could the execution be marked FAILED; the runner drops it until the next start",
 			append(ids, "error", cardflow.ErrorMessage(err))...)
 		return
+	}
+	if r.notify != nil {
+		r.notify.ExecutionChanged(ref)
 	}
 	r.log.Warn("a record of the execution cannot be read: the execution has ended", append(ids, "status", ex.Status)...)
 }

@@ -297,6 +297,7 @@ func TestEvents(t *testing.T) {
 		body string
 	}{
 		{"getWorkflowExecutionById", 200, `"workflow_execution_id":"` + f.ExecutionID + `"`},
+		{"waitForExecution", 200, `"workflow_execution_id":"` + f.ExecutionID + `"`},
 		{"getWorkflowExecutionHistory", 200, `"workflow_execution_id":"` + f.ExecutionID + `"`},
 		{"getOrganizationExecutions", 200, `"count":5`},
 		{"getWorkflowById", 200, `"workflow_status_version":"ACTIVE_2"`},
