@@ -121,12 +121,3 @@ type Store interface {
 
 	Close() error
 }
-
-// ExecutionJSONStore is a Store that keeps each execution as the API shows
-// it and can hand it out encoded, sparing a read the decode and encode of
-// the whole record. Stores need not implement it.
-type ExecutionJSONStore interface {
-	// GetExecutionJSON is the JSON of what GetExecution returns, without
-	// the state and revision the API does not show.
-	GetExecutionJSON(ctx context.Context, org, workflowID, executionID string) ([]byte, error)
-}
