@@ -44,7 +44,11 @@ type ExecutionWrite struct {
 	// Gone names stored parts the execution no longer has.
 	Gone []string
 	// Size is what MaxStateBytes bounds.
-	Size   int
+	Size int
+	// Whole is set when every part is written: no store held the
+	// execution in parts (a new one, or one read from a record of the
+	// layout before parts).
+	Whole  bool
 	stored *storedParts
 }
 
@@ -116,7 +120,7 @@ func (e *Execution) Split() (*ExecutionWrite, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &ExecutionWrite{Head: head, Size: size, stored: &storedParts{sums: make(map[string][sha256.Size]byte, len(parts)), size: size}}
+	w := &ExecutionWrite{Head: head, Size: size, Whole: e.stored == nil, stored: &storedParts{sums: make(map[string][sha256.Size]byte, len(parts)), size: size}}
 	for _, name := range slices.Sorted(maps.Keys(parts)) {
 		sum := sha256.Sum256(parts[name])
 		w.stored.sums[name] = sum
