@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 )
@@ -15,6 +16,9 @@ import (
 // take an execution past it fails with ETOOLARGE, and the engine ends the
 // execution FAILED saying so.
 const MaxStateBytes = 1 << 20
+
+// decoderDepth is how deep Go's JSON decoder reads.
+const decoderDepth = 10_000
 
 // An execution is stored in parts, so that a step writes what it changed
 // rather than the whole execution: the head (ids, status, current step,
@@ -84,6 +88,11 @@ func (e *Execution) Split() (*ExecutionWrite, error) {
 	if parts[PartInput], err = json.Marshal(PayloadOf(e.WorkflowInputPayload)); err != nil {
 		return nil, err
 	}
+	// The input comes from outside; a caller that did not check its depth
+	// must not get it stored where no read can decode it.
+	if n := Nesting(parts[PartInput]); n > decoderDepth {
+		return nil, Errorf(EINVALID, "the input nests %d levels deep, deeper than a stored execution can be read back", n)
+	}
 	wp := workflowPart{Steps: e.WorkflowDetails.WorkflowSteps, Connections: e.WorkflowDetails.WorkflowConnections, Integrations: e.State.Integrations}
 	if parts[PartWorkflow], err = json.Marshal(wp); err != nil {
 		return nil, err
@@ -140,14 +149,13 @@ func (e *Execution) Split() (*ExecutionWrite, error) {
 // did not change.
 func (e *Execution) Wrote(w *ExecutionWrite) { e.stored = w.stored }
 
-// megabytes writes n bytes as megabytes with one decimal, or none when
-// whole.
+// megabytes writes n bytes as megabytes: whole, or rounded up to one
+// decimal, so a size just past the cap never reads as the cap.
 func megabytes(n int) string {
-	mb := float64(n) / (1 << 20)
 	if n%(1<<20) == 0 {
-		return fmt.Sprintf("%.0f MB", mb)
+		return fmt.Sprintf("%d MB", n>>20)
 	}
-	return fmt.Sprintf("%.1f MB", mb)
+	return fmt.Sprintf("%.1f MB", math.Ceil(float64(n)/(1<<20)*10)/10)
 }
 
 // stepIDs returns the ids of the steps that have an output or a log.
