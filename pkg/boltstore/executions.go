@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -13,15 +14,26 @@ import (
 )
 
 // An execution is stored in parts (cardflow.Execution.Split): its head in
-// the executions bucket, which the lists read alone, and its input,
-// workflow and one part per step in the parts bucket, under the
-// execution's key and a 0x00. A write puts the head and only the parts
-// that changed, so a step writes its own output and log, never the steps
-// before it.
+// the executions bucket, which the lists read alone, its input and
+// workflow in the starts bucket and one part per step in the steps
+// bucket, each under the execution's key, a 0x00 and the part's name. A
+// write puts the head and only the parts that changed, so a step writes
+// its own output and log, never the steps before it. The input lives
+// apart from the steps because bbolt rewrites a leaf page whole, with
+// every value in it: a step's part must not share a page with a 60 KB
+// input.
 
 // partKey returns the key of part name of the execution at k.
 func partKey(k []byte, name string) []byte {
 	return append(append(k[:len(k):len(k)], 0), name...)
+}
+
+// partBucket returns the bucket of the part name.
+func partBucket(tx *bolt.Tx, name string) *bolt.Bucket {
+	if strings.HasPrefix(name, cardflow.PartStep) {
+		return tx.Bucket(bExecutionSteps)
+	}
+	return tx.Bucket(bExecutionStarts)
 }
 
 // writeExecution writes w as the execution at k with revision, and keeps
@@ -39,14 +51,13 @@ func writeExecution(tx *bolt.Tx, k []byte, open bool, w *cardflow.ExecutionWrite
 	if err := tx.Bucket(bExecutionRevisions).Put(k, binary.BigEndian.AppendUint64(nil, uint64(revision))); err != nil {
 		return err
 	}
-	parts := tx.Bucket(bExecutionParts)
 	for _, p := range w.Parts {
-		if err := parts.Put(partKey(k, p.Name), p.Value); err != nil {
+		if err := partBucket(tx, p.Name).Put(partKey(k, p.Name), p.Value); err != nil {
 			return err
 		}
 	}
 	for _, name := range w.Gone {
-		if err := parts.Delete(partKey(k, name)); err != nil {
+		if err := partBucket(tx, name).Delete(partKey(k, name)); err != nil {
 			return err
 		}
 	}
@@ -57,9 +68,11 @@ func writeExecution(tx *bolt.Tx, k []byte, open bool, w *cardflow.ExecutionWrite
 func readExecution(tx *bolt.Tx, k, head []byte) (*cardflow.Execution, error) {
 	var parts []cardflow.Part
 	p := partKey(k, "")
-	c := tx.Bucket(bExecutionParts).Cursor()
-	for pk, v := c.Seek(p); pk != nil && bytes.HasPrefix(pk, p); pk, v = c.Next() {
-		parts = append(parts, cardflow.Part{Name: string(pk[len(p):]), Value: v})
+	for _, b := range [][]byte{bExecutionStarts, bExecutionSteps} {
+		c := tx.Bucket(b).Cursor()
+		for pk, v := c.Seek(p); pk != nil && bytes.HasPrefix(pk, p); pk, v = c.Next() {
+			parts = append(parts, cardflow.Part{Name: string(pk[len(p):]), Value: v})
+		}
 	}
 	rev := tx.Bucket(bExecutionRevisions).Get(k)
 	if len(rev) != 8 {

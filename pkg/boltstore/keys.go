@@ -25,7 +25,8 @@ var (
 
 	bOpenExecutions     = []byte("open_executions")     // org 0 workflow_id 0 execution_id -> "", RUNNING or WAITING only
 	bExecutionRevisions = []byte("execution_revisions") // org 0 workflow_id 0 execution_id -> 8-byte revision
-	bExecutionParts     = []byte("execution_parts")     // org 0 workflow_id 0 execution_id 0 part name -> part
+	bExecutionStarts    = []byte("execution_starts")    // org 0 workflow_id 0 execution_id 0 "input" or "workflow" -> part
+	bExecutionSteps     = []byte("execution_steps")     // org 0 workflow_id 0 execution_id 0 "step/" step_id -> part
 	bProcesses          = []byte("processes")           // org 0 process_id -> Process
 	bIdempotency        = []byte("idempotency")         // org 0 key -> Idempotency
 	bSchedules          = []byte("schedules")           // org 0 workflow_id 0 version -> Schedule
@@ -38,7 +39,7 @@ var (
 
 	allBuckets = [][]byte{bWorkflows, bCards, bExecutions, bOrgExecutions, bSchemas, bAPIKeys, bAPIKeyIDs, bOrgAPIKeys,
 		bOpenExecutions, bExecutionRevisions, bProcesses, bIdempotency, bSchedules, bDeliveries, bProcessDue, bIdempotencyDue,
-		bExecutionParts, bMeta}
+		bExecutionStarts, bExecutionSteps, bMeta}
 
 	// retiredBuckets were written by earlier versions and are read no more;
 	// Open drops them. active_cards indexed ACTIVE card versions, when

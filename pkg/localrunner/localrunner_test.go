@@ -130,7 +130,7 @@ func TestRecoverEndsUnreadableExecutions(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		parts := tx.Bucket([]byte("execution_parts"))
+		parts := tx.Bucket([]byte("execution_starts"))
 		key := []byte("acme\x00wf-1\x00" + tooDeep.WorkflowExecutionID + "\x00input")
 		placeholder := []byte(`"items":"deep"`)
 		input := parts.Get(key)
