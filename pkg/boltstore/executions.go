@@ -64,8 +64,9 @@ func writeExecution(tx *bolt.Tx, k []byte, open bool, w *cardflow.ExecutionWrite
 	return tx.Bucket(bExecutions).Put(k, w.Head)
 }
 
-// readExecution joins the head and parts of the execution at k.
-func readExecution(tx *bolt.Tx, k, head []byte) (*cardflow.Execution, error) {
+// readParts returns the parts of the execution at k; their values are
+// valid only in tx.
+func readParts(tx *bolt.Tx, k []byte) []cardflow.Part {
 	var parts []cardflow.Part
 	p := partKey(k, "")
 	for _, b := range [][]byte{bExecutionStarts, bExecutionSteps} {
@@ -74,6 +75,12 @@ func readExecution(tx *bolt.Tx, k, head []byte) (*cardflow.Execution, error) {
 			parts = append(parts, cardflow.Part{Name: string(pk[len(p):]), Value: v})
 		}
 	}
+	return parts
+}
+
+// readExecution joins the head and parts of the execution at k.
+func readExecution(tx *bolt.Tx, k, head []byte) (*cardflow.Execution, error) {
+	parts := readParts(tx, k)
 	rev := tx.Bucket(bExecutionRevisions).Get(k)
 	if len(rev) != 8 {
 		return nil, &cardflow.UnreadableError{Err: fmt.Errorf("boltstore: execution %s has no revision", k[len(k)-min(len(k), 26):])}

@@ -18,6 +18,11 @@ func TestBytesPerStep(t *testing.T) {
 	}
 	defer s.Close()
 	perStep := storetest.MeasureSteps(t, s, func() int64 { return boltstore.PagesWritten(s) })
+	total := int64(0)
+	for _, n := range perStep {
+		total += n
+	}
+	t.Logf("all %d steps: %d bytes", len(perStep), total)
 	for _, i := range []int{1, 10, 100, 190} {
 		t.Logf("step %3d wrote %6d bytes of pages", i, perStep[i-1])
 	}

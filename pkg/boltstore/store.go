@@ -312,6 +312,26 @@ func (s *Store) GetExecution(_ context.Context, org, workflowID, executionID str
 	return e, err
 }
 
+// GetExecutionJSON encodes the execution as the API shows it, copying its
+// input, logs and steps from the parts without decoding them.
+func (s *Store) GetExecutionJSON(_ context.Context, org, workflowID, executionID string) ([]byte, error) {
+	var out []byte
+	err := s.db.View(func(tx *bolt.Tx) error {
+		var k, v []byte
+		if validParts(org, workflowID, executionID) {
+			k = under(prefix(org, workflowID), executionID)
+			v = tx.Bucket(bExecutions).Get(k)
+		}
+		if v == nil {
+			return executionNotFound(executionID)
+		}
+		var err error
+		out, err = cardflow.ExecutionJSON(v, readParts(tx, k))
+		return err
+	})
+	return out, err
+}
+
 func executionKey(e *cardflow.Execution) cardflow.ExecutionKey {
 	return cardflow.ExecutionKey{WorkflowID: e.WorkflowID, WorkflowExecutionID: e.WorkflowExecutionID}
 }

@@ -299,3 +299,69 @@ func (e *Execution) setPart(p Part) error {
 	}
 	return nil
 }
+
+// executionView is an execution as the API shows it, with its free-form
+// values left encoded: ExecutionJSON copies them from the parts as they
+// are. Its fields are Execution's, in Execution's order.
+type executionView struct {
+	WorkflowExecutionID   string                     `json:"workflow_execution_id"`
+	WorkflowID            string                     `json:"workflow_id"`
+	WorkflowVersion       int                        `json:"workflow_version"`
+	OrganizationID        string                     `json:"organization_id"`
+	WorkspaceID           string                     `json:"workspace_id"`
+	WorkflowCurrentState  string                     `json:"workflow_current_state"`
+	WorkflowTriggerType   string                     `json:"workflow_trigger_type"`
+	Status                string                     `json:"status"`
+	WorkflowEventLog      json.RawMessage            `json:"workflow_event_log"`
+	CondensedLogs         map[string]json.RawMessage `json:"condensed_logs"`
+	WorkflowInputPayload  json.RawMessage            `json:"workflow_input_payload"`
+	WorkflowOutputPayload json.RawMessage            `json:"workflow_output_payload"`
+	WorkflowDetails       struct {
+		WorkflowName        string          `json:"workflow_name"`
+		WorkflowSteps       json.RawMessage `json:"workflow_steps"`
+		WorkflowConnections json.RawMessage `json:"workflow_connections"`
+	} `json:"workflow_details"`
+	ModifiedBy *string `json:"modified_by"`
+	CreatedOn  int64   `json:"created_on"`
+	ModifiedOn int64   `json:"modified_on"`
+}
+
+// ExecutionJSON encodes the execution stored as head and parts as the API
+// shows it (what json.Marshal gives of the joined execution), copying its
+// payloads, logs and steps from the parts without decoding them into
+// values. Parts that do not decode give an UnreadableError without a head.
+func ExecutionJSON(head []byte, parts []Part) ([]byte, error) {
+	var v executionView
+	if err := json.Unmarshal(head, &v); err != nil {
+		return nil, &UnreadableError{Err: fmt.Errorf("decode execution head: %w", err)}
+	}
+	v.WorkflowInputPayload = json.RawMessage("{}")
+	for _, p := range parts {
+		var err error
+		switch {
+		case p.Name == PartInput:
+			v.WorkflowInputPayload = p.Value
+		case p.Name == PartWorkflow:
+			var wp struct {
+				Steps       json.RawMessage `json:"workflow_steps"`
+				Connections json.RawMessage `json:"workflow_connections"`
+			}
+			err = json.Unmarshal(p.Value, &wp)
+			v.WorkflowDetails.WorkflowSteps, v.WorkflowDetails.WorkflowConnections = wp.Steps, wp.Connections
+		case strings.HasPrefix(p.Name, PartStep):
+			var sp struct {
+				Log json.RawMessage `json:"log"`
+			}
+			if err = json.Unmarshal(p.Value, &sp); err == nil && sp.Log != nil {
+				if v.CondensedLogs == nil {
+					v.CondensedLogs = map[string]json.RawMessage{}
+				}
+				v.CondensedLogs[strings.TrimPrefix(p.Name, PartStep)] = sp.Log
+			}
+		}
+		if err != nil {
+			return nil, &UnreadableError{Err: fmt.Errorf("decode execution part %s: %w", p.Name, err)}
+		}
+	}
+	return json.Marshal(v)
+}

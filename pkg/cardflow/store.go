@@ -121,3 +121,12 @@ type Store interface {
 
 	Close() error
 }
+
+// ExecutionJSONStore is a Store that can hand out an execution encoded as
+// the API shows it, sparing a read the decode and encode of its free-form
+// values. Stores need not implement it.
+type ExecutionJSONStore interface {
+	// GetExecutionJSON is the JSON of what GetExecution returns, without
+	// the state and revision the API does not show.
+	GetExecutionJSON(ctx context.Context, org, workflowID, executionID string) ([]byte, error)
+}

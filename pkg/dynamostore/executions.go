@@ -2,6 +2,7 @@ package dynamostore
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -241,41 +242,72 @@ func (s *Store) putWithParts(ctx context.Context, e *cardflow.Execution, w *card
 	return err
 }
 
-// GetExecution reads the head, then the parts. A part written after the
-// head was read (its revision is newer) means a write came in between:
-// the read starts over, so it never joins parts of two revisions.
+// GetExecution reads the head, then the parts (readStored).
 func (s *Store) GetExecution(ctx context.Context, org, workflowID, executionID string) (_ *cardflow.Execution, err error) {
 	defer s.translate("GetExecution", &err)
+	item, parts, revision, err := s.readStored(ctx, org, workflowID, executionID)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := item[attrParts]; !ok {
+		return loadExecution(item)
+	}
+	e, err := cardflow.JoinExecution([]byte(stringAttr(item, attrRecord)), parts, revision)
+	if err != nil {
+		return nil, fmt.Errorf("dynamostore: %w", err)
+	}
+	return e, nil
+}
+
+// GetExecutionJSON encodes the execution as the API shows it, copying its
+// input, logs and steps from the parts without decoding them.
+func (s *Store) GetExecutionJSON(ctx context.Context, org, workflowID, executionID string) (_ []byte, err error) {
+	defer s.translate("GetExecutionJSON", &err)
+	item, parts, _, err := s.readStored(ctx, org, workflowID, executionID)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := item[attrParts]; !ok {
+		e, err := loadExecution(item)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(e)
+	}
+	b, err := cardflow.ExecutionJSON([]byte(stringAttr(item, attrRecord)), parts)
+	if err != nil {
+		return nil, fmt.Errorf("dynamostore: %w", err)
+	}
+	return b, nil
+}
+
+// readStored reads the head of an execution of org, then its parts, if it
+// is stored in parts. A part written after the head was read (its
+// revision is newer) means a write came in between: the read starts over,
+// so it never joins parts of two revisions.
+func (s *Store) readStored(ctx context.Context, org, workflowID, executionID string) (map[string]types.AttributeValue, []cardflow.Part, int64, error) {
 	if org == "" || workflowID == "" || executionID == "" {
-		return nil, executionNotFound(executionID)
+		return nil, nil, 0, executionNotFound(executionID)
 	}
 	for attempt := 1; ; attempt++ {
 		item, err := s.get(ctx, TableExecutions, executionKey(workflowID, executionID))
 		if err != nil {
-			return nil, err
+			return nil, nil, 0, err
 		}
 		if !owned(item, org) {
-			return nil, executionNotFound(executionID)
+			return nil, nil, 0, executionNotFound(executionID)
 		}
 		if _, ok := item[attrParts]; !ok {
-			return loadExecution(item)
+			return item, nil, 0, nil
 		}
 		revision, err := numAttr[int64](item, attrRevision)
 		if err != nil {
-			return nil, err
+			return nil, nil, 0, err
 		}
 		parts, newer, err := s.readParts(ctx, workflowID, executionID, revision)
-		if err != nil {
-			return nil, err
+		if err != nil || !newer || attempt == maxAttempts {
+			return item, parts, revision, err
 		}
-		if newer && attempt < maxAttempts {
-			continue
-		}
-		e, err := cardflow.JoinExecution([]byte(stringAttr(item, attrRecord)), parts, revision)
-		if err != nil {
-			return nil, fmt.Errorf("dynamostore: %w", err)
-		}
-		return e, nil
 	}
 }
 

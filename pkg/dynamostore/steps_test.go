@@ -107,6 +107,11 @@ func TestBytesPerStep(t *testing.T) {
 		units = append(units, u)
 		return b
 	})
+	total := int64(0)
+	for _, n := range perStep {
+		total += n
+	}
+	t.Logf("all %d steps: %d bytes", len(perStep), total)
 	for _, i := range []int{1, 10, 100, 190} {
 		// written is read twice per step: before and after its write.
 		t.Logf("step %3d sent %6d bytes, %2d write units", i, perStep[i-1], units[2*i-1]-units[2*i-2])

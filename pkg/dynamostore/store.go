@@ -11,7 +11,7 @@
 // call that loses a race to a concurrent write repeats its requests):
 //
 //	GetWorkflow, GetCard, GetSchema, GetAPIKeyByHash  1 GetItem
-//	GetExecution                            1 GetItem (the head) and 1 Query per MB (its parts); 1 GetItem for an execution stored before parts
+//	GetExecution, GetExecutionJSON          1 GetItem (the head) and 1 Query per MB (its parts); 1 GetItem for an execution stored before parts
 //	GetProcess, GetIdempotency, GetSchedule  1 GetItem
 //	GetLatestWorkflow, GetLatestActiveCard  2 GetItem (the head, then the version it names)
 //	ListWorkflows, ListCards, ListExecutions  1 Query per page

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -139,6 +140,40 @@ func testExecutions(t *testing.T, e env) {
 				checkExecutionList(t, tc.total, tc.limit, list, want)
 			})
 		}
+	})
+
+	t.Run("ExecutionJSON", func(t *testing.T) {
+		s := e.store(t)
+		js, ok := s.(cardflow.ExecutionJSONStore)
+		if !ok {
+			t.Skip("the store does not keep executions encoded")
+		}
+		org := newOrg()
+		wf := workflows.create(t, s, org, 1)
+		ex := execution(org, wf)
+		ex.State = cardflow.ExecutionState{StepID: "approve", Phase: cardflow.PhaseWaiting, ProcessID: "po-1", Outputs: map[string]any{"lookup": map[string]any{"amount": 1200.5}, "check": nil}}
+		ex.WorkflowDetails.WorkflowSteps = []cardflow.Step{{ID: "lookup", Name: "Look up", Type: "http", Config: map[string]any{"url": "https://erp/<orders>"}}}
+		mustOK(t, "create", s.CreateExecution(t.Context(), ex))
+		ex.Status, ex.WorkflowOutputPayload = cardflow.ExecSucceeded, map[string]any{"approved": true}
+		mustOK(t, "put", s.PutExecution(t.Context(), ex))
+		got, err := js.GetExecutionJSON(t.Context(), org, wf, ex.WorkflowExecutionID)
+		mustOK(t, "get JSON", err)
+		want, err := json.Marshal(ex)
+		mustOK(t, "encode", err)
+		if string(got) != string(want) {
+			t.Errorf("GetExecutionJSON:\ngot  %s\nwant %s", got, want)
+		}
+		// The engine's view still has its state and revision.
+		full, err := s.GetExecution(t.Context(), org, wf, ex.WorkflowExecutionID)
+		mustOK(t, "get", err)
+		sameJSON(t, "state after put", full.State, ex.State)
+		if full.Revision != ex.Revision {
+			t.Errorf("revision: got %d, want %d", full.Revision, ex.Revision)
+		}
+		_, err = js.GetExecutionJSON(t.Context(), newOrg(), wf, ex.WorkflowExecutionID)
+		wantCode(t, "get JSON of another organization's execution", err, cardflow.ENOTFOUND)
+		_, err = js.GetExecutionJSON(t.Context(), org, wf, newID())
+		wantCode(t, "get JSON of an unknown execution", err, cardflow.ENOTFOUND)
 	})
 
 	t.Run("ListFields", func(t *testing.T) {
