@@ -161,7 +161,7 @@ func benchExecution(org, workflowID string) *cardflow.Execution {
 }
 
 // BenchmarkExecutions measures the store's share of getWorkflowExecutionById
-// (GetExecution) and of a page of
+// (GetExecutionJSON; GetExecution is the engine's read) and of a page of
 // getOrganizationExecutions and getWorkflowExecutionHistory (20 of 40
 // executions).
 func BenchmarkExecutions(b *testing.B) {
@@ -188,6 +188,10 @@ func BenchmarkExecutions(b *testing.B) {
 	}{
 		{"GetExecution", func() error {
 			_, err := s.GetExecution(b.Context(), "org-1", w.WorkflowID, last.WorkflowExecutionID)
+			return err
+		}},
+		{"GetExecutionJSON", func() error {
+			_, err := s.GetExecutionJSON(b.Context(), "org-1", w.WorkflowID, last.WorkflowExecutionID)
 			return err
 		}},
 		{"ListExecutions", func() error { _, err := s.ListExecutions(b.Context(), "org-1", page); return err }},
