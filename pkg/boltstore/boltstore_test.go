@@ -1,9 +1,7 @@
 package boltstore_test
 
 import (
-	"bytes"
 	"encoding/json"
-	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -210,206 +208,155 @@ func BenchmarkExecutions(b *testing.B) {
 	}
 }
 
-// TestOlderFileUpgraded opens a store file written when the executions
-// bucket held whole records (state and revision inside) and there were no
-// summaries: Open splits and fills them in, so gets and lists show the
-// executions recorded before.
-func TestOlderFileUpgraded(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "cardflow.db")
-	s, err := boltstore.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := &cardflow.Workflow{OrganizationID: "org-1", WorkflowName: "purchase approval"}
-	if err := s.SaveWorkflowVersion(t.Context(), w); err != nil {
-		t.Fatal(err)
-	}
-	e := benchExecution("org-1", w.WorkflowID)
-	e.State = cardflow.ExecutionState{StepID: "approve", Phase: cardflow.PhaseWaiting, ProcessID: "po-1", Outputs: map[string]any{"check": true}}
-	if err := s.CreateExecution(t.Context(), e); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.PutExecution(t.Context(), e); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	// Back to the older layout: the record whole, no states, no summaries.
-	db, err := bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range []string{"execution_states", "execution_summaries"} {
-			if err := tx.DeleteBucket([]byte(b)); err != nil {
-				return err
-			}
-		}
-		record, err := e.MarshalRecord()
-		if err != nil {
-			return err
-		}
-		executions := tx.Bucket([]byte("executions"))
-		k, _ := executions.Cursor().First()
-		return executions.Put(k, record)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-
-	s, err = boltstore.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	got, err := s.GetExecution(t.Context(), "org-1", w.WorkflowID, e.WorkflowExecutionID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gotJSON, _ := got.MarshalRecord()
-	wantJSON, _ := e.MarshalRecord()
-	if string(gotJSON) != string(wantJSON) {
-		t.Errorf("GetExecution after the upgrade:\ngot  %s\nwant %s", gotJSON, wantJSON)
-	}
-	view, err := s.GetExecutionJSON(t.Context(), "org-1", w.WorkflowID, e.WorkflowExecutionID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(string(view), `"revision"`) || strings.Contains(string(view), `"process_id":"po-1"`) {
-		t.Errorf("GetExecutionJSON after the upgrade shows state or revision: %s", view)
-	}
-	for name, list := range map[string]func() (cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey], error){
-		"ListExecutions": func() (cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey], error) {
-			return s.ListExecutions(t.Context(), "org-1", cardflow.ListOptions[cardflow.ExecutionKey]{})
-		},
-		"ListWorkflowExecutions": func() (cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey], error) {
-			return s.ListWorkflowExecutions(t.Context(), "org-1", w.WorkflowID, cardflow.ListOptions[cardflow.ExecutionKey]{})
-		},
+// TestOlderLayoutsUpgraded opens store files written before executions
+// were kept in parts: with the view and the engine's state in two buckets
+// and list summaries beside them (format 1), with whole records holding
+// state and revision, and with payloads that are not objects (no format).
+// Open rewrites them into parts, so gets and lists show the executions
+// recorded before, and drops the old buckets.
+func TestOlderLayoutsUpgraded(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// plant writes the execution as that layout kept it.
+		plant         func(tx *bolt.Tx, k []byte, e *cardflow.Execution) error
+		format        string
+		input, output string
+	}{
+		{"view and state", func(tx *bolt.Tx, k []byte, e *cardflow.Execution) error {
+			view, _ := json.Marshal(e)
+			state, _ := json.Marshal(e.State)
+			return putAll(tx, map[string][]byte{"executions": view, "execution_states": state, "execution_summaries": []byte(`{}`)}, k)
+		}, "1", `{"po":"4500001234"}`, ""},
+		{"whole record", func(tx *bolt.Tx, k []byte, e *cardflow.Execution) error {
+			record, _ := e.MarshalRecord()
+			return putAll(tx, map[string][]byte{"executions": record}, k)
+		}, "1", `{"po":"4500001234"}`, ""},
+		{"payloads not objects", func(tx *bolt.Tx, k []byte, e *cardflow.Execution) error {
+			var view map[string]json.RawMessage
+			b, _ := json.Marshal(e)
+			json.Unmarshal(b, &view)
+			view["workflow_input_payload"], view["workflow_output_payload"] = json.RawMessage(`5`), json.RawMessage(`"done"`)
+			b, _ = json.Marshal(view)
+			state, _ := json.Marshal(e.State)
+			return putAll(tx, map[string][]byte{"executions": b, "execution_states": state}, k)
+		}, "", `{"value":5}`, `{"value":"done"}`},
 	} {
-		page, err := list()
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if len(page.Items) != 1 {
-			t.Fatalf("%s: got %d items, want 1", name, len(page.Items))
-		}
-		got := page.Items[0]
-		if got.WorkflowExecutionID != e.WorkflowExecutionID || got.Status != e.Status || got.WorkflowDetails.WorkflowName != e.WorkflowDetails.WorkflowName || got.WorkflowEventLog.Total != e.WorkflowEventLog.Total {
-			t.Errorf("%s: got %s %s %q with %d events, want %s %s %q with %d", name, got.WorkflowExecutionID, got.Status, got.WorkflowDetails.WorkflowName, got.WorkflowEventLog.Total,
-				e.WorkflowExecutionID, e.Status, e.WorkflowDetails.WorkflowName, e.WorkflowEventLog.Total)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "cardflow.db")
+			s, err := boltstore.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := &cardflow.Workflow{OrganizationID: "org-1", WorkflowName: "purchase approval"}
+			if err := s.SaveWorkflowVersion(t.Context(), w); err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+			e := benchExecution("org-1", w.WorkflowID)
+			e.WorkflowInputPayload = map[string]any{"po": "4500001234"}
+			e.Revision = 4
+			e.State = cardflow.ExecutionState{StepID: "approve", Phase: cardflow.PhaseWaiting, ProcessID: "po-1", Outputs: map[string]any{"check": true}}
+			db, err := bolt.Open(path, 0o600, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = db.Update(func(tx *bolt.Tx) error {
+				if tc.format == "" {
+					if err := tx.DeleteBucket([]byte("meta")); err != nil {
+						return err
+					}
+				} else if err := tx.Bucket([]byte("meta")).Put([]byte("format"), []byte(tc.format)); err != nil {
+					return err
+				}
+				k := []byte("org-1\x00" + w.WorkflowID + "\x00" + e.WorkflowExecutionID)
+				for _, b := range []string{"execution_states", "execution_summaries"} {
+					if _, err := tx.CreateBucketIfNotExists([]byte(b)); err != nil {
+						return err
+					}
+				}
+				if err := tx.Bucket([]byte("org_executions")).Put([]byte("org-1\x00"+e.WorkflowExecutionID), []byte(w.WorkflowID)); err != nil {
+					return err
+				}
+				if err := tx.Bucket([]byte("execution_revisions")).Put(k, []byte{0, 0, 0, 0, 0, 0, 0, 4}); err != nil {
+					return err
+				}
+				return tc.plant(tx, k, e)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+
+			s, err = boltstore.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.GetExecution(t.Context(), "org-1", w.WorkflowID, e.WorkflowExecutionID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.output == "" {
+				tc.output = toJSON(e.WorkflowOutputPayload)
+			}
+			if in, out := toJSON(got.WorkflowInputPayload), toJSON(got.WorkflowOutputPayload); in != tc.input || out != tc.output {
+				t.Errorf("payloads: got input %s and output %s, want %s and %s", in, out, tc.input, tc.output)
+			}
+			e.WorkflowInputPayload, e.WorkflowOutputPayload = got.WorkflowInputPayload, got.WorkflowOutputPayload
+			gotJSON, _ := got.MarshalRecord()
+			wantJSON, _ := e.MarshalRecord()
+			if string(gotJSON) != string(wantJSON) {
+				t.Errorf("GetExecution after the upgrade:\ngot  %s\nwant %s", gotJSON, wantJSON)
+			}
+			for name, list := range map[string]func() (cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey], error){
+				"ListExecutions": func() (cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey], error) {
+					return s.ListExecutions(t.Context(), "org-1", cardflow.ListOptions[cardflow.ExecutionKey]{})
+				},
+				"ListWorkflowExecutions": func() (cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey], error) {
+					return s.ListWorkflowExecutions(t.Context(), "org-1", w.WorkflowID, cardflow.ListOptions[cardflow.ExecutionKey]{})
+				},
+			} {
+				page, err := list()
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				if len(page.Items) != 1 {
+					t.Fatalf("%s: got %d items, want 1", name, len(page.Items))
+				}
+				got := page.Items[0]
+				if got.WorkflowExecutionID != e.WorkflowExecutionID || got.Status != e.Status || got.WorkflowDetails.WorkflowName != e.WorkflowDetails.WorkflowName || got.WorkflowEventLog.Total != e.WorkflowEventLog.Total {
+					t.Errorf("%s: got %s %s %q with %d events, want %s %s %q with %d", name, got.WorkflowExecutionID, got.Status, got.WorkflowDetails.WorkflowName, got.WorkflowEventLog.Total,
+						e.WorkflowExecutionID, e.Status, e.WorkflowDetails.WorkflowName, e.WorkflowEventLog.Total)
+				}
+			}
+			s.Close()
+			db, err = bolt.Open(path, 0o600, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			db.View(func(tx *bolt.Tx) error {
+				for _, b := range []string{"execution_states", "execution_summaries"} {
+					if tx.Bucket([]byte(b)) != nil {
+						t.Errorf("the retired bucket %s is still there", b)
+					}
+				}
+				if got := string(tx.Bucket([]byte("meta")).Get([]byte("format"))); got != "2" {
+					t.Errorf("got format %q, want 2", got)
+				}
+				return nil
+			})
+		})
 	}
 }
 
-// TestOlderPayloadsUpgraded opens a store file written before execution
-// payloads were always objects and before the index of ACTIVE card
-// versions was retired: Open rewrites the views that hold other payloads,
-// which GetExecutionJSON hands out as they are, and drops the index.
-func TestOlderPayloadsUpgraded(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "cardflow.db")
-	s, err := boltstore.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := &cardflow.Workflow{OrganizationID: "org-1", WorkflowName: "purchase approval"}
-	if err := s.SaveWorkflowVersion(t.Context(), w); err != nil {
-		t.Fatal(err)
-	}
-	running, done := benchExecution("org-1", w.WorkflowID), benchExecution("org-1", w.WorkflowID)
-	for _, e := range []*cardflow.Execution{running, done} {
-		if err := s.CreateExecution(t.Context(), e); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s.Close()
-	// Back to the older format: payloads as they were written then.
-	old := map[string]string{running.WorkflowExecutionID: `"workflow_input_payload":[1],"workflow_output_payload":null`, done.WorkflowExecutionID: `"workflow_input_payload":5,"workflow_output_payload":"done"`}
-	db, err := bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.Update(func(tx *bolt.Tx) error {
-		if err := tx.DeleteBucket([]byte("meta")); err != nil {
+// putAll puts v at k in each named bucket.
+func putAll(tx *bolt.Tx, values map[string][]byte, k []byte) error {
+	for b, v := range values {
+		if err := tx.Bucket([]byte(b)).Put(k, v); err != nil {
 			return err
 		}
-		if _, err := tx.CreateBucket([]byte("active_cards")); err != nil {
-			return err
-		}
-		executions := tx.Bucket([]byte("executions"))
-		var keys, views [][]byte
-		executions.ForEach(func(k, v []byte) error {
-			keys, views = append(keys, bytes.Clone(k)), append(views, bytes.Clone(v))
-			return nil
-		})
-		for i, k := range keys {
-			var view map[string]json.RawMessage
-			if err := json.Unmarshal(views[i], &view); err != nil {
-				return err
-			}
-			var id string
-			json.Unmarshal(view["workflow_execution_id"], &id)
-			var payloads map[string]json.RawMessage
-			if err := json.Unmarshal([]byte("{"+old[id]+"}"), &payloads); err != nil {
-				return err
-			}
-			maps.Copy(view, payloads)
-			b, _ := json.Marshal(view)
-			if err := executions.Put(k, b); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
-	db.Close()
-
-	s, err = boltstore.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		id            string
-		input, output string
-	}{
-		{running.WorkflowExecutionID, `{"value":[1]}`, `{}`},
-		{done.WorkflowExecutionID, `{"value":5}`, `{"value":"done"}`},
-	} {
-		view, err := s.GetExecutionJSON(t.Context(), "org-1", w.WorkflowID, tc.id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got map[string]json.RawMessage
-		if err := json.Unmarshal(view, &got); err != nil {
-			t.Fatal(err)
-		}
-		if in, out := string(got["workflow_input_payload"]), string(got["workflow_output_payload"]); in != tc.input || out != tc.output {
-			t.Errorf("GetExecutionJSON: got input %s and output %s, want %s and %s", in, out, tc.input, tc.output)
-		}
-		e, err := s.GetExecution(t.Context(), "org-1", w.WorkflowID, tc.id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if in, out := toJSON(e.WorkflowInputPayload), toJSON(e.WorkflowOutputPayload); in != tc.input || out != tc.output {
-			t.Errorf("GetExecution: got input %s and output %s, want %s and %s", in, out, tc.input, tc.output)
-		}
-	}
-	s.Close()
-	db, err = bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	db.View(func(tx *bolt.Tx) error {
-		if tx.Bucket([]byte("active_cards")) != nil {
-			t.Errorf("the retired index of ACTIVE card versions is still there")
-		}
-		if got := string(tx.Bucket([]byte("meta")).Get([]byte("format"))); got != "1" {
-			t.Errorf("got format %q, want 1", got)
-		}
-		return nil
-	})
+	return nil
 }
 
 func toJSON(v any) string {

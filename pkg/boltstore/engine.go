@@ -16,7 +16,7 @@ func (s *Store) StartExecution(_ context.Context, e *cardflow.Execution, p *card
 	if idem != nil && (!validParts(idem.Key) || idem.OrganizationID != e.OrganizationID) {
 		return cardflow.Errorf(cardflow.EINVALID, "an idempotency record needs a key of the execution's organization")
 	}
-	v, err := encodeExecution(e)
+	w, err := e.Split()
 	if err != nil {
 		return err
 	}
@@ -54,7 +54,7 @@ func (s *Store) StartExecution(_ context.Context, e *cardflow.Execution, p *card
 				return err
 			}
 		}
-		if err := createExecution(tx, e, v); err != nil {
+		if err := createExecution(tx, e, w); err != nil {
 			return err
 		}
 		rec := *p
@@ -66,6 +66,7 @@ func (s *Store) StartExecution(_ context.Context, e *cardflow.Execution, p *card
 	})
 	if err == nil {
 		e.Revision, p.Revision = 1, 1
+		e.Wrote(w)
 	}
 	return err
 }

@@ -6,158 +6,99 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
 )
 
-// executionSummary is what the execution lists show of an execution. It is
-// kept beside the record, written in the same transaction, so that a list
-// page decodes a few hundred bytes per item instead of whole records with
-// their condensed logs, payloads and step definitions, which made a page
-// of 20 cost as much as 20 gets.
-type executionSummary struct {
-	WorkflowExecutionID  string            `json:"workflow_execution_id"`
-	WorkflowID           string            `json:"workflow_id"`
-	WorkflowVersion      int               `json:"workflow_version"`
-	OrganizationID       string            `json:"organization_id"`
-	WorkspaceID          string            `json:"workspace_id"`
-	WorkflowName         string            `json:"workflow_name"`
-	WorkflowCurrentState string            `json:"workflow_current_state"`
-	WorkflowTriggerType  string            `json:"workflow_trigger_type"`
-	Status               string            `json:"status"`
-	WorkflowEventLog     cardflow.EventLog `json:"workflow_event_log"`
-	ModifiedBy           *string           `json:"modified_by"`
-	CreatedOn            int64             `json:"created_on"`
-	ModifiedOn           int64             `json:"modified_on"`
+// An execution is stored in parts (cardflow.Execution.Split): its head in
+// the executions bucket, which the lists read alone, its input and
+// workflow in the starts bucket and one part per step in the steps
+// bucket, each under the execution's key, a 0x00 and the part's name. A
+// write puts the head and only the parts that changed, so a step writes
+// its own output and log, never the steps before it. The input lives
+// apart from the steps because bbolt rewrites a leaf page whole, with
+// every value in it: a step's part must not share a page with a 60 KB
+// input.
+
+// partKey returns the key of part name of the execution at k.
+func partKey(k []byte, name string) []byte {
+	return append(append(k[:len(k):len(k)], 0), name...)
 }
 
-func encodeSummary(e *cardflow.Execution) ([]byte, error) {
-	return json.Marshal(executionSummary{
-		WorkflowExecutionID: e.WorkflowExecutionID, WorkflowID: e.WorkflowID, WorkflowVersion: e.WorkflowVersion,
-		OrganizationID: e.OrganizationID, WorkspaceID: e.WorkspaceID, WorkflowName: e.WorkflowDetails.WorkflowName,
-		WorkflowCurrentState: e.WorkflowCurrentState, WorkflowTriggerType: e.WorkflowTriggerType, Status: e.Status,
-		WorkflowEventLog: e.WorkflowEventLog, ModifiedBy: e.ModifiedBy, CreatedOn: e.CreatedOn, ModifiedOn: e.ModifiedOn,
-	})
+// partBucket returns the bucket of the part name.
+func partBucket(tx *bolt.Tx, name string) *bolt.Bucket {
+	if strings.HasPrefix(name, cardflow.PartStep) {
+		return tx.Bucket(bExecutionSteps)
+	}
+	return tx.Bucket(bExecutionStarts)
 }
 
-// decodeSummary gives a list item: an execution with the list fields set.
-func decodeSummary(v []byte) (*cardflow.Execution, error) {
-	var s executionSummary
-	if err := json.Unmarshal(v, &s); err != nil {
-		return nil, &cardflow.UnreadableError{Err: fmt.Errorf("boltstore: decode execution summary: %w", err)}
+// writeExecution writes w as the execution at k with revision, and keeps
+// the index of open executions.
+func writeExecution(tx *bolt.Tx, k []byte, open bool, w *cardflow.ExecutionWrite, revision int64) error {
+	var err error
+	if open {
+		err = tx.Bucket(bOpenExecutions).Put(k, nil)
+	} else {
+		err = tx.Bucket(bOpenExecutions).Delete(k)
 	}
-	return &cardflow.Execution{
-		WorkflowExecutionID: s.WorkflowExecutionID, WorkflowID: s.WorkflowID, WorkflowVersion: s.WorkflowVersion,
-		OrganizationID: s.OrganizationID, WorkspaceID: s.WorkspaceID, WorkflowDetails: cardflow.WorkflowDetails{WorkflowName: s.WorkflowName},
-		WorkflowCurrentState: s.WorkflowCurrentState, WorkflowTriggerType: s.WorkflowTriggerType, Status: s.Status,
-		WorkflowEventLog: s.WorkflowEventLog, ModifiedBy: s.ModifiedBy, CreatedOn: s.CreatedOn, ModifiedOn: s.ModifiedOn,
-	}, nil
-}
-
-// encodedExecution is an execution encoded for the store in three parts:
-// the view, which is the execution as the API shows it (read as it is by
-// GetExecutionJSON), the engine's state, and the list summary. The
-// revision has a bucket of its own.
-type encodedExecution struct {
-	view, state, summary []byte
-}
-
-// encodeExecution encodes e for the store. Writers encode before their
-// transaction: bbolt runs one at a time.
-func encodeExecution(e *cardflow.Execution) (encodedExecution, error) {
-	view, err := json.Marshal(e)
-	if err != nil {
-		return encodedExecution{}, err
-	}
-	state, err := json.Marshal(e.State)
-	if err != nil {
-		return encodedExecution{}, err
-	}
-	summary, err := encodeSummary(e)
-	return encodedExecution{view, state, summary}, err
-}
-
-// decodeExecution joins the parts of a stored execution. When they do not
-// decode, the error carries the execution's head: the parts pruned of what
-// lies too deep, joined, if they decode so.
-func decodeExecution(view, state, revision []byte) (*cardflow.Execution, error) {
-	e, err := joinExecution(view, state, revision)
-	if err == nil {
-		return e, nil
-	}
-	ue := &cardflow.UnreadableError{Err: err}
-	if head, err := joinExecution(cardflow.Prune(view), cardflow.Prune(state), revision); err == nil {
-		ue.Head = head
-	}
-	return nil, ue
-}
-
-func joinExecution(view, state, revision []byte) (*cardflow.Execution, error) {
-	e := new(cardflow.Execution)
-	if err := json.Unmarshal(view, e); err != nil {
-		return nil, fmt.Errorf("boltstore: decode execution: %w", err)
-	}
-	if err := json.Unmarshal(state, &e.State); err != nil {
-		return nil, fmt.Errorf("boltstore: decode execution state: %w", err)
-	}
-	if len(revision) != 8 {
-		return nil, fmt.Errorf("boltstore: execution %s has no revision", e.WorkflowExecutionID)
-	}
-	e.Revision = int64(binary.BigEndian.Uint64(revision))
-	return e, nil
-}
-
-// splitStates rewrites the executions of a store file made when the
-// executions bucket held whole records (state and revision included) as a
-// view and a state; Open calls it when it creates the states bucket.
-func splitStates(tx *bolt.Tx) error {
-	executions, states := tx.Bucket(bExecutions), tx.Bucket(bExecutionStates)
-	// Collected first: a bucket must not change while ForEach walks it.
-	var keys, records [][]byte
-	err := executions.ForEach(func(k, v []byte) error {
-		keys, records = append(keys, k), append(records, v)
-		return nil
-	})
 	if err != nil {
 		return err
 	}
-	for i, k := range keys {
-		e := new(cardflow.Execution)
-		if err := e.UnmarshalRecord(records[i]); err != nil {
-			return fmt.Errorf("boltstore: decode execution: %w", err)
-		}
-		enc, err := encodeExecution(e)
-		if err != nil {
-			return err
-		}
-		if err := states.Put(k, enc.state); err != nil {
-			return err
-		}
-		if err := executions.Put(k, enc.view); err != nil {
+	if err := tx.Bucket(bExecutionRevisions).Put(k, binary.BigEndian.AppendUint64(nil, uint64(revision))); err != nil {
+		return err
+	}
+	for _, p := range w.Parts {
+		if err := partBucket(tx, p.Name).Put(partKey(k, p.Name), p.Value); err != nil {
 			return err
 		}
 	}
-	return nil
-}
-
-// addSummaries writes the summary of every execution into a store file
-// made before summaries were kept; Open calls it when it creates their
-// bucket.
-func addSummaries(tx *bolt.Tx) error {
-	summaries := tx.Bucket(bExecutionSummaries)
-	return tx.Bucket(bExecutions).ForEach(func(k, v []byte) error {
-		var e cardflow.Execution
-		if err := json.Unmarshal(v, &e); err != nil {
-			return fmt.Errorf("boltstore: decode execution: %w", err)
-		}
-		s, err := encodeSummary(&e)
-		if err != nil {
+	for _, name := range w.Gone {
+		if err := partBucket(tx, name).Delete(partKey(k, name)); err != nil {
 			return err
 		}
-		return summaries.Put(k, s)
-	})
+	}
+	return tx.Bucket(bExecutions).Put(k, w.Head)
+}
+
+// readParts returns the parts of the execution at k; their values are
+// valid only in tx.
+func readParts(tx *bolt.Tx, k []byte) []cardflow.Part {
+	var parts []cardflow.Part
+	p := partKey(k, "")
+	for _, b := range [][]byte{bExecutionStarts, bExecutionSteps} {
+		c := tx.Bucket(b).Cursor()
+		for pk, v := c.Seek(p); pk != nil && bytes.HasPrefix(pk, p); pk, v = c.Next() {
+			parts = append(parts, cardflow.Part{Name: string(pk[len(p):]), Value: v})
+		}
+	}
+	return parts
+}
+
+// readExecution joins the head and parts of the execution at k.
+func readExecution(tx *bolt.Tx, k, head []byte) (*cardflow.Execution, error) {
+	parts := readParts(tx, k)
+	rev := tx.Bucket(bExecutionRevisions).Get(k)
+	if len(rev) != 8 {
+		return nil, &cardflow.UnreadableError{Err: fmt.Errorf("boltstore: execution %s has no revision", k[len(k)-min(len(k), 26):])}
+	}
+	e, err := cardflow.JoinExecution(head, parts, int64(binary.BigEndian.Uint64(rev)))
+	if err != nil {
+		return nil, fmt.Errorf("boltstore: %w", err)
+	}
+	return e, nil
+}
+
+// decodeHead gives a list item: the execution's head.
+func decodeHead(v []byte) (*cardflow.Execution, error) {
+	e, err := cardflow.DecodeHead(v)
+	if err != nil {
+		return nil, fmt.Errorf("boltstore: %w", err)
+	}
+	return e, nil
 }
 
 // File formats, in the meta bucket: Open brings an older file up to
@@ -165,7 +106,9 @@ func addSummaries(tx *bolt.Tx) error {
 const (
 	// formatObjectPayloads: execution payloads are JSON objects.
 	formatObjectPayloads = 1
-	fileFormat           = formatObjectPayloads
+	// formatParts: executions are stored in parts.
+	formatParts = 2
+	fileFormat  = formatParts
 )
 
 var formatKey = []byte("format")
@@ -181,44 +124,52 @@ func formatOf(tx *bolt.Tx) int {
 	return n
 }
 
-// objectPayloads rewrites the views of executions whose input or output
-// payload is not a JSON object (a trigger body [1], an end step's "done",
-// null while running), as cardflow.Execution reads them, so that
-// GetExecutionJSON, which hands the view out as it is, shows objects too.
-func objectPayloads(tx *bolt.Tx) error {
-	executions := tx.Bucket(bExecutions)
-	var keys, views [][]byte
+// Buckets of the layouts before parts: the engine's state of each
+// execution beside its view, and the list summaries.
+var (
+	bExecutionStates    = []byte("execution_states")
+	bExecutionSummaries = []byte("execution_summaries")
+)
+
+// splitParts rewrites the executions of a file from before parts into
+// parts. Such a file holds, per execution, the record as the API shows it,
+// with the engine's state in the states bucket, or, older still, the whole
+// record with state and revision inside; payloads that are not objects
+// read as cardflow.PayloadOf makes them. Open calls it in the transaction
+// that records the new format, then drops the old buckets.
+func splitParts(tx *bolt.Tx) error {
+	executions, states, revisions := tx.Bucket(bExecutions), tx.Bucket(bExecutionStates), tx.Bucket(bExecutionRevisions)
+	// Collected first: a bucket must not change while ForEach walks it.
+	var keys, records [][]byte
 	err := executions.ForEach(func(k, v []byte) error {
-		var p struct {
-			Input  json.RawMessage `json:"workflow_input_payload"`
-			Output json.RawMessage `json:"workflow_output_payload"`
-		}
-		if err := json.Unmarshal(v, &p); err != nil {
-			return fmt.Errorf("boltstore: decode execution: %w", err)
-		}
-		if !isObject(p.Input) || !isObject(p.Output) {
-			// Keys and values are only valid until the bucket changes.
-			keys, views = append(keys, bytes.Clone(k)), append(views, bytes.Clone(v))
-		}
+		keys, records = append(keys, bytes.Clone(k)), append(records, bytes.Clone(v))
 		return nil
 	})
 	if err != nil {
 		return err
 	}
 	for i, k := range keys {
-		var e cardflow.Execution
-		if err := json.Unmarshal(views[i], &e); err != nil {
+		e := new(cardflow.Execution)
+		if err := e.UnmarshalRecord(records[i]); err != nil {
 			return fmt.Errorf("boltstore: decode execution: %w", err)
 		}
-		view, err := json.Marshal(&e)
+		if states != nil {
+			if st := states.Get(k); st != nil {
+				if err := json.Unmarshal(st, &e.State); err != nil {
+					return fmt.Errorf("boltstore: decode execution state: %w", err)
+				}
+			}
+		}
+		if rev := revisions.Get(k); len(rev) == 8 {
+			e.Revision = int64(binary.BigEndian.Uint64(rev))
+		}
+		w, err := e.Split()
 		if err != nil {
 			return err
 		}
-		if err := executions.Put(k, view); err != nil {
+		if err := writeExecution(tx, k, e.Open(), w, e.Revision); err != nil {
 			return err
 		}
 	}
 	return nil
 }
-
-func isObject(raw json.RawMessage) bool { return len(raw) > 0 && raw[0] == '{' }

@@ -16,7 +16,7 @@ import (
 var (
 	bWorkflows     = []byte("workflows")      // org 0 workflow_id 0 version -> Workflow
 	bCards         = []byte("cards")          // org 0 card_id 0 version -> Card
-	bExecutions    = []byte("executions")     // org 0 workflow_id 0 execution_id -> Execution as the API shows it
+	bExecutions    = []byte("executions")     // org 0 workflow_id 0 execution_id -> the execution's head
 	bOrgExecutions = []byte("org_executions") // org 0 execution_id -> workflow_id
 	bSchemas       = []byte("schemas")        // org 0 workflow_id 0 version -> Schema record
 	bAPIKeys       = []byte("apikeys")        // hash -> APIKey
@@ -25,8 +25,8 @@ var (
 
 	bOpenExecutions     = []byte("open_executions")     // org 0 workflow_id 0 execution_id -> "", RUNNING or WAITING only
 	bExecutionRevisions = []byte("execution_revisions") // org 0 workflow_id 0 execution_id -> 8-byte revision
-	bExecutionSummaries = []byte("execution_summaries") // org 0 workflow_id 0 execution_id -> executionSummary
-	bExecutionStates    = []byte("execution_states")    // org 0 workflow_id 0 execution_id -> ExecutionState
+	bExecutionStarts    = []byte("execution_starts")    // org 0 workflow_id 0 execution_id 0 "input" or "workflow" -> part
+	bExecutionSteps     = []byte("execution_steps")     // org 0 workflow_id 0 execution_id 0 "step/" step_id -> part
 	bProcesses          = []byte("processes")           // org 0 process_id -> Process
 	bIdempotency        = []byte("idempotency")         // org 0 key -> Idempotency
 	bSchedules          = []byte("schedules")           // org 0 workflow_id 0 version -> Schedule
@@ -39,12 +39,13 @@ var (
 
 	allBuckets = [][]byte{bWorkflows, bCards, bExecutions, bOrgExecutions, bSchemas, bAPIKeys, bAPIKeyIDs, bOrgAPIKeys,
 		bOpenExecutions, bExecutionRevisions, bProcesses, bIdempotency, bSchedules, bDeliveries, bProcessDue, bIdempotencyDue,
-		bExecutionSummaries, bExecutionStates, bMeta}
+		bExecutionStarts, bExecutionSteps, bMeta}
 
 	// retiredBuckets were written by earlier versions and are read no more;
 	// Open drops them. active_cards indexed ACTIVE card versions, when
-	// getLatestActiveCard answered the highest of them.
-	retiredBuckets = [][]byte{[]byte("active_cards")}
+	// getLatestActiveCard answered the highest of them; the states and
+	// summaries of executions were kept beside them before parts.
+	retiredBuckets = [][]byte{[]byte("active_cards"), bExecutionStates, bExecutionSummaries}
 )
 
 // validParts reports whether every part can be a key part: not empty and

@@ -76,20 +76,11 @@ func Open(path string, opts ...Option) (*Store, error) {
 		// A file written before the housekeeping indexes existed gets them
 		// built from its records.
 		reindex := tx.Bucket(bProcesses) != nil && tx.Bucket(bProcessDue) == nil
-		// A file from before executions were kept in parts has executions
-		// but not the bucket of the part added.
-		old := tx.Bucket(bExecutions) != nil
-		split, fill := old && tx.Bucket(bExecutionStates) == nil, old && tx.Bucket(bExecutionSummaries) == nil
-		// A file from before execution payloads were always objects has no
-		// format; its executions may hold others.
-		objects := old && formatOf(tx) < formatObjectPayloads
+		// A file from before executions were kept in parts (format 2) is
+		// rewritten into parts.
+		split := tx.Bucket(bExecutions) != nil && formatOf(tx) < formatParts
 		for _, name := range allBuckets {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
-				return err
-			}
-		}
-		for _, name := range retiredBuckets {
-			if err := tx.DeleteBucket(name); err != nil && !errors.Is(err, bolterrors.ErrBucketNotFound) {
 				return err
 			}
 		}
@@ -99,17 +90,12 @@ func Open(path string, opts ...Option) (*Store, error) {
 			}
 		}
 		if split {
-			if err := splitStates(tx); err != nil {
+			if err := splitParts(tx); err != nil {
 				return err
 			}
 		}
-		if fill {
-			if err := addSummaries(tx); err != nil {
-				return err
-			}
-		}
-		if objects {
-			if err := objectPayloads(tx); err != nil {
+		for _, name := range retiredBuckets {
+			if err := tx.DeleteBucket(name); err != nil && !errors.Is(err, bolterrors.ErrBucketNotFound) {
 				return err
 			}
 		}
@@ -245,21 +231,22 @@ func (s *Store) CreateExecution(_ context.Context, e *cardflow.Execution) error 
 	if !validParts(e.OrganizationID, e.WorkflowID, e.WorkflowExecutionID) {
 		return cardflow.Errorf(cardflow.EINVALID, "an execution needs an organization, a workflow id and an execution id")
 	}
-	v, err := encodeExecution(e)
+	w, err := e.Split()
 	if err != nil {
 		return err
 	}
-	if err := s.db.Batch(func(tx *bolt.Tx) error { return createExecution(tx, e, v) }); err != nil {
+	if err := s.db.Batch(func(tx *bolt.Tx) error { return createExecution(tx, e, w) }); err != nil {
 		return err
 	}
 	e.Revision = 1
+	e.Wrote(w)
 	return nil
 }
 
-// createExecution stores a new execution, encoded as v with revision 1, and
+// createExecution stores a new execution, encoded as w with revision 1, and
 // indexes it. Like every function given to Batch it leaves its arguments
 // alone, since Batch may run it more than once.
-func createExecution(tx *bolt.Tx, e *cardflow.Execution, v encodedExecution) error {
+func createExecution(tx *bolt.Tx, e *cardflow.Execution, w *cardflow.ExecutionWrite) error {
 	idx := tx.Bucket(bOrgExecutions)
 	ik := under(prefix(e.OrganizationID), e.WorkflowExecutionID)
 	if idx.Get(ik) != nil {
@@ -268,32 +255,7 @@ func createExecution(tx *bolt.Tx, e *cardflow.Execution, v encodedExecution) err
 	if err := idx.Put(ik, []byte(e.WorkflowID)); err != nil {
 		return err
 	}
-	return putExecution(tx, e, v, 1)
-}
-
-// putExecution writes an execution's parts and revision, and keeps the
-// index of open executions.
-func putExecution(tx *bolt.Tx, e *cardflow.Execution, v encodedExecution, revision int64) error {
-	k := under(prefix(e.OrganizationID, e.WorkflowID), e.WorkflowExecutionID)
-	var err error
-	if e.Open() {
-		err = tx.Bucket(bOpenExecutions).Put(k, nil)
-	} else {
-		err = tx.Bucket(bOpenExecutions).Delete(k)
-	}
-	if err != nil {
-		return err
-	}
-	if err := tx.Bucket(bExecutionRevisions).Put(k, binary.BigEndian.AppendUint64(nil, uint64(revision))); err != nil {
-		return err
-	}
-	if err := tx.Bucket(bExecutionSummaries).Put(k, v.summary); err != nil {
-		return err
-	}
-	if err := tx.Bucket(bExecutionStates).Put(k, v.state); err != nil {
-		return err
-	}
-	return tx.Bucket(bExecutions).Put(k, v.view)
+	return writeExecution(tx, under(prefix(e.OrganizationID, e.WorkflowID), e.WorkflowExecutionID), e.Open(), w, 1)
 }
 
 // PutExecution runs in a Batch: executions advance one step per write, and
@@ -303,22 +265,24 @@ func (s *Store) PutExecution(_ context.Context, e *cardflow.Execution) error {
 	if !validParts(e.OrganizationID, e.WorkflowID, e.WorkflowExecutionID) {
 		return executionNotFound(e.WorkflowExecutionID)
 	}
-	v, err := encodeExecution(e)
+	w, err := e.Split()
 	if err != nil {
 		return err
 	}
 	err = s.db.Batch(func(tx *bolt.Tx) error {
-		rev := tx.Bucket(bExecutionRevisions).Get(under(prefix(e.OrganizationID, e.WorkflowID), e.WorkflowExecutionID))
+		k := under(prefix(e.OrganizationID, e.WorkflowID), e.WorkflowExecutionID)
+		rev := tx.Bucket(bExecutionRevisions).Get(k)
 		if rev == nil {
 			return executionNotFound(e.WorkflowExecutionID)
 		}
 		if got := int64(binary.BigEndian.Uint64(rev)); got != e.Revision {
 			return cardflow.Errorf(cardflow.ECONFLICT, "execution %s changed meanwhile (revision %d, not %d)", e.WorkflowExecutionID, got, e.Revision)
 		}
-		return putExecution(tx, e, v, e.Revision+1)
+		return writeExecution(tx, k, e.Open(), w, e.Revision+1)
 	})
 	if err == nil {
 		e.Revision++
+		e.Wrote(w)
 	}
 	return err
 }
@@ -342,26 +306,28 @@ func (s *Store) GetExecution(_ context.Context, org, workflowID, executionID str
 			return executionNotFound(executionID)
 		}
 		var err error
-		e, err = decodeExecution(v, tx.Bucket(bExecutionStates).Get(k), tx.Bucket(bExecutionRevisions).Get(k))
+		e, err = readExecution(tx, k, v)
 		return err
 	})
 	return e, err
 }
 
-// GetExecutionJSON gives the stored view as it is: the API's read of an
-// execution decodes and encodes nothing.
+// GetExecutionJSON encodes the execution as the API shows it, copying its
+// input, logs and steps from the parts without decoding them.
 func (s *Store) GetExecutionJSON(_ context.Context, org, workflowID, executionID string) ([]byte, error) {
 	var out []byte
 	err := s.db.View(func(tx *bolt.Tx) error {
-		var v []byte
+		var k, v []byte
 		if validParts(org, workflowID, executionID) {
-			v = tx.Bucket(bExecutions).Get(under(prefix(org, workflowID), executionID))
+			k = under(prefix(org, workflowID), executionID)
+			v = tx.Bucket(bExecutions).Get(k)
 		}
 		if v == nil {
 			return executionNotFound(executionID)
 		}
-		out = append([]byte(nil), v...)
-		return nil
+		var err error
+		out, err = cardflow.ExecutionJSON(v, readParts(tx, k))
+		return err
 	})
 	return out, err
 }
@@ -370,7 +336,7 @@ func executionKey(e *cardflow.Execution) cardflow.ExecutionKey {
 	return cardflow.ExecutionKey{WorkflowID: e.WorkflowID, WorkflowExecutionID: e.WorkflowExecutionID}
 }
 
-// ListWorkflowExecutions walks the workflow's range of the summaries bucket;
+// ListWorkflowExecutions walks the workflow's range of the heads;
 // the page key's workflow_id is ignored, the range already fixes it.
 func (s *Store) ListWorkflowExecutions(_ context.Context, org, workflowID string, opt cardflow.ListOptions[cardflow.ExecutionKey]) (cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey], error) {
 	var page cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey]
@@ -384,14 +350,14 @@ func (s *Store) ListWorkflowExecutions(_ context.Context, org, workflowID string
 			from = under(p, opt.After.WorkflowExecutionID)
 		}
 		var err error
-		page, err = readPage(tx, bExecutionSummaries, p, from, opt.Limit, func(_, v []byte) (*cardflow.Execution, error) { return decodeSummary(v) }, executionKey)
+		page, err = readPage(tx, bExecutions, p, from, opt.Limit, func(_, v []byte) (*cardflow.Execution, error) { return decodeHead(v) }, executionKey)
 		return err
 	})
 	return page, err
 }
 
 // ListExecutions walks the organization's index by execution id; each entry
-// names the workflow, which completes the key of the execution's summary.
+// names the workflow, which completes the key of the execution's head.
 func (s *Store) ListExecutions(_ context.Context, org string, opt cardflow.ListOptions[cardflow.ExecutionKey]) (cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey], error) {
 	page := cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey]{Items: []*cardflow.Execution{}}
 	if !validParts(org) {
@@ -403,9 +369,9 @@ func (s *Store) ListExecutions(_ context.Context, org string, opt cardflow.ListO
 		if opt.After != nil {
 			from = under(p, opt.After.WorkflowExecutionID)
 		}
-		summaries := tx.Bucket(bExecutionSummaries)
+		heads := tx.Bucket(bExecutions)
 		load := func(k, workflowID []byte) (*cardflow.Execution, error) {
-			return decodeSummary(summaries.Get(under(prefix(org, string(workflowID)), string(k[len(p):]))))
+			return decodeHead(heads.Get(under(prefix(org, string(workflowID)), string(k[len(p):]))))
 		}
 		var err error
 		page, err = readPage(tx, bOrgExecutions, p, from, opt.Limit, load, executionKey)

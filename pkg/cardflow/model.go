@@ -188,6 +188,10 @@ type Execution struct {
 	// not part of the API shape.
 	State    ExecutionState `json:"-"`
 	Revision int64          `json:"-"`
+
+	// stored describes the parts a store holds of the execution as it was
+	// read or last written (see Split).
+	stored *storedParts
 }
 
 // ExecutionOutline is what a caller that may act on an execution, but not

@@ -122,9 +122,9 @@ type Store interface {
 	Close() error
 }
 
-// ExecutionJSONStore is a Store that keeps each execution as the API shows
-// it and can hand it out encoded, sparing a read the decode and encode of
-// the whole record. Stores need not implement it.
+// ExecutionJSONStore is a Store that can hand out an execution encoded as
+// the API shows it, sparing a read the decode and encode of its free-form
+// values. Stores need not implement it.
 type ExecutionJSONStore interface {
 	// GetExecutionJSON is the JSON of what GetExecution returns, without
 	// the state and revision the API does not show.

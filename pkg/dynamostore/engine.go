@@ -79,12 +79,15 @@ func (s *Store) StartExecution(ctx context.Context, e *cardflow.Execution, p *ca
 	}
 	// The stored record names the execution that holds the process id.
 	ops[startProcess].Put.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
-	if item, err = executionItem(e, 1); err != nil {
+	w, err := e.Split()
+	if err != nil {
 		return err
 	}
-	if ops[startExecution], err = s.putOp(TableExecutions, item, expression.AttributeNotExists(expression.Name(attrWorkflow))); err != nil {
+	create, err := s.createOps(e, w)
+	if err != nil {
 		return err
 	}
+	ops[startExecution] = create[0]
 	if idem != nil {
 		body, err := encode("idempotency record", idem)
 		if err != nil {
@@ -101,6 +104,11 @@ func (s *Store) StartExecution(ctx context.Context, e *cardflow.Execution, p *ca
 			return err
 		}
 		ops = append(ops, op)
+	}
+	// The parts have no condition, so a failed condition is still one of
+	// the writes before them.
+	if ops = append(ops, create[1:]...); len(ops) > maxTransactItems {
+		return tooManyParts(e)
 	}
 	err = retryRaces(ctx, func() error {
 		err := s.transact(ctx, ops...)
@@ -120,6 +128,7 @@ func (s *Store) StartExecution(ctx context.Context, e *cardflow.Execution, p *ca
 	})
 	if err == nil {
 		e.Revision, p.Revision = 1, 1
+		e.Wrote(w)
 	}
 	return err
 }

@@ -2,29 +2,46 @@ package dynamostore
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"strings"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
 )
 
+// An execution is stored in parts (cardflow.Execution.Split). Its head is
+// the item keyed by workflow and execution id, which the lists read; its
+// parts (input, workflow, one per step) are items of the same table in a
+// partition of their own, keyed "workflow_id#execution_id" and the part's
+// name, so one Query reads them and no list of a workflow's partition
+// meets them. Parts carry no organization, so no index holds them; they
+// are reached through a head of the caller's organization only. A write
+// puts the head and the parts that changed in one transaction, on the
+// head's revision.
+
+// maxTransactItems is how many writes one TransactWriteItems may hold.
+const maxTransactItems = 100
+
 func executionKey(workflowID, executionID string) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{attrWorkflow: avS(workflowID), attrExecution: avS(executionID)}
 }
 
-// executionItem returns the item that stores e at the given revision. The
-// record holds the engine's state and the revision too; the top-level
-// revision is what writes condition on.
-func executionItem(e *cardflow.Execution, revision int64) (map[string]types.AttributeValue, error) {
-	rec := *e
-	rec.Revision = revision
-	b, err := rec.MarshalRecord()
-	if err != nil {
-		return nil, err
-	}
-	body, err := encoded("execution", b)
+// partsPartition is the partition of an execution's parts.
+func partsPartition(workflowID, executionID string) string { return workflowID + "#" + executionID }
+
+func partKey(e *cardflow.Execution, name string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{attrWorkflow: avS(partsPartition(e.WorkflowID, e.WorkflowExecutionID)), attrExecution: avS(name)}
+}
+
+// headItem returns the item that stores the head of e at the given
+// revision; the revision is what writes condition on.
+func headItem(e *cardflow.Execution, w *cardflow.ExecutionWrite, revision int64) (map[string]types.AttributeValue, error) {
+	body, err := encoded("execution's head", w.Head)
 	if err != nil {
 		return nil, err
 	}
@@ -32,20 +49,57 @@ func executionItem(e *cardflow.Execution, revision int64) (map[string]types.Attr
 	item[attrOrg] = avS(e.OrganizationID)
 	item[attrRevision] = avN(revision)
 	item[attrRecord] = body
+	item[attrParts] = avBool(true)
 	if e.Open() {
 		item[attrOpenPartition] = avS(openPartition)
 	}
 	return item, nil
 }
 
+// partOps returns the writes of w's parts, made at revision.
+func (s *Store) partOps(e *cardflow.Execution, w *cardflow.ExecutionWrite, revision int64) ([]types.TransactWriteItem, error) {
+	ops := make([]types.TransactWriteItem, 0, len(w.Parts)+len(w.Gone))
+	for _, p := range w.Parts {
+		noun := "execution's " + p.Name
+		if id, ok := strings.CutPrefix(p.Name, cardflow.PartStep); ok {
+			noun = "record of step " + id
+		}
+		body, err := encoded(noun, p.Value)
+		if err != nil {
+			return nil, err
+		}
+		item := partKey(e, p.Name)
+		item[attrRecord], item[attrRevision] = body, avN(revision)
+		ops = append(ops, types.TransactWriteItem{Put: &types.Put{TableName: s.table(TableExecutions), Item: item}})
+	}
+	for _, name := range w.Gone {
+		ops = append(ops, types.TransactWriteItem{Delete: &types.Delete{TableName: s.table(TableExecutions), Key: partKey(e, name)}})
+	}
+	return ops, nil
+}
+
+// tooManyParts is the error of a write that changes more parts than a
+// transaction holds; the engine changes one step per write.
+func tooManyParts(e *cardflow.Execution) error {
+	return cardflow.Errorf(cardflow.ETOOLARGE, "execution %s: one write may change at most %d of its parts", e.WorkflowExecutionID, maxTransactItems-4)
+}
+
 // openPartition is the one partition of the open_executions index.
 const openPartition = "open"
 
-// loadExecution decodes a stored execution. When it does not decode, the
+// loadExecution decodes a list item: the head, or the whole record of an
+// execution stored before parts. When a whole record does not decode, the
 // error carries the execution's head: the record pruned of what lies too
 // deep, if it decodes so.
 func loadExecution(item map[string]types.AttributeValue) (*cardflow.Execution, error) {
 	b := []byte(stringAttr(item, attrRecord))
+	if _, ok := item[attrParts]; ok {
+		e, err := cardflow.DecodeHead(b)
+		if err != nil {
+			return nil, fmt.Errorf("dynamostore: %w", err)
+		}
+		return e, nil
+	}
 	e := new(cardflow.Execution)
 	err := e.UnmarshalRecord(b)
 	if err == nil {
@@ -66,6 +120,24 @@ func pageKeyOf(e *cardflow.Execution) cardflow.ExecutionKey {
 	return cardflow.ExecutionKey{WorkflowID: e.WorkflowID, WorkflowExecutionID: e.WorkflowExecutionID}
 }
 
+// createOps returns the writes that create e at revision 1: its head, only
+// where its key is free, and its parts.
+func (s *Store) createOps(e *cardflow.Execution, w *cardflow.ExecutionWrite) ([]types.TransactWriteItem, error) {
+	item, err := headItem(e, w, 1)
+	if err != nil {
+		return nil, err
+	}
+	head, err := s.putOp(TableExecutions, item, expression.AttributeNotExists(expression.Name(attrWorkflow)))
+	if err != nil {
+		return nil, err
+	}
+	parts, err := s.partOps(e, w, 1)
+	if err != nil {
+		return nil, err
+	}
+	return append([]types.TransactWriteItem{head}, parts...), nil
+}
+
 // CreateExecution writes the execution at revision 1 only where its key is
 // free. Keys are per workflow; execution ids are ULIDs, so they are also
 // unique across the organization, as the organization index expects.
@@ -74,16 +146,27 @@ func (s *Store) CreateExecution(ctx context.Context, e *cardflow.Execution) (err
 	if e.OrganizationID == "" || e.WorkflowID == "" || e.WorkflowExecutionID == "" {
 		return cardflow.Errorf(cardflow.EINVALID, "an execution needs an organization, a workflow id and an execution id")
 	}
-	item, err := executionItem(e, 1)
+	w, err := e.Split()
 	if err != nil {
 		return err
 	}
-	err = s.put(ctx, TableExecutions, item, expression.AttributeNotExists(expression.Name(attrWorkflow)))
-	if conditionFailed(err) {
-		return executionExists(e.WorkflowExecutionID)
+	ops, err := s.createOps(e, w)
+	if err != nil {
+		return err
 	}
+	if len(ops) > maxTransactItems {
+		return tooManyParts(e)
+	}
+	err = retryRaces(ctx, func() error {
+		err := s.transact(ctx, ops...)
+		if i, _ := failedCondition(err); i == 0 {
+			return executionExists(e.WorkflowExecutionID)
+		}
+		return err
+	})
 	if err == nil {
 		e.Revision = 1
+		e.Wrote(w)
 	}
 	return err
 }
@@ -92,38 +175,160 @@ func executionExists(id string) error {
 	return cardflow.Errorf(cardflow.ECONFLICT, "execution %s already exists", id)
 }
 
-// PutExecution replaces the execution where it exists in the same
-// organization at e.Revision.
+// PutExecution replaces the head where it exists in the same organization
+// at e.Revision, with the parts that changed in the same transaction; a
+// write that changed no part is one PutItem. An execution stored whole
+// before parts gets all its parts written first, where a transaction does
+// not hold them: its stored head does not read parts, so until the head
+// is replaced they are not seen.
 func (s *Store) PutExecution(ctx context.Context, e *cardflow.Execution) (err error) {
 	defer s.translate("PutExecution", &err)
 	if e.OrganizationID == "" || e.WorkflowID == "" || e.WorkflowExecutionID == "" {
 		return executionNotFound(e.WorkflowExecutionID)
 	}
-	item, err := executionItem(e, e.Revision+1)
+	w, err := e.Split()
 	if err != nil {
 		return err
 	}
-	err = s.putRevision(ctx, TableExecutions, item, e.OrganizationID, e.Revision, executionNotFound(e.WorkflowExecutionID),
-		cardflow.Errorf(cardflow.ECONFLICT, "execution %s changed meanwhile", e.WorkflowExecutionID))
+	item, err := headItem(e, w, e.Revision+1)
+	if err != nil {
+		return err
+	}
+	notFound := executionNotFound(e.WorkflowExecutionID)
+	changed := cardflow.Errorf(cardflow.ECONFLICT, "execution %s changed meanwhile", e.WorkflowExecutionID)
+	parts, err := s.partOps(e, w, e.Revision+1)
+	if err != nil {
+		return err
+	}
+	if len(parts) == 0 {
+		err = s.putRevision(ctx, TableExecutions, item, e.OrganizationID, e.Revision, notFound, changed)
+	} else {
+		err = s.putWithParts(ctx, e, w, item, parts, notFound, changed)
+	}
 	if err == nil {
 		e.Revision++
+		e.Wrote(w)
 	}
 	return err
 }
 
+func (s *Store) putWithParts(ctx context.Context, e *cardflow.Execution, w *cardflow.ExecutionWrite, item map[string]types.AttributeValue,
+	parts []types.TransactWriteItem, notFound, changed error) error {
+	room := maxTransactItems - 1
+	if len(parts) > room {
+		if !w.Whole {
+			return tooManyParts(e)
+		}
+		for early := parts[room:]; len(early) > 0; early = early[min(len(early), maxTransactItems):] {
+			if err := s.transact(ctx, early[:min(len(early), maxTransactItems)]...); err != nil {
+				return err
+			}
+		}
+		parts = parts[:room]
+	}
+	head, err := s.putOp(TableExecutions, item, expression.Name(attrRevision).Equal(expression.Value(e.Revision)).
+		And(expression.Name(attrOrg).Equal(expression.Value(e.OrganizationID))))
+	if err != nil {
+		return err
+	}
+	head.Put.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+	err = s.transact(ctx, append([]types.TransactWriteItem{head}, parts...)...)
+	if i, stored := failedCondition(err); i == 0 {
+		if !owned(stored, e.OrganizationID) {
+			return notFound
+		}
+		return changed
+	}
+	return err
+}
+
+// GetExecution reads the head, then the parts (readStored).
 func (s *Store) GetExecution(ctx context.Context, org, workflowID, executionID string) (_ *cardflow.Execution, err error) {
 	defer s.translate("GetExecution", &err)
-	if org == "" || workflowID == "" || executionID == "" {
-		return nil, executionNotFound(executionID)
-	}
-	item, err := s.get(ctx, TableExecutions, executionKey(workflowID, executionID))
+	item, parts, revision, err := s.readStored(ctx, org, workflowID, executionID)
 	if err != nil {
 		return nil, err
 	}
-	if !owned(item, org) {
-		return nil, executionNotFound(executionID)
+	if _, ok := item[attrParts]; !ok {
+		return loadExecution(item)
 	}
-	return loadExecution(item)
+	e, err := cardflow.JoinExecution([]byte(stringAttr(item, attrRecord)), parts, revision)
+	if err != nil {
+		return nil, fmt.Errorf("dynamostore: %w", err)
+	}
+	return e, nil
+}
+
+// GetExecutionJSON encodes the execution as the API shows it, copying its
+// input, logs and steps from the parts without decoding them.
+func (s *Store) GetExecutionJSON(ctx context.Context, org, workflowID, executionID string) (_ []byte, err error) {
+	defer s.translate("GetExecutionJSON", &err)
+	item, parts, _, err := s.readStored(ctx, org, workflowID, executionID)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := item[attrParts]; !ok {
+		e, err := loadExecution(item)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(e)
+	}
+	b, err := cardflow.ExecutionJSON([]byte(stringAttr(item, attrRecord)), parts)
+	if err != nil {
+		return nil, fmt.Errorf("dynamostore: %w", err)
+	}
+	return b, nil
+}
+
+// readStored reads the head of an execution of org, then its parts, if it
+// is stored in parts. A part written after the head was read (its
+// revision is newer) means a write came in between: the read starts over,
+// so it never joins parts of two revisions.
+func (s *Store) readStored(ctx context.Context, org, workflowID, executionID string) (map[string]types.AttributeValue, []cardflow.Part, int64, error) {
+	if org == "" || workflowID == "" || executionID == "" {
+		return nil, nil, 0, executionNotFound(executionID)
+	}
+	for attempt := 1; ; attempt++ {
+		item, err := s.get(ctx, TableExecutions, executionKey(workflowID, executionID))
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		if !owned(item, org) {
+			return nil, nil, 0, executionNotFound(executionID)
+		}
+		if _, ok := item[attrParts]; !ok {
+			return item, nil, 0, nil
+		}
+		revision, err := numAttr[int64](item, attrRevision)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		parts, newer, err := s.readParts(ctx, workflowID, executionID, revision)
+		if err != nil || !newer || attempt == maxAttempts {
+			return item, parts, revision, err
+		}
+	}
+}
+
+// readParts reads the parts of an execution and tells whether any was
+// written after revision.
+func (s *Store) readParts(ctx context.Context, workflowID, executionID string, revision int64) ([]cardflow.Part, bool, error) {
+	expr, err := expression.NewBuilder().WithKeyCondition(expression.Key(attrWorkflow).Equal(expression.Value(partsPartition(workflowID, executionID)))).Build()
+	if err != nil {
+		return nil, false, err
+	}
+	in := &dynamodb.QueryInput{
+		TableName: s.table(TableExecutions), KeyConditionExpression: expr.KeyCondition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(), ConsistentRead: aws.Bool(true),
+	}
+	newer := false
+	parts, err := queryAll(ctx, s, in, func(item map[string]types.AttributeValue) (cardflow.Part, error) {
+		rev, err := numAttr[int64](item, attrRevision)
+		newer = newer || rev > revision
+		return cardflow.Part{Name: stringAttr(item, attrExecution), Value: []byte(stringAttr(item, attrRecord))}, err
+	})
+	return parts, newer, err
 }
 
 // ListWorkflowExecutions queries the workflow's partition; the page key's

@@ -57,7 +57,11 @@ func TestPagesPastResponseLimit(t *testing.T) {
 					var want []string
 					for i := total; i > 0; i-- {
 						e := &cardflow.Execution{OrganizationID: "org-1", WorkflowID: "wf-1", WorkflowExecutionID: fmt.Sprintf("ex-%03d", i)}
-						item, err := executionItem(e, 1)
+						w, err := e.Split()
+						if err != nil {
+							t.Fatal(err)
+						}
+						item, err := headItem(e, w, 1)
 						if err != nil {
 							t.Fatal(err)
 						}

@@ -162,9 +162,13 @@ func TestRequests(t *testing.T) {
 			map[string]int{"TransactGetItems": 1, "TransactWriteItems": 1}},
 		{"CreateExecution", func() error {
 			return s.CreateExecution(ctx, &cardflow.Execution{OrganizationID: org, WorkflowID: wf.WorkflowID, WorkflowExecutionID: cardflow.NewID(time.Now())})
-		}, map[string]int{"PutItem": 1}},
-		{"PutExecution", func() error { return s.PutExecution(ctx, ex) }, map[string]int{"PutItem": 1}},
-		{"GetExecution", func() error { _, err := s.GetExecution(ctx, org, wf.WorkflowID, ex.WorkflowExecutionID); return err }, map[string]int{"GetItem": 1}},
+		}, map[string]int{"TransactWriteItems": 1}},
+		{"PutExecution, no part changed", func() error { return s.PutExecution(ctx, ex) }, map[string]int{"PutItem": 1}},
+		{"PutExecution, a step finished", func() error {
+			ex.State.Outputs = map[string]any{"lookup": map[string]any{"amount": 1200}}
+			return s.PutExecution(ctx, ex)
+		}, map[string]int{"TransactWriteItems": 1}},
+		{"GetExecution", func() error { _, err := s.GetExecution(ctx, org, wf.WorkflowID, ex.WorkflowExecutionID); return err }, map[string]int{"GetItem": 1, "Query": 1}},
 		{"ListWorkflowExecutions, a full page", func() error { _, err := s.ListWorkflowExecutions(ctx, org, wf.WorkflowID, execPage); return err }, map[string]int{"Query": 1}},
 		{"ListWorkflowExecutions, no executions", func() error { _, err := s.ListWorkflowExecutions(ctx, org, quiet.WorkflowID, execPage); return err },
 			map[string]int{"Query": 1, "GetItem": 1}},

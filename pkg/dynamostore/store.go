@@ -10,7 +10,8 @@
 // page over DynamoDB's 1 MB response limit takes one Query more per MB; a
 // call that loses a race to a concurrent write repeats its requests):
 //
-//	GetWorkflow, GetCard, GetExecution, GetSchema, GetAPIKeyByHash  1 GetItem
+//	GetWorkflow, GetCard, GetSchema, GetAPIKeyByHash  1 GetItem
+//	GetExecution, GetExecutionJSON          1 GetItem (the head) and 1 Query per MB (its parts); 1 GetItem for an execution stored before parts
 //	GetProcess, GetIdempotency, GetSchedule  1 GetItem
 //	GetLatestWorkflow, GetLatestActiveCard  2 GetItem (the head, then the version it names)
 //	ListWorkflows, ListCards, ListExecutions  1 Query per page
@@ -19,7 +20,9 @@
 //	ListOpenExecutions, ListSchedules       1 Query of a global index per MB
 //	SaveWorkflowVersion, SaveCardVersion    1 PutItem for a new record; 1 Query (Limit 1) and 1 PutItem for a version
 //	PublishWorkflow, PublishCard            1 TransactGetItems and 1 TransactWriteItems
-//	CreateExecution, PutExecution, PutSchema  1 PutItem
+//	CreateExecution                         1 TransactWriteItems
+//	PutExecution                            1 PutItem when no part changed, else 1 TransactWriteItems
+//	PutSchema                               1 PutItem
 //	PutProcess, PutSchedule                 1 PutItem
 //	StartExecution                          1 TransactWriteItems
 //	DeleteSchedule                          1 DeleteItem

@@ -38,8 +38,12 @@ const (
 	attrExecution = "workflow_execution_id"
 	attrRecord    = "record"
 	// attrRevision is the revision of an execution or process record, which
-	// every replacement conditions on.
+	// every replacement conditions on; on an execution's part, the
+	// revision of the write that made it.
 	attrRevision = "revision"
+	// attrParts is set on the head of an execution stored in parts; an
+	// item without it holds a whole execution, as written before parts.
+	attrParts = "parts"
 
 	// attrListKey orders an organization's versions in the by_organization
 	// index: the id, "#" and the version zero-padded to 10 digits. Ids are

@@ -31,8 +31,8 @@ type Result = cardflow.AdvanceResult
 const (
 	DefaultMaxSteps    = 1000
 	DefaultEarlyResume = 10 * time.Minute
-	// MaxOutputBytes bounds one step's output as JSON, so an execution
-	// record stays far below a DynamoDB item's 400 KB.
+	// MaxOutputBytes bounds one step's output as JSON, so a step's stored
+	// part stays far below a DynamoDB item's 400 KB.
 	MaxOutputBytes = 64 << 10
 	// MaxLogBytes bounds each input and output in condensed_logs.
 	MaxLogBytes = 8 << 10
@@ -182,6 +182,7 @@ func (e *Engine) advance(ctx context.Context, ref cardflow.ExecutionRef, start t
 			return Result{}, fmt.Errorf("execution %s is in unknown step %q", ex.WorkflowExecutionID, ex.State.StepID)
 		}
 		var res *Result
+		r.remember(n)
 		switch ex.State.Phase {
 		case cardflow.PhaseWaiting:
 			res, err = r.checkWait(ctx, n)

@@ -3,9 +3,11 @@ package engine_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -551,5 +553,46 @@ func TestReopensWaitAfterCrash(t *testing.T) {
 	items, _, _ := f.store.ListDeliveries(context.Background(), f.org, 10, "")
 	if len(items) != 1 {
 		t.Errorf("got %d deliveries, want 1", len(items))
+	}
+}
+
+// TestStateCap runs a chain of steps that each pass on a 60 KB input: the
+// step whose output would take the execution's state past 1 MB fails it,
+// saying so, and what is stored is the execution as it was before that
+// step, ended FAILED.
+func TestStateCap(t *testing.T) {
+	f := newFixture(t)
+	steps := []cardflow.Step{step("start", "trigger", obj{"kind": "REQUEST"})}
+	var conns []cardflow.Connection
+	for i := 1; i <= 20; i++ {
+		id := fmt.Sprintf("copy%02d", i)
+		conns = append(conns, cardflow.Connection{From: steps[len(steps)-1].ID, To: id})
+		steps = append(steps, step(id, "transform", obj{"output": "{{ input.s }}"}))
+	}
+	steps = append(steps, step("done", "end", obj{}))
+	conns = append(conns, cardflow.Connection{From: steps[len(steps)-2].ID, To: "done"})
+	ref := f.start(steps, conns, obj{"s": strings.Repeat("a", 60<<10)}, nil)
+	if res := f.advance(ref); res.Status != cardflow.ExecFailed {
+		t.Fatalf("got %+v, want FAILED", res)
+	}
+	ex := f.get(ref)
+	msg, _ := ex.WorkflowOutputPayload["error"].(string)
+	if !regexp.MustCompile(`^execution state would be 1\.[0-9] MB; an execution may hold at most 1 MB$`).MatchString(msg) {
+		t.Errorf("got error %q, want the state's size and the cap", msg)
+	}
+	failed, _ := ex.WorkflowOutputPayload["step"].(string)
+	if _, ok := ex.State.Outputs[failed]; ok || failed == "" {
+		t.Errorf("got the output of the failing step %q stored, want it left out", failed)
+	}
+	events := ex.WorkflowEventLog.Events
+	if last := events[len(events)-1]; last.Type != cardflow.EventFailed || !strings.Contains(last.Message, msg) {
+		t.Errorf("last event: got %+v, want ExecutionFailed with %q", last, msg)
+	}
+	w, err := ex.Split()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Size > cardflow.MaxStateBytes || len(ex.State.Outputs) < 10 {
+		t.Errorf("stored state: got %d bytes and %d outputs, want at most %d bytes and the steps before the failing one", w.Size, len(ex.State.Outputs), cardflow.MaxStateBytes)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
@@ -17,6 +18,48 @@ type run struct {
 	e  *Engine
 	ex *cardflow.Execution
 	g  *graph
+	// before is what the step being run may change of the execution's
+	// state, as it was when the step began.
+	before *before
+}
+
+// before is a step's output, log and the event log as they were before
+// the step ran, so that a step whose result would take the execution past
+// its size cap can be taken back.
+type before struct {
+	n           *node
+	out         any
+	log         cardflow.StepLog
+	hadOut      bool
+	hadLog      bool
+	events      cardflow.EventLog
+	modifiedBy  *string
+	outputValue map[string]any
+}
+
+// remember notes what the run of step n may change.
+func (r *run) remember(n *node) {
+	ex := r.ex
+	b := &before{n: n, modifiedBy: ex.ModifiedBy, outputValue: ex.WorkflowOutputPayload}
+	b.out, b.hadOut = ex.State.Outputs[n.step.ID]
+	b.log, b.hadLog = ex.CondensedLogs[n.step.ID]
+	b.events = cardflow.EventLog{Events: slices.Clone(ex.WorkflowEventLog.Events), Total: ex.WorkflowEventLog.Total}
+	r.before = b
+}
+
+// takeBack restores what remember noted.
+func (r *run) takeBack() {
+	ex, b := r.ex, r.before
+	id := b.n.step.ID
+	delete(ex.State.Outputs, id)
+	if b.hadOut {
+		ex.State.Outputs[id] = b.out
+	}
+	delete(ex.CondensedLogs, id)
+	if b.hadLog {
+		ex.CondensedLogs[id] = b.log
+	}
+	ex.WorkflowEventLog, ex.ModifiedBy, ex.WorkflowOutputPayload = b.events, b.modifiedBy, b.outputValue
 }
 
 func (r *run) millis() int64 { return r.e.now().UnixMilli() }
@@ -55,16 +98,27 @@ func (r *run) event(typ string, n *node, msg string) {
 // persist writes the execution; the store checks its revision. Each
 // change gets a later modified_on than the one before, even within a
 // millisecond, so that waitForExecution's since tells every change apart.
-// Waiting requests hear of it once it is stored.
+// Waiting requests hear of it once it is stored. When the step's result
+// would take the execution past the size of state it may hold
+// (cardflow.MaxStateBytes, or what one stored record holds), the result is
+// taken back and the execution fails with the store's reason: what it
+// stores then is what it held before the step, and fits.
 func (r *run) persist(ctx context.Context) error {
 	r.ex.ModifiedOn = max(r.millis(), r.ex.ModifiedOn+1)
-	if err := r.e.store.PutExecution(ctx, r.ex); err != nil {
+	err := r.e.store.PutExecution(ctx, r.ex)
+	if err == nil {
+		if r.e.notify != nil {
+			r.e.notify.ExecutionChanged(r.ex.Ref())
+		}
+		return nil
+	}
+	if cardflow.ErrorCode(err) != cardflow.ETOOLARGE || r.before == nil {
 		return err
 	}
-	if r.e.notify != nil {
-		r.e.notify.ExecutionChanged(r.ex.Ref())
-	}
-	return nil
+	n := r.before.n
+	r.takeBack()
+	r.before = nil
+	return r.fail(ctx, n, cardflow.ErrorMessage(err))
 }
 
 // stepRun is what a run of step n sees and may use: secrets of the
@@ -110,12 +164,8 @@ func (t unknownStep) Run(context.Context, *steps.Run) steps.Outcome {
 // leave records a finished step and moves to the exit its outcome names.
 func (r *run) leave(ctx context.Context, n *node, out steps.Outcome, started int64) error {
 	if out.Reason == "" && out.Output != nil {
-		if b, err := json.Marshal(out.Output); err != nil {
-			out = steps.Outcome{Input: out.Input, Reason: "its output is not JSON: " + err.Error()}
-		} else if len(b) > MaxOutputBytes {
-			out = steps.Outcome{Input: out.Input, Reason: fmt.Sprintf("its output is %d KB, more than the %d KB a step may pass on", len(b)>>10, MaxOutputBytes>>10)}
-		} else if err := cardflow.CheckNesting("its output", b); err != nil {
-			out = steps.Outcome{Input: out.Input, Reason: cardflow.ErrorMessage(err)}
+		if reason := checkOutput(out.Output); reason != "" {
+			out = steps.Outcome{Input: out.Input, Reason: reason}
 		}
 	}
 	status := cardflow.ExecSucceeded
@@ -157,6 +207,21 @@ func (r *run) leave(ctx context.Context, n *node, out steps.Outcome, started int
 		ex.WorkflowCurrentState = to.step.Name
 	}
 	return r.persist(ctx)
+}
+
+// checkOutput says why a step's output cannot be passed on, or "".
+func checkOutput(v any) string {
+	b, err := json.Marshal(v)
+	switch {
+	case err != nil:
+		return "its output is not JSON: " + err.Error()
+	case len(b) > MaxOutputBytes:
+		return fmt.Sprintf("its output is %d KB, more than the %d KB a step may pass on", len(b)>>10, MaxOutputBytes>>10)
+	}
+	if err := cardflow.CheckNesting("its output", b); err != nil {
+		return cardflow.ErrorMessage(err)
+	}
+	return ""
 }
 
 // log records a step's condensed input and output.
@@ -214,6 +279,9 @@ func (r *run) finish(ctx context.Context, n *node, status string, output any, ms
 // end finishes the execution as an end step says: with its status and
 // output, or FAILED when its output did not evaluate.
 func (r *run) end(ctx context.Context, n *node, out steps.Outcome, started int64) (*Result, error) {
+	if out.Reason == "" && out.Output != nil {
+		out.Reason = checkOutput(out.Output)
+	}
 	if out.Reason != "" {
 		return nil, r.fail(ctx, n, out.Reason)
 	}

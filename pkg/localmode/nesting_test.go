@@ -16,8 +16,8 @@ import (
 
 // TestTriggerTooDeepToStoreLeavesNothing triggers through the use case,
 // which does not check nesting as the HTTP API does, with an input 10,000
-// levels deep. The bbolt store cannot encode the execution as the API
-// shows it, so the trigger fails before anything is written: no execution,
+// levels deep. The store refuses an input it could not read back, so the
+// trigger fails before anything is written: no execution,
 // no process record, no Idempotency-Key and no sample, and the process id
 // and the key start an execution afterwards.
 func TestTriggerTooDeepToStoreLeavesNothing(t *testing.T) {

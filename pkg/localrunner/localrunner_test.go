@@ -130,18 +130,18 @@ func TestRecoverEndsUnreadableExecutions(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		executions := tx.Bucket([]byte("executions"))
-		key := []byte("acme\x00wf-1\x00" + tooDeep.WorkflowExecutionID)
+		parts := tx.Bucket([]byte("execution_starts"))
+		key := []byte("acme\x00wf-1\x00" + tooDeep.WorkflowExecutionID + "\x00input")
 		placeholder := []byte(`"items":"deep"`)
-		view := executions.Get(key)
-		if !bytes.Contains(view, placeholder) {
-			return fmt.Errorf("no input %s in the stored execution %s", placeholder, view)
+		input := parts.Get(key)
+		if !bytes.Contains(input, placeholder) {
+			return fmt.Errorf("no input %s in the stored execution's input %s", placeholder, input)
 		}
 		deep := `"items":` + strings.Repeat("[", 10_000) + strings.Repeat("]", 10_000)
-		if err := executions.Put(key, bytes.Replace(view, placeholder, []byte(deep), 1)); err != nil {
+		if err := parts.Put(key, bytes.Replace(input, placeholder, []byte(deep), 1)); err != nil {
 			return err
 		}
-		return executions.Put([]byte("acme\x00wf-1\x00"+damaged.WorkflowExecutionID), []byte("not JSON"))
+		return tx.Bucket([]byte("executions")).Put([]byte("acme\x00wf-1\x00"+damaged.WorkflowExecutionID), []byte("not JSON"))
 	})
 	db.Close()
 	if err != nil {

@@ -151,7 +151,8 @@ func testExecutions(t *testing.T, e env) {
 		org := newOrg()
 		wf := workflows.create(t, s, org, 1)
 		ex := execution(org, wf)
-		ex.State = cardflow.ExecutionState{StepID: "approve", Phase: cardflow.PhaseWaiting, ProcessID: "po-1", Outputs: map[string]any{"lookup": map[string]any{"amount": 1200.5}}}
+		ex.State = cardflow.ExecutionState{StepID: "approve", Phase: cardflow.PhaseWaiting, ProcessID: "po-1", Outputs: map[string]any{"lookup": map[string]any{"amount": 1200.5}, "check": nil}}
+		ex.WorkflowDetails.WorkflowSteps = []cardflow.Step{{ID: "lookup", Name: "Look up", Type: "http", Config: map[string]any{"url": "https://erp/<orders>"}}}
 		mustOK(t, "create", s.CreateExecution(t.Context(), ex))
 		ex.Status, ex.WorkflowOutputPayload = cardflow.ExecSucceeded, map[string]any{"approved": true}
 		mustOK(t, "put", s.PutExecution(t.Context(), ex))

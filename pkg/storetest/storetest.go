@@ -29,6 +29,7 @@ func Run(t *testing.T, newStore func(t *testing.T) cardflow.Store) {
 		{"Cards", cards.run},
 		{"LatestActiveCard", testLatestActiveCard},
 		{"Executions", testExecutions},
+		{"ManySteps", testManySteps},
 		{"Schemas", testSchemas},
 		{"APIKeys", testAPIKeys},
 		{"Isolation", testIsolation},

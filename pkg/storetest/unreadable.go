@@ -50,8 +50,8 @@ func testUnreadable(t *testing.T, e env) {
 	ctx := t.Context()
 
 	// A step output 10,000 levels deep makes the record unreadable. The
-	// input, 1,000 levels deep, reads on its own, but lies deeper than the
-	// head keeps: what the head holds of it shows where it is cut.
+	// input, 1,000 levels deep, reads on its own, and the head keeps it
+	// whole: only what does not decode is cut.
 	t.Run("Execution", func(t *testing.T) {
 		ex := execution(org, wf)
 		ex.Status = cardflow.ExecRunning
@@ -71,8 +71,8 @@ func testUnreadable(t *testing.T, e env) {
 				head.WorkflowExecutionID, head.WorkflowID, head.OrganizationID, head.Revision, head.Status,
 				head.State.ProcessID, head.WorkflowDetails.WorkflowName, head.CreatedOn)
 		}
-		if got := cardflow.Nesting([]byte(jsonOf(t, head.WorkflowInputPayload))); got != 255 {
-			t.Errorf("head's input: got %d levels, want the 255 that fit in the record", got)
+		if got := cardflow.Nesting([]byte(jsonOf(t, head.WorkflowInputPayload))); got != 1_001 {
+			t.Errorf("head's input: got %d levels, want the 1,001 it has", got)
 		}
 		// Where the state lies in the record is the store's business; the
 		// output is cut short of the depth pruning keeps, whatever it is.

@@ -1,0 +1,367 @@
+package cardflow
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+)
+
+// MaxStateBytes bounds the state of one execution: its input and, for every
+// step, its output and condensed log, encoded as JSON. A write that would
+// take an execution past it fails with ETOOLARGE, and the engine ends the
+// execution FAILED saying so.
+const MaxStateBytes = 1 << 20
+
+// decoderDepth is how deep Go's JSON decoder reads.
+const decoderDepth = 10_000
+
+// An execution is stored in parts, so that a step writes what it changed
+// rather than the whole execution: the head (ids, status, current step,
+// event log, output payload and the engine's counters), the input, the
+// workflow it runs, and one part per step holding the step's output and
+// condensed log. Stores that keep JSON write the head and the parts a
+// write returns, in one atomic change.
+const (
+	PartInput    = "input"
+	PartWorkflow = "workflow"
+	// PartStep prefixes the part of a step: "step/" and the step id.
+	PartStep = "step/"
+)
+
+// Part is one stored part of an execution.
+type Part struct {
+	Name  string
+	Value []byte
+}
+
+// ExecutionWrite is what a store writes to store an execution.
+type ExecutionWrite struct {
+	Head []byte
+	// Parts are the parts that are new or changed since the execution was
+	// read or last written, by name.
+	Parts []Part
+	// Gone names stored parts the execution no longer has.
+	Gone []string
+	// Size is what MaxStateBytes bounds.
+	Size int
+	// Whole is set when every part is written: no store held the
+	// execution in parts (a new one, or one read from a record of the
+	// layout before parts).
+	Whole  bool
+	stored *storedParts
+}
+
+// storedParts is what an execution knows of its stored parts: a digest of
+// each, and their size.
+type storedParts struct {
+	sums map[string][sha256.Size]byte
+	size int
+}
+
+// workflowPart is the part that holds what an execution runs.
+type workflowPart struct {
+	Steps        []Step         `json:"workflow_steps"`
+	Connections  []Connection   `json:"workflow_connections"`
+	Integrations map[string]any `json:"integrations"`
+}
+
+// stepPart is the part of one step. A step may have a log and no output
+// yet (it waits), and an output may be null, hence the raw output.
+type stepPart struct {
+	Output json.RawMessage `json:"output,omitempty"`
+	Log    *StepLog        `json:"log,omitempty"`
+}
+
+// Split encodes e for a store: its head, and the parts that differ from
+// those stored when e was read or last written (all of them for an
+// execution read from no parts). It fails with ETOOLARGE when the state
+// would pass MaxStateBytes and grow beyond what is stored, which a write
+// that only ends the execution never does.
+func (e *Execution) Split() (*ExecutionWrite, error) {
+	parts := map[string][]byte{}
+	var err error
+	if parts[PartInput], err = json.Marshal(PayloadOf(e.WorkflowInputPayload)); err != nil {
+		return nil, err
+	}
+	// The input comes from outside; a caller that did not check its depth
+	// must not get it stored where no read can decode it.
+	if n := Nesting(parts[PartInput]); n > decoderDepth {
+		return nil, Errorf(EINVALID, "the input nests %d levels deep, deeper than a stored execution can be read back", n)
+	}
+	wp := workflowPart{Steps: e.WorkflowDetails.WorkflowSteps, Connections: e.WorkflowDetails.WorkflowConnections, Integrations: e.State.Integrations}
+	if parts[PartWorkflow], err = json.Marshal(wp); err != nil {
+		return nil, err
+	}
+	size := len(parts[PartInput])
+	for _, id := range stepIDs(e) {
+		var sp stepPart
+		if out, ok := e.State.Outputs[id]; ok {
+			if sp.Output, err = json.Marshal(out); err != nil {
+				return nil, err
+			}
+		}
+		if log, ok := e.CondensedLogs[id]; ok {
+			sp.Log = &log
+		}
+		b, err := json.Marshal(sp)
+		if err != nil {
+			return nil, err
+		}
+		parts[PartStep+id] = b
+		size += len(b)
+	}
+	// An execution no store has read or written (a new one, or one read
+	// from a record of the layout before parts) is taken at the size it
+	// has: only growth past the cap fails.
+	old := storedParts{size: size}
+	if e.stored != nil {
+		old = *e.stored
+	}
+	if size > MaxStateBytes && size > old.size {
+		return nil, Errorf(ETOOLARGE, "execution state would be %s; an execution may hold at most %s", megabytes(size), megabytes(MaxStateBytes))
+	}
+	head, err := e.encodeHead()
+	if err != nil {
+		return nil, err
+	}
+	w := &ExecutionWrite{Head: head, Size: size, Whole: e.stored == nil, stored: &storedParts{sums: make(map[string][sha256.Size]byte, len(parts)), size: size}}
+	for _, name := range slices.Sorted(maps.Keys(parts)) {
+		sum := sha256.Sum256(parts[name])
+		w.stored.sums[name] = sum
+		if was, ok := old.sums[name]; !ok || was != sum {
+			w.Parts = append(w.Parts, Part{Name: name, Value: parts[name]})
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(old.sums)) {
+		if _, ok := parts[name]; !ok {
+			w.Gone = append(w.Gone, name)
+		}
+	}
+	return w, nil
+}
+
+// Wrote tells e that w is stored now, so the next Split leaves out what
+// did not change.
+func (e *Execution) Wrote(w *ExecutionWrite) { e.stored = w.stored }
+
+// megabytes writes n bytes as megabytes: whole, or rounded up to one
+// decimal, so a size just past the cap never reads as the cap.
+func megabytes(n int) string {
+	if n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MB", n>>20)
+	}
+	return fmt.Sprintf("%.1f MB", math.Ceil(float64(n)/(1<<20)*10)/10)
+}
+
+// stepIDs returns the ids of the steps that have an output or a log.
+func stepIDs(e *Execution) []string {
+	ids := slices.Collect(maps.Keys(e.State.Outputs))
+	for id := range e.CondensedLogs {
+		if _, ok := e.State.Outputs[id]; !ok {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// encodeHead encodes e without what its parts hold. An empty map of
+// condensed logs or outputs stays an empty map, so a read gives back what
+// was written.
+func (e *Execution) encodeHead() ([]byte, error) {
+	f := e.withPayloads()
+	f.WorkflowInputPayload = nil
+	f.WorkflowDetails.WorkflowSteps, f.WorkflowDetails.WorkflowConnections = nil, nil
+	st := e.State
+	st.Integrations = nil
+	if f.CondensedLogs != nil {
+		f.CondensedLogs = map[string]StepLog{}
+	}
+	if st.Outputs != nil {
+		st.Outputs = map[string]any{}
+	}
+	return json.Marshal(struct {
+		executionFields
+		State ExecutionState `json:"state"`
+	}{f, st})
+}
+
+// DecodeHead decodes a head alone, as lists show it: without input, logs,
+// outputs and the workflow's steps.
+func DecodeHead(head []byte) (*Execution, error) {
+	e := new(Execution)
+	if err := e.UnmarshalRecord(head); err != nil {
+		return nil, &UnreadableError{Err: fmt.Errorf("decode execution head: %w", err)}
+	}
+	return e, nil
+}
+
+// JoinExecution decodes an execution from its head and parts, at
+// revision. When they do not decode, the error is an UnreadableError
+// whose Head is the execution less what lies too deep to decode in the
+// parts that do not (see Prune); a write of that head replaces the parts
+// that were pruned.
+func JoinExecution(head []byte, parts []Part, revision int64) (*Execution, error) {
+	e, err := join(head, parts, revision)
+	if err == nil {
+		return e, nil
+	}
+	ue := &UnreadableError{Err: err}
+	// Only what does not decode is pruned: the rest stays whole.
+	pruned := make([]Part, len(parts))
+	for i, p := range parts {
+		pruned[i] = p
+		if (&Execution{}).setPart(p) != nil {
+			pruned[i].Value = Prune(p.Value)
+		}
+	}
+	if json.Unmarshal(head, new(Execution)) != nil {
+		head = Prune(head)
+	}
+	if h, err := join(head, pruned, revision); err == nil {
+		// What was stored is what the digests describe.
+		h.stored = digests(parts)
+		ue.Head = h
+	}
+	return nil, ue
+}
+
+func digests(parts []Part) *storedParts {
+	s := &storedParts{sums: make(map[string][sha256.Size]byte, len(parts))}
+	for _, p := range parts {
+		s.sums[p.Name] = sha256.Sum256(p.Value)
+		if p.Name != PartWorkflow {
+			s.size += len(p.Value)
+		}
+	}
+	return s
+}
+
+func join(head []byte, parts []Part, revision int64) (*Execution, error) {
+	e := new(Execution)
+	if err := e.UnmarshalRecord(head); err != nil {
+		return nil, fmt.Errorf("decode execution head: %w", err)
+	}
+	e.Revision = revision
+	for _, p := range parts {
+		if err := e.setPart(p); err != nil {
+			return nil, fmt.Errorf("decode execution part %s: %w", p.Name, err)
+		}
+	}
+	e.stored = digests(parts)
+	return e, nil
+}
+
+func (e *Execution) setPart(p Part) error {
+	switch {
+	case p.Name == PartInput:
+		var in any
+		if err := json.Unmarshal(p.Value, &in); err != nil {
+			return err
+		}
+		e.WorkflowInputPayload = PayloadOf(in)
+	case p.Name == PartWorkflow:
+		var wp workflowPart
+		if err := json.Unmarshal(p.Value, &wp); err != nil {
+			return err
+		}
+		e.WorkflowDetails.WorkflowSteps, e.WorkflowDetails.WorkflowConnections = wp.Steps, wp.Connections
+		e.State.Integrations = wp.Integrations
+	case strings.HasPrefix(p.Name, PartStep):
+		id := strings.TrimPrefix(p.Name, PartStep)
+		var sp stepPart
+		if err := json.Unmarshal(p.Value, &sp); err != nil {
+			return err
+		}
+		if sp.Output != nil {
+			var out any
+			if err := json.Unmarshal(sp.Output, &out); err != nil {
+				return err
+			}
+			if e.State.Outputs == nil {
+				e.State.Outputs = map[string]any{}
+			}
+			e.State.Outputs[id] = out
+		}
+		if sp.Log != nil {
+			if e.CondensedLogs == nil {
+				e.CondensedLogs = map[string]StepLog{}
+			}
+			e.CondensedLogs[id] = *sp.Log
+		}
+	default:
+		return errors.New("unknown part")
+	}
+	return nil
+}
+
+// executionView is an execution as the API shows it, with its free-form
+// values left encoded: ExecutionJSON copies them from the parts as they
+// are. Its fields are Execution's, in Execution's order.
+type executionView struct {
+	WorkflowExecutionID   string                     `json:"workflow_execution_id"`
+	WorkflowID            string                     `json:"workflow_id"`
+	WorkflowVersion       int                        `json:"workflow_version"`
+	OrganizationID        string                     `json:"organization_id"`
+	WorkspaceID           string                     `json:"workspace_id"`
+	WorkflowCurrentState  string                     `json:"workflow_current_state"`
+	WorkflowTriggerType   string                     `json:"workflow_trigger_type"`
+	Status                string                     `json:"status"`
+	WorkflowEventLog      json.RawMessage            `json:"workflow_event_log"`
+	CondensedLogs         map[string]json.RawMessage `json:"condensed_logs"`
+	WorkflowInputPayload  json.RawMessage            `json:"workflow_input_payload"`
+	WorkflowOutputPayload json.RawMessage            `json:"workflow_output_payload"`
+	WorkflowDetails       struct {
+		WorkflowName        string          `json:"workflow_name"`
+		WorkflowSteps       json.RawMessage `json:"workflow_steps"`
+		WorkflowConnections json.RawMessage `json:"workflow_connections"`
+	} `json:"workflow_details"`
+	ModifiedBy *string `json:"modified_by"`
+	CreatedOn  int64   `json:"created_on"`
+	ModifiedOn int64   `json:"modified_on"`
+}
+
+// ExecutionJSON encodes the execution stored as head and parts as the API
+// shows it (what json.Marshal gives of the joined execution), copying its
+// payloads, logs and steps from the parts without decoding them into
+// values. Parts that do not decode give an UnreadableError without a head.
+func ExecutionJSON(head []byte, parts []Part) ([]byte, error) {
+	var v executionView
+	if err := json.Unmarshal(head, &v); err != nil {
+		return nil, &UnreadableError{Err: fmt.Errorf("decode execution head: %w", err)}
+	}
+	v.WorkflowInputPayload = json.RawMessage("{}")
+	for _, p := range parts {
+		var err error
+		switch {
+		case p.Name == PartInput:
+			v.WorkflowInputPayload = p.Value
+		case p.Name == PartWorkflow:
+			var wp struct {
+				Steps       json.RawMessage `json:"workflow_steps"`
+				Connections json.RawMessage `json:"workflow_connections"`
+			}
+			err = json.Unmarshal(p.Value, &wp)
+			v.WorkflowDetails.WorkflowSteps, v.WorkflowDetails.WorkflowConnections = wp.Steps, wp.Connections
+		case strings.HasPrefix(p.Name, PartStep):
+			var sp struct {
+				Log json.RawMessage `json:"log"`
+			}
+			if err = json.Unmarshal(p.Value, &sp); err == nil && sp.Log != nil {
+				if v.CondensedLogs == nil {
+					v.CondensedLogs = map[string]json.RawMessage{}
+				}
+				v.CondensedLogs[strings.TrimPrefix(p.Name, PartStep)] = sp.Log
+			}
+		}
+		if err != nil {
+			return nil, &UnreadableError{Err: fmt.Errorf("decode execution part %s: %w", p.Name, err)}
+		}
+	}
+	return json.Marshal(v)
+}

@@ -1,0 +1,166 @@
+package cardflow
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func partsExecution() *Execution {
+	return &Execution{
+		WorkflowExecutionID: "ex-1", WorkflowID: "wf-1", OrganizationID: "org-1", Status: ExecRunning,
+		WorkflowEventLog:     EventLog{Events: []Event{{At: 1, Type: EventStarted}}, Total: 1},
+		WorkflowInputPayload: map[string]any{"po": "4500001234"},
+		WorkflowDetails:      WorkflowDetails{WorkflowName: "approval", WorkflowSteps: []Step{{ID: "a", Name: "A", Type: "transform"}}},
+		CondensedLogs:        map[string]StepLog{"a": {Input: nil, Output: "x", Status: ExecSucceeded}, "w": {Status: ExecWaiting}},
+		State: ExecutionState{StepID: "b", ProcessID: "p", Outputs: map[string]any{"a": "x", "n": nil},
+			Integrations: map[string]any{"erp": map[string]any{"url": "https://erp"}}},
+	}
+}
+
+func recordOf(t *testing.T, e *Execution) string {
+	t.Helper()
+	b, err := e.MarshalRecord()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// joinWrite reads back what a write stores, as a store does.
+func joinWrite(t *testing.T, stored map[string][]byte, w *ExecutionWrite, revision int64) *Execution {
+	t.Helper()
+	for _, p := range w.Parts {
+		stored[p.Name] = p.Value
+	}
+	for _, name := range w.Gone {
+		delete(stored, name)
+	}
+	var parts []Part
+	for name, v := range stored {
+		parts = append(parts, Part{Name: name, Value: v})
+	}
+	got, err := JoinExecution(w.Head, parts, revision)
+	if err != nil {
+		t.Fatalf("join: %v", err)
+	}
+	return got
+}
+
+func TestSplitJoin(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func(e *Execution)
+	}{
+		{"as is", func(*Execution) {}},
+		{"empty maps", func(e *Execution) { e.CondensedLogs, e.State.Outputs = map[string]StepLog{}, map[string]any{} }},
+		{"nil maps", func(e *Execution) { e.CondensedLogs, e.State.Outputs, e.State.Integrations = nil, nil, nil }},
+		{"no input", func(e *Execution) { e.WorkflowInputPayload = nil }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := partsExecution()
+			tc.change(e)
+			e.Revision = 3
+			w, err := e.Split()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := joinWrite(t, map[string][]byte{}, w, 3)
+			if g, want := recordOf(t, got), recordOf(t, e); g != want {
+				t.Errorf("joined:\ngot  %s\nwant %s", g, want)
+			}
+		})
+	}
+}
+
+func TestSplitWritesWhatChanged(t *testing.T) {
+	e := partsExecution()
+	stored := map[string][]byte{}
+	w, err := e.Split()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(w.Parts), 5; got != want {
+		t.Fatalf("first write: got %d parts, want %d (input, workflow and 3 steps)", got, want)
+	}
+	read := joinWrite(t, stored, w, 1)
+
+	read.State.Outputs["b"] = map[string]any{"ok": true}
+	read.CondensedLogs["b"] = StepLog{Output: map[string]any{"ok": true}}
+	delete(read.CondensedLogs, "w")
+	w, err = read.Split()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Parts) != 1 || w.Parts[0].Name != PartStep+"b" || len(w.Gone) != 1 || w.Gone[0] != PartStep+"w" {
+		t.Errorf("second write: got parts %v gone %v, want step/b written and step/w gone", names(w.Parts), w.Gone)
+	}
+	read.Wrote(w)
+	if w, _ = read.Split(); len(w.Parts)+len(w.Gone) != 0 {
+		t.Errorf("write without change: got parts %v gone %v, want none", names(w.Parts), w.Gone)
+	}
+}
+
+func names(parts []Part) []string {
+	var out []string
+	for _, p := range parts {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+func TestSplitCap(t *testing.T) {
+	e := partsExecution()
+	big := strings.Repeat("x", 300<<10)
+	e.State.Outputs = map[string]any{"a": big, "b": big, "c": big}
+	w, err := e.Split()
+	if err != nil {
+		t.Fatalf("under the cap: %v", err)
+	}
+	e.Wrote(w)
+	e.State.Outputs["d"] = big
+	_, err = e.Split()
+	want := "execution state would be 1.2 MB; an execution may hold at most 1 MB"
+	if ErrorCode(err) != ETOOLARGE || ErrorMessage(err) != want {
+		t.Errorf("over the cap: got %v, want %s: %s", err, ETOOLARGE, want)
+	}
+	// A write that does not grow the state passes, so an execution over
+	// the cap (stored before it) can still end.
+	delete(e.State.Outputs, "d")
+	e.Status = ExecFailed
+	if _, err := e.Split(); err != nil {
+		t.Errorf("write that does not grow: got %v, want none", err)
+	}
+}
+
+func TestJoinUnreadablePart(t *testing.T) {
+	e := partsExecution()
+	w, err := e.Split()
+	if err != nil {
+		t.Fatal(err)
+	}
+	deep := strings.Repeat("[", 20_000) + strings.Repeat("]", 20_000)
+	parts := []Part{{Name: PartStep + "a", Value: []byte(`{"output":` + deep + `}`)}}
+	for _, p := range w.Parts {
+		if p.Name != PartStep+"a" {
+			parts = append(parts, p)
+		}
+	}
+	_, err = JoinExecution(w.Head, parts, 2)
+	var ue *UnreadableError
+	if !errors.As(err, &ue) || ue.Head == nil {
+		t.Fatalf("got %v, want an UnreadableError with a head", err)
+	}
+	rw, err := ue.Head.Split()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(rw.Parts); len(got) != 1 || got[0] != PartStep+"a" {
+		t.Errorf("write of the head: got parts %v, want only the pruned step/a", got)
+	}
+	var out any
+	if err := json.Unmarshal(rw.Parts[0].Value, &out); err != nil {
+		t.Errorf("pruned part: %v", err)
+	}
+}
