@@ -139,4 +139,6 @@ func testHousekeeping(t *testing.T, e env) {
 		_, err = s.GetIdempotency(t.Context(), org, "idem-c", 3000)
 		mustOK(t, "get the key that has not expired", err)
 	})
+
+	t.Run("Unreadable", func(t *testing.T) { testUnreadableHousekeeping(t, s, org, wf) })
 }
