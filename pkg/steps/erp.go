@@ -61,16 +61,52 @@ func (c *erpConfig) Check(env *expr.Env) (Step, error) {
 	if err != nil {
 		return nil, err
 	}
+	options, err := c.odataOptions(env)
+	if err != nil {
+		return nil, err
+	}
 	k, err := c.check(env, target)
 	if err != nil {
 		return nil, err
 	}
-	return &erpStep{call: k, service: *c.Service}, nil
+	return &erpStep{call: k, service: *c.Service, options: options}, nil
+}
+
+// odataOptions takes the OData system query options written as strings
+// ($filter, $orderby, ...) out of the query and compiles them as OData
+// text, whose values are quoted for where they stand; the rest of the
+// query stays plain query values.
+func (c *erpConfig) odataOptions(env *expr.Env) (map[string]*urlTemplate, error) {
+	query, ok := c.Query.(map[string]any)
+	if !ok {
+		return nil, nil
+	}
+	var options map[string]*urlTemplate
+	rest := map[string]any{}
+	for name, v := range query {
+		src, isText := v.(string)
+		if !strings.HasPrefix(name, "$") || !isText {
+			rest[name] = v
+			continue
+		}
+		u, err := compileODataOption(env, name, src)
+		if err != nil {
+			return nil, err
+		}
+		if options == nil {
+			options = map[string]*urlTemplate{}
+		}
+		options[name] = u
+	}
+	c.Query = rest
+	return options, nil
 }
 
 type erpStep struct {
 	call    *call
 	service string
+	// options are the query's OData system query options.
+	options map[string]*urlTemplate
 }
 
 func (s *erpStep) Run(ctx context.Context, r *Run) Outcome {
@@ -86,6 +122,13 @@ func (s *erpStep) do(ctx context.Context, c *callRun) Outcome {
 	p, err := s.call.render(ctx, c.run.Vars)
 	if err != nil {
 		return Outcome{Reason: err.Error()}
+	}
+	for name, u := range s.options {
+		v, err := u.render(ctx, c.run.Vars)
+		if err != nil {
+			return Outcome{Reason: err.Error()}
+		}
+		p.query.Set(name, v)
 	}
 	req := sap.Request{Method: p.method, Service: s.service, Entity: p.target, Query: p.query, Header: http.Header{}, Body: p.body}
 	for k, v := range p.headers {

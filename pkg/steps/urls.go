@@ -20,6 +20,9 @@ const (
 	inHost                  // after "://", before the path: host, port or user
 	inPath                  // the path
 	inQuery                 // the query or the fragment
+	// inOption is the value of an OData system query option ($filter,
+	// $orderby, ...) of an erp step, escaped later with the whole query.
+	inOption
 )
 
 // slot is where one placeholder of a URL template stands, which says how
@@ -27,7 +30,7 @@ const (
 type slot struct {
 	part urlPart
 	// quoted is set inside an OData string literal ('...') of an erp
-	// entity; bare outside one.
+	// entity or query option; bare outside one.
 	quoted, bare bool
 }
 
@@ -88,6 +91,20 @@ func compileEntity(env *expr.Env, src string) (*urlTemplate, error) {
 	return u, nil
 }
 
+// compileODataOption compiles the value of an erp step's OData system
+// query option, such as $filter: inside a string literal a value is quoted
+// as OData quotes it, outside one it must be a plain token, so that no
+// value changes the expression. A value that is one placeholder is the
+// whole option, taken as it is, for templates that build it on purpose.
+func compileODataOption(env *expr.Env, name, src string) (*urlTemplate, error) {
+	u, err := compileURLTemplate(env, "query."+name, src, inOption, true)
+	if err != nil {
+		return nil, err
+	}
+	u.raw = len(u.slots) == 1 && strings.TrimSpace(u.literals[0]) == "" && strings.TrimSpace(u.literals[1]) == ""
+	return u, nil
+}
+
 func compileURLTemplate(env *expr.Env, key, src string, part urlPart, odata bool) (*urlTemplate, error) {
 	t, err := env.CompileTemplate(src)
 	if err != nil {
@@ -106,12 +123,17 @@ func compileURLTemplate(env *expr.Env, key, src string, part urlPart, odata bool
 }
 
 // scanURL follows a template's literal text from part: "://" ends the
-// scheme, "/" the host, "?" and "#" the path; in an OData entity each "'"
-// opens or closes a string literal (a doubled one closes and reopens it).
+// scheme, "/" the host, "?" and "#" the path; in an OData entity or query
+// option each "'" opens or closes a string literal (a doubled one closes
+// and reopens it).
 func scanURL(lit string, part urlPart, quoted, odata bool) (urlPart, bool) {
 	for i := 0; i < len(lit); i++ {
 		c := lit[i]
 		switch {
+		case part == inOption:
+			if c == '\'' {
+				quoted = !quoted
+			}
 		case part == inScheme:
 			if strings.HasPrefix(lit[i:], "://") {
 				part, i = inHost, i+2
@@ -196,13 +218,24 @@ func (s slot) write(v string) (string, error) {
 		v = strings.ReplaceAll(v, "'", "''")
 	case s.bare:
 		if !bareValue.MatchString(v) {
-			return "", fmt.Errorf("%s cannot stand outside quotes: a value there may hold letters, digits and . _ : + - only; quote a string, as in A_PurchaseOrder('{{ input.po }}')", shown(v))
+			return "", fmt.Errorf("%s cannot stand outside quotes: a value there may hold letters, digits and . _ : + - only; quote a string, as in %s", shown(v), s.quoteExample())
 		}
 	}
-	if s.part == inQuery {
+	switch s.part {
+	case inOption:
+		return v, nil
+	case inQuery:
 		return url.QueryEscape(v), nil
 	}
 	return url.PathEscape(v), nil
+}
+
+// quoteExample shows how a string is quoted where the slot stands.
+func (s slot) quoteExample() string {
+	if s.part == inOption {
+		return "PurchaseOrder eq '{{ input.po }}'"
+	}
+	return "A_PurchaseOrder('{{ input.po }}')"
 }
 
 // shown quotes a value for a message, cut to a readable length.

@@ -270,3 +270,50 @@ func TestERPEntityBareValues(t *testing.T) {
 		})
 	}
 }
+
+// TestERPODataOptionValues: in a system query option such as $filter a
+// value inside quotes is quoted as OData quotes a string, outside quotes
+// it must be a plain token, and an option that is one placeholder is
+// taken as it is.
+func TestERPODataOptionValues(t *testing.T) {
+	srv := saptest.New(saptest.Config{Client: "100", User: "CARDFLOW", Password: "Welcome-2026"})
+	t.Cleanup(srv.Close)
+	profile := obj{"erp": obj{"type": "SAP", "base_url": srv.URL, "client": "100", "auth": obj{"type": "basic", "secret": "sap-test"}}}
+	sec := secretMap{"sap-test": "CARDFLOW:Welcome-2026"}
+	seen := 0
+	for _, tc := range []struct {
+		name, option, value string
+		wantOption          string // the option as sent; "" when the step fails
+		wantReason          string
+	}{
+		{"quoted value", "PurchaseOrder eq '{{ input.v }}'", "4500000001", "PurchaseOrder eq '4500000001'", ""},
+		{"quote in a quoted value", "PurchaseOrder eq '{{ input.v }}'", "x' or PurchaseOrder ne 'y",
+			"PurchaseOrder eq 'x'' or PurchaseOrder ne ''y'", ""},
+		{"ampersand stays in the option", "Supplier eq '{{ input.v }}'", "A&$top=1", "Supplier eq 'A&$top=1'", ""},
+		{"bare number", "NetAmount gt {{ input.v }}", "1000", "NetAmount gt 1000", ""},
+		{"bare expression", "NetAmount gt {{ input.v }}", "0 or true", "",
+			`query.$filter: "0 or true" cannot stand outside quotes: a value there may hold letters, digits and . _ : + - only; quote a string, as in PurchaseOrder eq '{{ input.po }}'`},
+		{"whole option", "{{ input.v }}", "PurchaseOrder eq '4500000001'", "PurchaseOrder eq '4500000001'", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			config := obj{"service": srv.Service(), "entity": "A_PurchaseOrder", "query": obj{"$filter": tc.option, "$top": 5}}
+			out := runCall(t, steps.ERP, config, obj{"v": tc.value}, profile, sec)
+			calls := srv.Calls()[seen:]
+			seen += len(calls)
+			if tc.wantReason != "" {
+				if out.Reason != tc.wantReason {
+					t.Errorf("got reason %q, want %q", out.Reason, tc.wantReason)
+				}
+				if len(calls) != 0 {
+					t.Errorf("got calls %q, want none", calls)
+				}
+				return
+			}
+			q := url.Values{"$filter": {tc.wantOption}, "$top": {"5"}, "sap-client": {"100"}}.Encode()
+			want := "GET " + srv.Service() + "/A_PurchaseOrder?" + q + " 200"
+			if len(calls) != 1 || calls[0] != want {
+				t.Errorf("got reason %q and calls %q, want %q", out.Reason, calls, want)
+			}
+		})
+	}
+}
