@@ -426,7 +426,7 @@ func TestRuntimeInterfaceEmulator(t *testing.T) {
 			if inv.init == "" || inv.invoke == "" {
 				t.Errorf("the emulator reported no init or no invoke:\n%s", inv.log)
 			}
-			t.Logf("rie: %-28s init %8s ms  first invoke %8s ms  (REPORT Init Duration %s ms)", c.name, inv.init, inv.invoke, inv.reportInit)
+			t.Logf("rie: | %s | %s | %s | %s |", c.name, inv.init, inv.invoke, inv.reportInit)
 		})
 	}
 
