@@ -5,8 +5,11 @@ NODE_ACS = tools/adaptivecards
 # Runs a command with DynamoDB Local started and DYNAMODB_ENDPOINT set.
 DYNAMODB_LOCAL = tools/dynamodblocal/run.sh
 DYNAMODB_PORT ?= 8000
+# Runs a command with moto's server started and MOTO_ENDPOINT set.
+MOTO = tools/moto/run.sh
+MOTO_PORT ?= 5000
 
-.PHONY: run test fmt-check vet node-deps openapi-lint bench dynamodb-local bench-dynamodb
+.PHONY: run test fmt-check vet node-deps openapi-lint bench dynamodb-local bench-dynamodb moto moto-server bench-rie
 
 ## run: bin/cardflow, then the service on 127.0.0.1:$PORT (3000; HOST=0.0.0.0 for every
 ## interface) with the embedded store in $CARDFLOW_DATA_DIR (.cardflow); CARDFLOW_STORE=dynamodb
@@ -18,9 +21,11 @@ run:
 	@if [ -t 0 ]; then bash -mc 'bin/cardflow serve; exit $$?'; else bin/cardflow serve; fi
 
 ## test: gofmt, go vet and every test with the race detector, tools included; the
-## DynamoDB store's tests run against DynamoDB Local (needs Java; Maven for the first download)
-test: fmt-check vet node-deps openapi-lint template-check
-	CARDFLOW_STRICT_TESTS=1 $(DYNAMODB_LOCAL) $(GO) test -race -count=1 ./...
+## DynamoDB store's tests run against DynamoDB Local (needs Java; Maven for the first download),
+## the EventBridge Scheduler and Step Functions adapters' against moto, and every Lambda
+## function under AWS's Runtime Interface Emulator (from SAM CLI; needs Python 3 with venv)
+test: fmt-check vet node-deps openapi-lint template-check moto
+	CARDFLOW_STRICT_TESTS=1 $(DYNAMODB_LOCAL) $(MOTO) $(GO) test -race -count=1 ./...
 
 fmt-check:
 	@out=$$(gofmt -l $(GOFILES)); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
@@ -57,6 +62,10 @@ bench:
 ## dynamodb-local: DynamoDB Local on $DYNAMODB_PORT (8000), in memory, until interrupted
 dynamodb-local:
 	$(DYNAMODB_LOCAL) --port $(DYNAMODB_PORT)
+
+## moto-server: moto's server mode on 127.0.0.1:$MOTO_PORT (5000) until interrupted
+moto-server: moto
+	$(MOTO) --port $(MOTO_PORT)
 
 ## bench-dynamodb: a get and a list page of the DynamoDB store against DynamoDB Local
 bench-dynamodb:
@@ -131,6 +140,27 @@ $(AWS_TOOLS_STAMP):
 	rm -rf $(AWS_TOOLS)
 	python3 -m venv $(AWS_TOOLS)
 	$(AWS_TOOLS)/bin/pip install -q --disable-pip-version-check aws-sam-cli==$(SAM_CLI_VERSION) cfn-lint==$(CFN_LINT_VERSION)
+	touch $@
+
+## bench-rie: each function's init and first-invoke duration as AWS's Lambda Runtime
+## Interface Emulator (SAM CLI's) reports them, against DynamoDB Local and moto
+bench-rie: aws-tools moto
+	$(DYNAMODB_LOCAL) $(MOTO) $(GO) test -count=1 -run '^TestRuntimeInterfaceEmulator$$' -v ./cmd/cardflow/internal/samlocal/ | sed -n 's/.*rie: //p'
+
+# moto's server mode, pinned, in a virtualenv of its own: EventBridge Scheduler
+# and Step Functions for the tests of their adapters (tools/moto/run.sh).
+MOTO_DIR     = .cache/moto
+MOTO_VERSION = 5.2.5
+MOTO_STAMP   = $(MOTO_DIR)/.installed-$(MOTO_VERSION)
+
+## moto: moto[server] from PyPI into .cache/moto (once)
+moto: $(MOTO_STAMP)
+
+$(MOTO_STAMP):
+	@command -v python3 >/dev/null || { echo "make test needs Python 3 (with venv) for moto"; exit 1; }
+	rm -rf $(MOTO_DIR)
+	python3 -m venv $(MOTO_DIR)
+	$(MOTO_DIR)/bin/pip install -q --disable-pip-version-check 'moto[server]==$(MOTO_VERSION)'
 	touch $@
 ## fuzz: every Go fuzz target of the module (any func Fuzz... in a test file), $FUZZTIME (30s) each
 FUZZTIME ?= 30s

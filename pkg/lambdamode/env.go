@@ -40,6 +40,13 @@ const (
 	// EnvStateMachineARN names the runner's state machine, for the
 	// functions that start, wake and stop executions.
 	EnvStateMachineARN = "CARDFLOW_STATE_MACHINE_ARN"
+
+	// Endpoints of Step Functions and EventBridge Scheduler other than
+	// AWS's, for local runs against emulators. The names are the AWS SDKs'
+	// service-specific endpoint variables, which the SDK reads only through
+	// the config loader the functions do without (see Credentials).
+	EnvStepFunctionsEndpoint = "AWS_ENDPOINT_URL_SFN"
+	EnvSchedulerEndpoint     = "AWS_ENDPOINT_URL_SCHEDULER"
 )
 
 // Env is the configuration of one function, read from its environment.
@@ -54,6 +61,10 @@ type Env struct {
 
 	ScheduleGroup, ScheduleTargetARN, SchedulerRoleARN, SchedulerDeadLetterARN string
 	StateMachineARN                                                            string
+
+	// StepFunctionsEndpoint and SchedulerEndpoint, when set, replace AWS's
+	// endpoints of those services (emulators in local runs).
+	StepFunctionsEndpoint, SchedulerEndpoint string
 
 	// Teams is the Microsoft Teams setup (CARDFLOW_TEAMS_*, CARDFLOW_PUBLIC_URL)
 	// of the functions that deliver cards or receive answers.
@@ -78,6 +89,8 @@ func LoadEnv(getenv func(string) string) (Env, error) {
 		SchedulerRoleARN:       getenv(EnvSchedulerRoleARN),
 		SchedulerDeadLetterARN: getenv(EnvSchedulerDeadLetterARN),
 		StateMachineARN:        getenv(EnvStateMachineARN),
+		StepFunctionsEndpoint:  getenv(EnvStepFunctionsEndpoint),
+		SchedulerEndpoint:      getenv(EnvSchedulerEndpoint),
 	}
 	var err error
 	if e.Teams, err = loadTeams(getenv, e.DynamoDBEndpoint != ""); err != nil {
@@ -91,11 +104,20 @@ func LoadEnv(getenv func(string) string) (Env, error) {
 			return Env{}, fmt.Errorf("%s=%q: want DEBUG, INFO, WARN or ERROR", EnvLogLevel, lvl)
 		}
 	}
-	if e.DynamoDBEndpoint != "" {
-		u, err := url.Parse(e.DynamoDBEndpoint)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return Env{}, fmt.Errorf("%s=%q: want a URL such as http://localhost:8000", EnvDynamoDBEndpoint, e.DynamoDBEndpoint)
+	for _, ep := range []struct{ name, value string }{
+		{EnvDynamoDBEndpoint, e.DynamoDBEndpoint},
+		{EnvStepFunctionsEndpoint, e.StepFunctionsEndpoint},
+		{EnvSchedulerEndpoint, e.SchedulerEndpoint},
+	} {
+		if ep.value == "" {
+			continue
 		}
+		u, err := url.Parse(ep.value)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return Env{}, fmt.Errorf("%s=%q: want a URL such as http://localhost:8000", ep.name, ep.value)
+		}
+	}
+	if e.DynamoDBEndpoint != "" {
 		if e.Region == "" {
 			e.Region = "us-east-1"
 		}

@@ -7,6 +7,7 @@ package runner
 import (
 	"log/slog"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
 	"github.com/cardflow/cardflow/pkg/app"
@@ -18,7 +19,11 @@ import (
 // StepFunctionsClient returns a Step Functions client; it connects on first
 // use. optFns adjust it (tests point it at a stand-in).
 func StepFunctionsClient(env lambdamode.Env, optFns ...func(*sfn.Options)) *sfn.Client {
-	return sfn.New(sfn.Options{Region: env.Region, Credentials: env.Credentials()}, optFns...)
+	o := sfn.Options{Region: env.Region, Credentials: env.Credentials()}
+	if env.StepFunctionsEndpoint != "" {
+		o.BaseEndpoint = aws.String(env.StepFunctionsEndpoint)
+	}
+	return sfn.New(o, optFns...)
 }
 
 // New returns the runner on the configured state machine.

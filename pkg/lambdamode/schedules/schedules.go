@@ -7,6 +7,7 @@ package schedules
 import (
 	"log/slog"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 
 	"github.com/cardflow/cardflow/pkg/app"
@@ -18,7 +19,11 @@ import (
 // NewScheduler returns the EventBridge Scheduler adapter the environment
 // configures. optFns adjust the SDK client (tests point it at a stand-in).
 func NewScheduler(env lambdamode.Env, log *slog.Logger, optFns ...func(*scheduler.Options)) (*ebscheduler.Scheduler, error) {
-	client := scheduler.New(scheduler.Options{Region: env.Region, Credentials: env.Credentials()}, optFns...)
+	o := scheduler.Options{Region: env.Region, Credentials: env.Credentials()}
+	if env.SchedulerEndpoint != "" {
+		o.BaseEndpoint = aws.String(env.SchedulerEndpoint)
+	}
+	client := scheduler.New(o, optFns...)
 	return ebscheduler.New(client, ebscheduler.Config{
 		GroupName:     env.ScheduleGroup,
 		TargetARN:     env.ScheduleTargetARN,

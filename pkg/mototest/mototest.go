@@ -1,0 +1,49 @@
+// Package mototest gives tests the moto server that `make test` starts
+// (tools/moto/run.sh): AWS's EventBridge Scheduler and Step Functions APIs
+// as moto emulates them, shared by every test of the run, so each test
+// names what it creates uniquely.
+package mototest
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+
+	"github.com/cardflow/cardflow/pkg/cardflow"
+)
+
+// Region and Account of what moto creates: moto's default account.
+const (
+	Region  = "us-east-1"
+	Account = "123456789012"
+)
+
+// Endpoint returns $MOTO_ENDPOINT. Without it the test is skipped, or fails
+// where CARDFLOW_STRICT_TESTS=1 demands that every test run.
+func Endpoint(tb testing.TB) string {
+	tb.Helper()
+	ep := os.Getenv("MOTO_ENDPOINT")
+	if ep == "" {
+		const why = "MOTO_ENDPOINT is not set: run `make test`, which starts moto, or `make moto && tools/moto/run.sh go test ./...`"
+		if os.Getenv("CARDFLOW_STRICT_TESTS") == "1" {
+			tb.Fatal(why)
+		}
+		tb.Skip(why)
+	}
+	return ep
+}
+
+// Credentials are what clients sign with; moto accepts any.
+func Credentials() aws.CredentialsProvider {
+	return credentials.NewStaticCredentialsProvider("moto", "moto", "")
+}
+
+// Name returns a name for something a test creates, unique across tests:
+// prefix, a dash and a lower-case ULID.
+func Name(prefix string) string {
+	return prefix + "-" + strings.ToLower(cardflow.NewID(time.Now()))
+}
