@@ -353,6 +353,7 @@ func TestRuntimeInterfaceEmulator(t *testing.T) {
 		{samlocal.ScheduleTarget, 0, "", `"started":true`},
 		{"getWorkflowExecutionById", 200, "application/json", `\"workflow_execution_id\":\"` + f.ExecutionID + `\"`},
 		{"getWorkflowExecutionHistory", 200, "application/json", `\"workflow_execution_id\":\"` + f.ExecutionID + `\"`},
+		{"waitForExecution", 200, "application/json", `\"workflow_execution_id\":\"` + f.ExecutionID + `\"`},
 		{"getOrganizationExecutions", 200, "application/json", `\"count\":5`},
 		{"getWorkflowById", 200, "application/json", `\"workflow_status_version\":\"ACTIVE_2\"`},
 		{"getOrganizationWorkflows", 200, "application/json", `\"count\":5`},
