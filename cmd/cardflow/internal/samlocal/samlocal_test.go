@@ -342,7 +342,7 @@ func TestEvents(t *testing.T) {
 		{lambdamode.TeamsMessages, f.BotProcessID, 200, "application/json", `"type":"application/vnd.microsoft.card.adaptive"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			h, err := answers.NewEndpointFunction(envFor(c.name), log, c.name, atSFN)
+			h, err := answers.NewEndpointFunction(envFor(c.name), log, c.name, nil, atSFN)
 			if err != nil {
 				t.Fatal(err)
 			}
