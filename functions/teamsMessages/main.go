@@ -17,7 +17,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	h, err := answers.NewEndpointFunction(env, env.Logger(os.Stdout), lambdamode.TeamsMessages)
+	h, err := answers.NewEndpointFunction(env, env.Logger(os.Stdout), lambdamode.TeamsMessages, nil)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -30,6 +30,7 @@ type Service struct {
 	botVerifier ActivityVerifier
 	botReplier  CardReplier
 	links       LinkVerifier
+	cardReader  CardReader
 }
 
 // Checker validates a workflow version before saveWorkflow stores it: its

@@ -25,28 +25,14 @@ type CardReplier interface {
 	ReplaceCard(ctx context.Context, conv cardflow.BotConversation, activityID string, o cardflow.CardOutcome) error
 }
 
-// LinkVerifier checks response links (pkg/teams does).
-type LinkVerifier interface {
-	// VerifyResponseLink reads the answer of a response link's token,
-	// which this service must have signed and which must not have expired.
-	VerifyResponseLink(ctx context.Context, token string) (*cardflow.CardAnswer, error)
-}
-
 // WithTeamsBot lets the service answer cards through the Teams bot.
 func WithTeamsBot(v ActivityVerifier, r CardReplier) Option {
 	return func(s *Service) { s.botVerifier, s.botReplier = v, r }
 }
 
-// WithResponseLinks lets the service answer cards through response links.
-func WithResponseLinks(v LinkVerifier) Option { return func(s *Service) { s.links = v } }
-
 // AnswersBot reports whether the service answers cards through the Teams
 // bot.
 func (s *Service) AnswersBot() bool { return s.botVerifier != nil && s.botReplier != nil }
-
-// AnswersLinks reports whether the service answers cards through response
-// links.
-func (s *Service) AnswersLinks() bool { return s.links != nil }
 
 // BotActivityOutput is what answers an activity the Teams bot received.
 type BotActivityOutput struct {
@@ -102,19 +88,6 @@ func (s *Service) AnswerBotActivity(ctx context.Context, authorization string, b
 		}
 	}
 	return &BotActivityOutput{Answered: true, Resumed: out.Resumed}, nil
-}
-
-// AnswerLink answers a card with the choice of a response link, once: the
-// output says whether this opening claimed the card's wait.
-func (s *Service) AnswerLink(ctx context.Context, token string) (*AnswerOutput, error) {
-	if !s.AnswersLinks() {
-		return nil, cardflow.Errorf(cardflow.ENOTFOUND, "this deployment answers no response links")
-	}
-	a, err := s.links.VerifyResponseLink(ctx, token)
-	if err != nil {
-		return nil, err
-	}
-	return s.answer(ctx, a)
 }
 
 // answer answers a card as the person a verified answer names, for the

@@ -59,6 +59,17 @@ func (l link) VerifyResponseLink(context.Context, string) (*cardflow.CardAnswer,
 	return l.answer, l.err
 }
 
+func (l link) ConfirmResponseLink(_ context.Context, token string) (string, error) {
+	return "confirm:" + token, nil
+}
+
+func (l link) VerifyConfirmation(_ context.Context, token, confirmation string) error {
+	if confirmation != "confirm:"+token {
+		return cardflow.Errorf(cardflow.EINVALID, "this confirmation is not valid")
+	}
+	return nil
+}
+
 // answering is a service whose execution 01KEX waits at its card for
 // answers to wait 1 of process PO-1.
 type answering struct {
@@ -202,14 +213,39 @@ func TestAnswerBotActivity(t *testing.T) {
 
 func TestAnswerLink(t *testing.T) {
 	a := newAnswering(t, false, app.WithResponseLinks(link{answer: cardAnswer("org-a")}))
-	out, err := a.svc.AnswerLink(context.Background(), "token")
-	if err != nil || !out.Resumed || out.StepName != "Manager approval" {
-		t.Fatalf("got %+v, %v, want the wait of Manager approval claimed", out, err)
+	ctx := context.Background()
+	// Opening the link, as a scanner does, any number of times, only shows
+	// the confirmation form.
+	for range 3 {
+		page, err := a.svc.OpenLink(ctx, "token")
+		if err != nil || page.Confirmation != "confirm:token" || page.StepName != "Manager approval" || page.Decided != nil {
+			t.Fatalf("open: got %+v, %v, want the confirmation form of Manager approval", page, err)
+		}
 	}
-	res := out.Wait.Resume
+	if got := a.claimedBy(t); got != "" || a.runner.n != 0 {
+		t.Fatalf("after opening: the wait was claimed by %q, %d wakes; want nothing changed", got, a.runner.n)
+	}
+	if _, err := a.svc.AnswerLink(ctx, "token", "confirm:other"); cardflow.ErrorCode(err) != cardflow.EINVALID {
+		t.Fatalf("a confirmation of another link: got %v, want EINVALID", err)
+	}
+	page, err := a.svc.AnswerLink(ctx, "token", "confirm:token")
+	if err != nil || !page.Recorded || page.StepName != "Manager approval" {
+		t.Fatalf("got %+v, %v, want the wait of Manager approval claimed", page, err)
+	}
+	res := page.Decided
 	want := map[string]any{"decision": "approve", "responder": map[string]any{"name": "Ann Example"}, "source": cardflow.SourceTeams}
 	if res.Actor != "teams:aad-ann" || res.Source != cardflow.SourceTeams || !reflect.DeepEqual(res.Payload, want) {
 		t.Errorf("resume: got %+v, want ann's answer %v", res, want)
+	}
+	// A replayed POST, and a later opening, show the answer and record
+	// nothing more.
+	again, err := a.svc.AnswerLink(ctx, "token", "confirm:token")
+	if err != nil || again.Recorded || again.Decided == nil || again.Decided.ReceivedOn != res.ReceivedOn {
+		t.Errorf("replay: got %+v, %v, want the first answer, not recorded again", again, err)
+	}
+	opened, err := a.svc.OpenLink(ctx, "token")
+	if err != nil || opened.Confirmation != "" || opened.Decided == nil {
+		t.Errorf("open after the answer: got %+v, %v, want the decision and no form", opened, err)
 	}
 	if a.runner.n != 1 {
 		t.Errorf("got %d wakes, want 1", a.runner.n)
@@ -225,7 +261,10 @@ func TestAnswerLink(t *testing.T) {
 		{"a verifier that fails", []app.Option{app.WithResponseLinks(link{err: errors.New("disk full")})}, cardflow.EINTERNAL},
 	} {
 		a := newAnswering(t, false, tt.opts...)
-		if _, err := a.svc.AnswerLink(context.Background(), "token"); cardflow.ErrorCode(err) != tt.code {
+		if _, err := a.svc.OpenLink(ctx, "token"); cardflow.ErrorCode(err) != tt.code {
+			t.Errorf("%s: open: got %v, want %s", tt.name, err, tt.code)
+		}
+		if _, err := a.svc.AnswerLink(ctx, "token", "confirm:token"); cardflow.ErrorCode(err) != tt.code {
 			t.Errorf("%s: got %v, want %s", tt.name, err, tt.code)
 		}
 		if got := a.claimedBy(t); got != "" {

@@ -16,6 +16,9 @@ type CardAnswer struct {
 	// "responder" object says who answered; its name, when there is one,
 	// names them (see Resume.Responder).
 	Payload map[string]any
+	// Label is what the person chose as the card put it (a response
+	// link's button title); empty when unknown.
+	Label string
 }
 
 // BotActivity is an activity the Teams bot received, checked to come

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -259,15 +260,18 @@ func TestTeamsAnswersNestAtMost64Levels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	status, body := e.page(e.srv.URL + "/v1/teams/respond?token=" + deepToken)
+	// Opening shows the page; its confirmation is refused.
+	form := url.Values{"token": {deepToken}, "confirmation": {teams.SignConfirmation(key, deepToken)}}
+	status, body, _ := e.linkRequest("POST", e.srv.URL+"/v1/teams/respond", form)
 	if status != 400 || !strings.Contains(body, "the answer nests 101 levels deep; the limit is 64") {
 		t.Errorf("response link: got %d %s, want 400 saying how deep", status, body)
 	}
 	if ex := e.awaitStatus(run, wf, id, "WAITING"); resumedEvents(ex) != 0 {
 		t.Errorf("a refused answer resumed the execution")
 	}
-	if status, _ := e.page(link); status != 200 {
-		t.Errorf("the link as signed: got %d, want 200", status)
+	form = url.Values{"token": {token}, "confirmation": {teams.SignConfirmation(key, token)}}
+	if status, body, _ := e.linkRequest("POST", e.srv.URL+"/v1/teams/respond", form); status != 200 || !strings.Contains(body, "your answer was recorded") {
+		t.Errorf("the link as signed: got %d %s, want the answer recorded", status, body)
 	}
 	e.awaitStatus(run, wf, id, "SUCCEEDED")
 }

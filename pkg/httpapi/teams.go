@@ -1,22 +1,28 @@
 package httpapi
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"html"
 	"io"
 	"maps"
 	"net/http"
+	"net/url"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
+	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 )
 
 // WithTeams adds the endpoints Microsoft Teams answers cards through:
-// POST /v1/teams/messages when the service answers a Teams bot, GET
-// /v1/teams/respond when it answers response links. They authenticate by
-// Bot Framework JWT and by signature, not by x-api-key.
+// POST /v1/teams/messages when the service answers a Teams bot, GET, HEAD
+// and POST /v1/teams/respond when it answers response links. They
+// authenticate by Bot Framework JWT and by signature, not by x-api-key.
 //
 // Like WithOutbox, the option adds the routes, so a program without Teams
 // links none of their handlers.
@@ -30,7 +36,10 @@ func (s *Server) teamsRoutes() []route {
 		out = append(out, route{"POST", "/v1/teams/messages", "", s.teamsMessage})
 	}
 	if s.svc.AnswersLinks() {
-		out = append(out, route{"GET", "/v1/teams/respond", "", s.teamsRespond})
+		out = append(out,
+			route{"GET", "/v1/teams/respond", "", s.teamsOpenLink},
+			route{"HEAD", "/v1/teams/respond", "", s.teamsOpenLink},
+			route{"POST", "/v1/teams/respond", "", s.teamsAnswerLink})
 	}
 	return out
 }
@@ -55,84 +64,162 @@ func (s *Server) teamsMessage(w http.ResponseWriter, r *http.Request) error {
 	return ok(w, map[string]any{"message": "success", "resumed": out.Resumed})
 }
 
-// teamsRespond opens a signed response link: it answers the card's wait
-// once and shows a page saying what happened.
-func (s *Server) teamsRespond(w http.ResponseWriter, r *http.Request) error {
-	ctx := r.Context()
-	page := func(status int, title, text string, facts map[string]string) error {
-		writePage(w, status, title, text, facts)
-		return nil
-	}
-	out, err := s.svc.AnswerLink(ctx, r.URL.Query().Get("token"))
-	if err != nil {
-		status := StatusOf(err)
-		if status >= 500 {
-			s.log.ErrorContext(ctx, "response link failed", "error", err)
-			return page(status, "Something went wrong", "Your answer could not be recorded. Please try again later.", nil)
-		}
-		return page(status, "Your answer was not recorded", cardflow.ErrorMessage(err), nil)
-	}
-	wait := out.Wait
-	switch {
-	case out.Resumed:
-		return page(http.StatusOK, out.StepName, "Thank you: your answer was recorded.", factsOf(wait.Resume))
-	case wait.TimedOut:
-		return page(http.StatusConflict, out.StepName, "This request timed out before it was answered; your answer was not recorded.", nil)
-	}
-	by := ""
-	if who, _ := wait.Resume.Payload.(map[string]any)["responder"].(map[string]any); who["name"] != nil {
-		by = " by " + wait.Resume.Responder()
-	}
-	return page(http.StatusConflict, out.StepName, "This request was already answered"+by+"; a response link works once.", factsOf(wait.Resume))
+// teamsOpenLink opens a signed response link (GET or HEAD): a page with
+// the card's question and a form that confirms the answer, or what was
+// decided. It records nothing, so link scanners and previews, which open
+// links before people do, answer nothing.
+func (s *Server) teamsOpenLink(w http.ResponseWriter, r *http.Request) error {
+	page, err := s.svc.OpenLink(r.Context(), r.URL.Query().Get("token"))
+	s.writeLinkPage(w, r, page, err)
+	return nil
 }
 
-// factsOf lists an answer's fields for the result page.
-func factsOf(res *cardflow.Resume) map[string]string {
-	payload, _ := res.Payload.(map[string]any)
-	out := map[string]string{}
-	for k, v := range payload {
-		if k == "source" || k == "responder" {
-			continue
+// maxFormBytes bounds the confirmation form's body: a link's token and
+// the confirmation token.
+const maxFormBytes = 16 << 10
+
+// teamsAnswerLink records a response link's answer, given the confirmation
+// form of the link's page, and shows what was decided.
+func (s *Server) teamsAnswerLink(w http.ResponseWriter, r *http.Request) error {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxFormBytes))
+	var form url.Values
+	if err == nil {
+		form, err = url.ParseQuery(string(body))
+	}
+	var page *app.LinkPage
+	if err != nil {
+		err = cardflow.Errorf(cardflow.EINVALID, "this confirmation is not valid: open the link again and confirm on its page")
+	} else {
+		page, err = s.svc.AnswerLink(r.Context(), form.Get("token"), form.Get("confirmation"))
+	}
+	s.writeLinkPage(w, r, page, err)
+	return nil
+}
+
+// writeLinkPage shows a response link's page, or why it cannot be shown.
+// A decided request is not an error for the person who clicked: they see
+// the decision with 200.
+func (s *Server) writeLinkPage(w http.ResponseWriter, r *http.Request, page *app.LinkPage, err error) {
+	var b strings.Builder
+	status := http.StatusOK
+	switch {
+	case err != nil:
+		status = StatusOf(err)
+		msg := cardflow.ErrorMessage(err)
+		if status >= 500 {
+			s.log.ErrorContext(r.Context(), "response link failed", "error", err)
+			msg = "Your answer could not be recorded. Please try again later."
 		}
-		if s, ok := v.(string); ok {
-			out[k] = s
-		} else {
-			b, _ := json.Marshal(v)
-			out[k] = string(b)
+		pageStart(&b, "Your answer was not recorded")
+		para(&b, msg)
+	case page.Confirmation != "":
+		pageStart(&b, orDefault(page.StepName, "Confirm your answer"))
+		if len(page.Question) > 0 {
+			b.WriteString(`<section aria-labelledby="q"><h2 id="q">The request</h2>`)
+			for _, line := range page.Question {
+				para(&b, line)
+			}
+			b.WriteString(`</section>`)
+		}
+		b.WriteString(`<section aria-labelledby="a"><h2 id="a">Your answer</h2>`)
+		if page.Choice != "" {
+			fmt.Fprintf(&b, `<p class="choice">%s</p>`, html.EscapeString(page.Choice))
+		}
+		facts(&b, page.ChoiceData)
+		para(&b, "Nothing is recorded until you confirm.")
+		fmt.Fprintf(&b, `<form method="post" action="respond"><input type="hidden" name="token" value="%s"><input type="hidden" name="confirmation" value="%s"><button type="submit">%s</button></form></section>`,
+			html.EscapeString(r.URL.Query().Get("token")), html.EscapeString(page.Confirmation), html.EscapeString("Confirm: "+orDefault(page.Choice, "send this answer")))
+	case page.Recorded:
+		pageStart(&b, orDefault(page.StepName, "Response"))
+		para(&b, "Thank you: your answer was recorded.")
+		facts(&b, answerFacts(page.Decided))
+	case page.Decided != nil:
+		pageStart(&b, orDefault(page.StepName, "Response"))
+		when := time.UnixMilli(page.Decided.ReceivedOn).UTC().Format("2 Jan 2006 15:04 MST")
+		by := ""
+		if who, _ := page.Decided.Payload.(map[string]any)["responder"].(map[string]any); who["name"] != nil {
+			by = " by " + page.Decided.Responder()
+		}
+		para(&b, "This request was already answered"+by+" on "+when+"; nothing more was recorded.")
+		facts(&b, answerFacts(page.Decided))
+	case page.TimedOut:
+		pageStart(&b, orDefault(page.StepName, "Response"))
+		para(&b, "This request timed out before it was answered; nothing was recorded.")
+	default:
+		pageStart(&b, orDefault(page.StepName, "Response"))
+		para(&b, page.Closed)
+	}
+	b.WriteString("</main></body></html>\n")
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(b.Len()))
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Security-Policy", pageCSP)
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Robots-Tag", "noindex, nofollow")
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		io.WriteString(w, b.String())
+	}
+}
+
+// answerFacts lists an answer's fields for the page.
+func answerFacts(res *cardflow.Resume) map[string]any {
+	payload, _ := res.Payload.(map[string]any)
+	out := map[string]any{}
+	for k, v := range payload {
+		if k != "source" && k != "responder" {
+			out[k] = v
 		}
 	}
 	return out
 }
 
-// pageHead opens every page; the page is written by hand rather than with
-// html/template, whose use of reflection would keep every method of every
-// type in each Lambda binary that links this package.
-const pageHead = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>%[1]s</title>
-<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#242424}h1{font-size:1.3rem}dt{font-weight:600}dd{margin:0 0 .5rem}</style>
-</head><body><h1>%[1]s</h1><p>%[2]s</p>`
+// pageStyle is the page's only style; the Content-Security-Policy allows
+// it by its hash, and nothing else: no script, no other origin, no frame.
+const pageStyle = `body{font-family:system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem;color:#242424;line-height:1.4}h1{font-size:1.3rem}h2{font-size:1rem}dt{font-weight:600}dd{margin:0 0 .5rem}.choice{font-weight:600;font-size:1.1rem}button{font:inherit;padding:.5rem 1rem;border:2px solid #242424;border-radius:4px;background:#fff;color:#242424;cursor:pointer}button:focus{outline:3px solid #0f6cbd;outline-offset:2px}`
 
-// writePage answers with a small HTML page, for people who opened a link.
-func writePage(w http.ResponseWriter, status int, title, text string, facts map[string]string) {
-	if title == "" {
-		title = "Response"
+var pageCSP = func() string {
+	sum := sha256.Sum256([]byte(pageStyle))
+	return "default-src 'none'; style-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+}()
+
+// pageStart opens a page. Pages are written by hand rather than with
+// html/template, whose use of reflection would keep every method of every
+// type in each Lambda binary that links this package; every value goes
+// through html.EscapeString.
+func pageStart(b *strings.Builder, title string) {
+	t := html.EscapeString(title)
+	fmt.Fprintf(b, `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex, nofollow">
+<title>%s</title><style>%s</style></head><body><main><h1>%s</h1>`, t, pageStyle, t)
+}
+
+func para(b *strings.Builder, text string) {
+	fmt.Fprintf(b, "<p>%s</p>", html.EscapeString(text))
+}
+
+// facts lists fields, sorted by name.
+func facts(b *strings.Builder, m map[string]any) {
+	if len(m) == 0 {
+		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Cache-Control", "no-store")
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
-	h.Set("Referrer-Policy", "no-referrer")
-	w.WriteHeader(status)
-	var b strings.Builder
-	fmt.Fprintf(&b, pageHead, html.EscapeString(title), html.EscapeString(text))
-	if len(facts) > 0 {
-		b.WriteString("<dl>")
-		for _, k := range slices.Sorted(maps.Keys(facts)) {
-			fmt.Fprintf(&b, "<dt>%s</dt><dd>%s</dd>", html.EscapeString(k), html.EscapeString(facts[k]))
+	b.WriteString("<dl>")
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		v, ok := m[k].(string)
+		if !ok {
+			j, _ := json.Marshal(m[k])
+			v = string(j)
 		}
-		b.WriteString("</dl>")
+		fmt.Fprintf(b, "<dt>%s</dt><dd>%s</dd>", html.EscapeString(k), html.EscapeString(v))
 	}
-	b.WriteString("</body></html>\n")
-	io.WriteString(w, b.String())
+	b.WriteString("</dl>")
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }

@@ -1,12 +1,15 @@
 package httpapi_test
 
 import (
+	"bytes"
 	"context"
+	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -330,9 +333,25 @@ func init() {
 // page opens a response link and checks the answer against openapi.yaml.
 func (e *env) page(link string) (int, string) {
 	e.t.Helper()
-	req, err := http.NewRequest("GET", link, nil)
+	status, body, _ := e.linkRequest("GET", link, nil)
+	return status, body
+}
+
+// linkRequest sends a request to a response link: GET or HEAD opens it,
+// POST sends its confirmation form. It checks that the answer is a page
+// that matches openapi.yaml and loads nothing from elsewhere.
+func (e *env) linkRequest(method, link string, form url.Values) (int, string, http.Header) {
+	e.t.Helper()
+	var reqBody []byte
+	if form != nil {
+		reqBody = []byte(form.Encode())
+	}
+	req, err := http.NewRequest(method, link, bytes.NewReader(reqBody))
 	if err != nil {
 		e.t.Fatal(err)
+	}
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -341,10 +360,36 @@ func (e *env) page(link string) (int, string) {
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
 	if ct := resp.Header.Get("Content-Type"); ct != "text/html; charset=utf-8" {
-		e.t.Errorf("GET %s: got Content-Type %q, want an HTML page", link, ct)
+		e.t.Errorf("%s %s: got Content-Type %q, want an HTML page", method, link, ct)
 	}
-	e.validate(req, nil, resp, body)
-	return resp.StatusCode, string(body)
+	if csp := resp.Header.Get("Content-Security-Policy"); !strings.HasPrefix(csp, "default-src 'none'; style-src 'sha256-") || !strings.Contains(csp, "form-action 'self'") {
+		e.t.Errorf("%s %s: got Content-Security-Policy %q, want nothing but the page's style and its form", method, link, csp)
+	}
+	if method != "HEAD" {
+		e.validate(req, reqBody, resp, body)
+	}
+	return resp.StatusCode, string(body), resp.Header
+}
+
+// confirmForm reads the hidden fields of a link page's confirmation form.
+func confirmForm(t *testing.T, page string) url.Values {
+	t.Helper()
+	form := url.Values{}
+	for _, m := range regexp.MustCompile(`<input type="hidden" name="(\w+)" value="([^"]*)">`).FindAllStringSubmatch(page, -1) {
+		form.Set(m[1], html.UnescapeString(m[2]))
+	}
+	if form.Get("token") == "" || form.Get("confirmation") == "" {
+		t.Fatalf("got page %s, want a confirmation form with the token and a confirmation", page)
+	}
+	return form
+}
+
+// waitState returns an execution's status and how many events it logged.
+func (e *env) waitState(key, wf, id string) (string, float64) {
+	e.t.Helper()
+	r := e.get("/v1/workflows/getWorkflowExecutionById", key, "workflow_id", wf, "workflow_execution_id", id)
+	item := r.body["item"].(map[string]any)
+	return str(item["status"]), item["workflow_event_log"].(map[string]any)["total"].(float64)
 }
 
 func TestTeamsResponseLinks(t *testing.T) {
@@ -396,17 +441,134 @@ func TestTeamsResponseLinks(t *testing.T) {
 		}
 	}
 
-	status, body := e.page(approve)
+	// Opening the link, as Safe Links, Mimecast or a link preview does,
+	// any number of times and by HEAD too, changes nothing: the execution
+	// waits and logs no event.
+	status0, events0 := e.waitState(run, wf, id)
+	var page string
+	for _, method := range []string{"GET", "HEAD", "GET", "HEAD", "GET"} {
+		status, body, h := e.linkRequest(method, approve, nil)
+		if status != 200 || h.Get("Cache-Control") != "no-store" {
+			t.Fatalf("%s: got %d %v, want 200 and no-store", method, status, h)
+		}
+		if method == "GET" {
+			page = body
+		}
+	}
+	for _, want := range []string{"<h1>Manager approval</h1>", "Approve 9000 EUR?", `<p class="choice">Approve</p>`, `<form method="post" action="respond">`, "<button type=\"submit\">Confirm: Approve</button>"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page: got %s, want it to contain %s", page, want)
+		}
+	}
+	if strings.Contains(page, "<script") {
+		t.Errorf("page: got %s, want no script", page)
+	}
+	if status, events := e.waitState(run, wf, id); status != "WAITING" || status0 != "WAITING" || events != events0 {
+		t.Fatalf("after opening the link: got %s with %v events, want WAITING with %v", status, events, events0)
+	}
+
+	// The form's POST answers, once; a tampered token or confirmation, or
+	// a POST of the link itself as a scanner might send, answers nothing.
+	form := confirmForm(t, page)
+	endpoint := e.srv.URL + "/v1/teams/respond"
+	for _, tc := range []struct {
+		name    string
+		link    string
+		form    url.Values
+		mention string
+	}{
+		{"tampered token", endpoint, url.Values{"token": {token[:10] + "A" + token[11:]}, "confirmation": {form.Get("confirmation")}}, "changed or cut short"},
+		{"tampered confirmation", endpoint, url.Values{"token": {token}, "confirmation": {"A" + form.Get("confirmation")[1:]}}, "confirmation is not valid"},
+		{"another link's confirmation", endpoint, url.Values{"token": {reject[strings.Index(reject, "token=")+6:]}, "confirmation": {form.Get("confirmation")}}, "confirmation is not valid"},
+		{"the link posted", approve, url.Values{}, "not valid"},
+	} {
+		if status, body, _ := e.linkRequest("POST", tc.link, tc.form); status != 400 || !strings.Contains(body, tc.mention) {
+			t.Errorf("%s: got %d %s, want 400 mentioning %q", tc.name, status, body, tc.mention)
+		}
+	}
+	if status, events := e.waitState(run, wf, id); status != "WAITING" || events != events0 {
+		t.Fatalf("after refused posts: got %s with %v events, want WAITING with %v", status, events, events0)
+	}
+	status, body, _ := e.linkRequest("POST", endpoint, form)
 	if status != 200 || !strings.Contains(body, "your answer was recorded") || !strings.Contains(body, "approve") {
-		t.Fatalf("open: got %d %s, want the answer recorded", status, body)
+		t.Fatalf("confirm: got %d %s, want the answer recorded", status, body)
 	}
 	out := e.awaitStatus(run, wf, id, "SUCCEEDED")["workflow_output_payload"].(map[string]any)
 	if out["decision"] != "approve" || out["verb"] != "approve" || out["source"] != "TEAMS" {
 		t.Errorf("output: got %v, want the link's choice with source TEAMS", out)
 	}
-	for _, link := range []string{approve, reject} {
-		if status, body := e.page(link); status != 409 || !strings.Contains(body, "already answered") {
-			t.Errorf("reuse: got %d %s, want 409 already answered", status, body)
+	_, events1 := e.waitState(run, wf, id)
+	p, err := e.store.GetProcess(context.Background(), "org-a", "PO-9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := *p.Wait.Resume
+
+	// A replayed POST (a double click, a reload) and a late click on
+	// either button show the recorded answer with 200 and record nothing.
+	rejectForm := url.Values{"token": {reject[strings.Index(reject, "token=")+6:]}}
+	rejectForm.Set("confirmation", teams.SignConfirmation(key, rejectForm.Get("token")))
+	for _, tc := range []struct {
+		method, link string
+		form         url.Values
+	}{
+		{"POST", endpoint, form}, {"POST", endpoint, form}, {"POST", endpoint, rejectForm}, {"GET", approve, nil}, {"GET", reject, nil},
+	} {
+		if status, body, _ := e.linkRequest(tc.method, tc.link, tc.form); status != 200 || !strings.Contains(body, "already answered on") || strings.Contains(body, "<form") {
+			t.Errorf("late %s: got %d %s, want 200 already answered, without a form", tc.method, status, body)
+		}
+	}
+	p, err = e.store.GetProcess(context.Background(), "org-a", "PO-9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, events := e.waitState(run, wf, id); events != events1 || p.Wait.Resume.ReceivedOn != first.ReceivedOn || jsonOf(p.Wait.Resume.Payload) != jsonOf(first.Payload) {
+		t.Errorf("after the late clicks: %v events and answer %+v, want %v events and the first answer %+v", events, p.Wait.Resume, events1, first)
+	}
+}
+
+// TestTeamsResponseLinkPageEscapes sends a card whose text and choice carry
+// markup: the page shows it as text.
+func TestTeamsResponseLinkPageEscapes(t *testing.T) {
+	e, fake := newTeamsEnv(t)
+	admin := e.key("org-a", "read", "admin")
+	run := e.key("org-a", "read", "execute")
+	card := map[string]any{
+		"type": "AdaptiveCard", "version": "1.5",
+		"body": []any{
+			map[string]any{"type": "TextBlock", "text": "Pay ${vendor}?", "wrap": true},
+			map[string]any{"type": "FactSet", "facts": []any{map[string]any{"title": "<i>Vendor</i>", "value": "${vendor}"}}},
+		},
+		"actions": []any{map[string]any{"type": "Action.Submit", "title": `Pay "<b>now</b>"`, "data": map[string]any{"note": `"><script>alert(2)</script>`}}},
+	}
+	r := e.do("POST", "/v1/adaptive-cards/saveCard", admin, map[string]any{"card_name": "Pay", "card_payload": card})
+	cardID := str(r.body["item"].(map[string]any)["card_id"])
+	e.do("POST", "/v1/adaptive-cards/publishCard", admin, map[string]any{"card_id": cardID, "card_version": 1})
+	body := approvalBody(cardID)
+	steps := body["workflow_steps"].([]any)
+	steps[2].(map[string]any)["config"].(map[string]any)["data"] = map[string]any{"vendor": "{{ input.vendor }}"}
+	body["workflow_integrations"] = map[string]any{"teams": map[string]any{"type": "webhook", "webhook_secret": "approvals-hook"}}
+	r = e.do("POST", "/v1/workflows/saveWorkflow", admin, body)
+	if r.status != 200 {
+		t.Fatalf("saveWorkflow: got %d %s", r.status, r.raw)
+	}
+	wf := str(r.body["item"].(map[string]any)["workflow_id"])
+	e.do("POST", "/v1/workflows/publishWorkflow", admin, map[string]any{"workflow_id": wf, "workflow_version": 1})
+	e.trigger(run, "/v1/workflows/triggerworkflow/"+wf+"?process_id=PO-X", map[string]any{"amount": 5000, "vendor": `<img src=x onerror=alert(1)> & Co`})
+	link := str(cardActions(t, awaitRequests(t, fake, "/webhook", 1)[0].Body)[`Pay "<b>now</b>"`]["url"])
+	e.awaitWaitOpen("org-a", "PO-X")
+	status, page := e.page(link)
+	if status != 200 {
+		t.Fatalf("got %d %s, want the confirmation page", status, page)
+	}
+	for _, want := range []string{"Pay &lt;img src=x onerror=alert(1)&gt; &amp; Co?", "&lt;i&gt;Vendor&lt;/i&gt;: &lt;img", `<p class="choice">Pay &#34;&lt;b&gt;now&lt;/b&gt;&#34;</p>`, "&#34;&gt;&lt;script&gt;alert(2)&lt;/script&gt;"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page: got %s, want it to contain %s", page, want)
+		}
+	}
+	for _, bad := range []string{"<img", "<script", "<b>", "<i>"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("page: got %s, want no %s element", page, bad)
 		}
 	}
 }

@@ -35,14 +35,15 @@ var withCEL = heavy[:5]
 
 // linksHeavy says which heavy packages a function needs: saveCard checks
 // cards; saveWorkflow validates and compiles with the step kinds of
-// pkg/steps; advance runs steps; the Teams answers read their secrets. Every other function links none, and none
+// pkg/steps; advance runs steps; the Teams answers read their secrets, and
+// teamsRespond expands the card its confirmation page shows. Every other function links none, and none
 // links the SDK's configuration loader.
 var linksHeavy = map[string][]string{
 	"saveCard":      {"github.com/cardflow/cardflow/pkg/cards"},
 	"saveWorkflow":  append(slices.Clone(withCEL), textTemplate, secretsManager),
 	"advance":       append(slices.Clone(withCEL), textTemplate, secretsManager),
 	"teamsMessages": {secretsManager},
-	"teamsRespond":  {secretsManager},
+	"teamsRespond":  {secretsManager, "github.com/cardflow/cardflow/pkg/cards"},
 }
 
 // TestFunctionLinks lists each function's dependencies as `make build`

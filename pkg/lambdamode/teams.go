@@ -41,7 +41,7 @@ const (
 // themselves, so API Gateway calls them without the API key authorizer.
 var TeamsEndpoints = []Function{
 	{TeamsMessages, []string{"POST /v1/teams/messages"}},
-	{TeamsRespond, []string{"GET /v1/teams/respond"}},
+	{TeamsRespond, []string{"GET /v1/teams/respond", "HEAD /v1/teams/respond", "POST /v1/teams/respond"}},
 }
 
 // loadTeams reads the Teams settings; empty ones take the defaults of

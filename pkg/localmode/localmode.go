@@ -270,7 +270,7 @@ func NewStack(store cardflow.Store, outbox *boltstore.Store, cfg Config) (*Stack
 		opts = append(opts, app.WithTeamsBot(tm, tm))
 	}
 	if tm.HasLinks() {
-		opts = append(opts, app.WithResponseLinks(tm))
+		opts = append(opts, app.WithResponseLinks(tm), app.WithCardReader(cards.Reader{}))
 	}
 	st.Service, err = app.New(store, opts...)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -213,6 +214,10 @@ func TestVerifyResponseLink(t *testing.T) {
 		{"no choice", link(nil, later), map[string]any{"responder": via}, ""},
 		{"expired", link("ask", f.clock.now().Add(-time.Minute)), nil, "expired on"},
 		{"tampered", "x" + link("ask", later), nil, "changed or cut short"},
+		// A field this version does not know, such as the approver a
+		// personal link will name, refuses the link instead of being
+		// ignored.
+		{"unknown field", signedLink(t, `{"o":"org-a","p":"PO-4711","x":"ex1","w":1,"c":"ask","e":`+strconv.FormatInt(later.Unix(), 10)+`,"u":"ann@example.com"}`), nil, "not valid"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := f.in.VerifyResponseLink(context.Background(), tt.token)
@@ -230,6 +235,53 @@ func TestVerifyResponseLink(t *testing.T) {
 				t.Errorf("got %+v, want %+v", got, want)
 			}
 		})
+	}
+}
+
+// signedLink signs a link's raw payload, as the service signs links.
+func signedLink(t *testing.T, payload string) string {
+	t.Helper()
+	p := base64.RawURLEncoding.EncodeToString([]byte(payload))
+	h := hmac.New(sha256.New, []byte(signingKey))
+	h.Write([]byte("cardflow-teams-link\n" + p))
+	return p + "." + base64.RawURLEncoding.EncodeToString(h.Sum(nil))
+}
+
+func TestResponseLinkConfirmation(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	ref := teams.Ref{OrganizationID: "org-a", ProcessID: "PO-4711", ExecutionID: "ex1", Wait: 1, Choice: map[string]any{"decision": "approve"}, Title: "Approve", Expires: f.clock.now().Add(time.Hour).Unix()}
+	approve, err := teams.SignLink([]byte(signingKey), ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref.Choice, ref.Title = map[string]any{"decision": "reject"}, "Reject"
+	reject, err := teams.SignLink([]byte(signingKey), ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := f.in.VerifyResponseLink(ctx, approve)
+	if err != nil || got.Label != "Approve" {
+		t.Fatalf("got %+v, %v, want the button's title", got, err)
+	}
+	confirm, err := f.in.ConfirmResponseLink(ctx, approve)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name, token, confirmation string
+		ok                        bool
+	}{
+		{"its own link", approve, confirm, true},
+		{"another link", reject, confirm, false},
+		{"tampered", approve, "A" + confirm[1:], false},
+		{"none", approve, "", false},
+		{"signed with another key", approve, teams.SignConfirmation([]byte("another key of more than thirty-two characters"), approve), false},
+	} {
+		err := f.in.VerifyConfirmation(ctx, tt.token, tt.confirmation)
+		if tt.ok != (err == nil) || (err != nil && cardflow.ErrorCode(err) != cardflow.EINVALID) {
+			t.Errorf("%s: got %v, want ok: %v", tt.name, err, tt.ok)
+		}
 	}
 }
 

@@ -94,9 +94,9 @@ func WithActionData(card map[string]any, sign func(Offer) (string, error)) (map[
 
 // WithResponseLinks returns card with every Action.Submit and
 // Action.Execute turned into an Action.OpenUrl to the link that link makes
-// of the action's data. Inputs cannot travel in a link, and a refresh
-// action needs a bot, so the refresh goes.
-func WithResponseLinks(card map[string]any, link func(choice any) (string, error)) (map[string]any, error) {
+// of the action's data and title. Inputs cannot travel in a link, and a
+// refresh action needs a bot, so the refresh goes.
+func WithResponseLinks(card map[string]any, link func(choice any, title string) (string, error)) (map[string]any, error) {
 	out, err := rewriteActions(card, func(a map[string]any) (map[string]any, error) {
 		choice := a["data"]
 		if verb, ok := a["verb"].(string); ok && verb != "" {
@@ -109,7 +109,8 @@ func WithResponseLinks(card map[string]any, link func(choice any) (string, error
 			}
 			choice = m
 		}
-		u, err := link(choice)
+		title, _ := a["title"].(string)
+		u, err := link(choice, title)
 		if err != nil {
 			return nil, err
 		}

@@ -1,10 +1,12 @@
 package teams
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"strings"
 	"time"
 
@@ -23,6 +25,9 @@ type Ref struct {
 	// Choice is what a response link answers (the button's data); empty in
 	// action data, where the submitted data is the answer.
 	Choice any `json:"c,omitempty"`
+	// Title is the button's title, which a response link's confirmation
+	// page shows; empty in action data.
+	Title string `json:"t,omitempty"`
 	// Expires is when a response link stops working (epoch seconds).
 	Expires int64 `json:"e,omitempty"`
 	// Offer is what an answer by the action whose data carries the
@@ -32,8 +37,9 @@ type Ref struct {
 
 // Purposes keep a token of one kind from being accepted as the other.
 const (
-	purposeAction = "cardflow-teams-action"
-	purposeLink   = "cardflow-teams-link"
+	purposeAction  = "cardflow-teams-action"
+	purposeLink    = "cardflow-teams-link"
+	purposeConfirm = "cardflow-teams-confirm"
 )
 
 // maxChoiceBytes bounds a link's choice, so the URL stays short enough for
@@ -71,7 +77,7 @@ func verify(key []byte, purpose, token string, now time.Time) (*Ref, error) {
 	b, err := base64.RawURLEncoding.DecodeString(payload)
 	var ref Ref
 	if err == nil {
-		err = json.Unmarshal(b, &ref)
+		err = decodeRef(b, &ref, purpose == purposeLink)
 	}
 	if err != nil || ref.OrganizationID == "" || ref.ProcessID == "" || ref.Wait < 1 {
 		return nil, cardflow.Errorf(cardflow.EINVALID, "this %s is not valid", what)
@@ -82,10 +88,29 @@ func verify(key []byte, purpose, token string, now time.Time) (*Ref, error) {
 	return &ref, nil
 }
 
+// decodeRef reads a reference. A link's is read strictly: a field this
+// version does not know (such as the approver a later version will name in
+// personal links) makes the link invalid rather than silently ignored, so a
+// link is never taken for less than it says.
+func decodeRef(b []byte, ref *Ref, strict bool) error {
+	if !strict {
+		return json.Unmarshal(b, ref)
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if err := d.Decode(ref); err != nil {
+		return err
+	}
+	if d.More() {
+		return errors.New("trailing data")
+	}
+	return nil
+}
+
 // SignAction returns the token a bot card carries in the data of one
 // action: the reference and what an answer by that action may hold.
 func SignAction(key []byte, ref Ref, offer Offer) (string, error) {
-	ref.Choice, ref.Expires, ref.Offer = nil, 0, &offer
+	ref.Choice, ref.Title, ref.Expires, ref.Offer = nil, "", 0, &offer
 	return sign(key, purposeAction, ref)
 }
 
@@ -115,4 +140,25 @@ func SignLink(key []byte, ref Ref) (string, error) {
 // VerifyLink checks a response link's token at now.
 func VerifyLink(key []byte, token string, now time.Time) (*Ref, error) {
 	return verify(key, purposeLink, token, now)
+}
+
+// SignConfirmation returns the token a response link's confirmation form
+// posts with the link's token. It is bound to that link, so it confirms no
+// other, and only this service can make it, so the POST comes from the page
+// a GET of the link showed. Using it once is enforced where the answer is
+// recorded: the wait it answers is claimed in the same conditional write
+// (see docs/DECISIONS.md).
+func SignConfirmation(key []byte, linkToken string) string {
+	return base64.RawURLEncoding.EncodeToString(mac(key, purposeConfirm, linkToken))
+}
+
+// VerifyConfirmation checks that confirmation is the token
+// SignConfirmation gives for linkToken. Its error is EINVALID with a
+// message for the person who clicked.
+func VerifyConfirmation(key []byte, linkToken, confirmation string) error {
+	got, err := base64.RawURLEncoding.DecodeString(confirmation)
+	if err != nil || !hmac.Equal(got, mac(key, purposeConfirm, linkToken)) {
+		return cardflow.Errorf(cardflow.EINVALID, "this confirmation is not valid: open the link again and confirm on its page")
+	}
+	return nil
 }

@@ -218,7 +218,7 @@ func (in *Integration) Deliver(ctx context.Context, d *cardflow.Delivery) error 
 // linkCard turns the card's buttons into response links.
 func (in *Integration) linkCard(ctx context.Context, card map[string]any, ref Ref) (map[string]any, error) {
 	var key []byte
-	return WithResponseLinks(card, func(choice any) (string, error) {
+	return WithResponseLinks(card, func(choice any, title string) (string, error) {
 		if in.cfg.PublicURL == "" {
 			return "", cardflow.Errorf(cardflow.EINVALID, "the card has buttons, and a webhook delivery turns them into response links, but this deployment has no public URL (cardflow serve --public-url)")
 		}
@@ -230,7 +230,7 @@ func (in *Integration) linkCard(ctx context.Context, card map[string]any, ref Re
 			key = k
 		}
 		r := ref
-		r.Choice, r.Expires = choice, in.now().Add(in.cfg.LinkTTL).Unix()
+		r.Choice, r.Title, r.Expires = choice, title, in.now().Add(in.cfg.LinkTTL).Unix()
 		token, err := SignLink(key, r)
 		if err != nil {
 			return "", err
@@ -260,6 +260,26 @@ func (in *Integration) VerifyResponseLink(ctx context.Context, token string) (*c
 	payload["responder"] = map[string]any{"via": "response link"}
 	return &cardflow.CardAnswer{
 		OrganizationID: ref.OrganizationID, ProcessID: ref.ProcessID, ExecutionID: ref.ExecutionID, Wait: ref.Wait,
-		Actor: "teams:response-link", Payload: payload,
+		Actor: "teams:response-link", Payload: payload, Label: ref.Title,
 	}, nil
+}
+
+// ConfirmResponseLink returns the token the confirmation form of a
+// response link posts (app's LinkVerifier).
+func (in *Integration) ConfirmResponseLink(ctx context.Context, token string) (string, error) {
+	key, err := in.SigningKey(ctx)
+	if err != nil {
+		return "", err
+	}
+	return SignConfirmation(key, token), nil
+}
+
+// VerifyConfirmation checks the token a response link's confirmation form
+// posted with the link's token (app's LinkVerifier).
+func (in *Integration) VerifyConfirmation(ctx context.Context, token, confirmation string) error {
+	key, err := in.SigningKey(ctx)
+	if err != nil {
+		return err
+	}
+	return VerifyConfirmation(key, token, confirmation)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
+	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/lambdamode"
 	"github.com/cardflow/cardflow/pkg/lambdamode/runner"
 	"github.com/cardflow/cardflow/pkg/lambdamode/secretsclient"
@@ -21,8 +22,10 @@ import (
 )
 
 // NewEndpointFunction builds the Teams function named (lambdamode.TeamsMessages
-// or lambdamode.TeamsRespond). optFns adjust the Step Functions client.
-func NewEndpointFunction(env lambdamode.Env, log *slog.Logger, name string, optFns ...func(*sfn.Options)) (*lambdamode.Endpoint, error) {
+// or lambdamode.TeamsRespond) with opts, which its main.go picks: the card
+// reader of teamsRespond's pages stays out of teamsMessages. optFns adjust
+// the Step Functions client.
+func NewEndpointFunction(env lambdamode.Env, log *slog.Logger, name string, opts []app.Option, optFns ...func(*sfn.Options)) (*lambdamode.Endpoint, error) {
 	client, err := outbound.FromEnv()
 	if err != nil {
 		return nil, err
@@ -41,5 +44,5 @@ func NewEndpointFunction(env lambdamode.Env, log *slog.Logger, name string, optF
 	if err != nil {
 		return nil, err
 	}
-	return env.NewTeamsFunction(log, name, tm, run)
+	return env.NewTeamsFunction(log, name, tm, append(opts, run)...)
 }

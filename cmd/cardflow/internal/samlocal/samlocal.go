@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -127,7 +128,12 @@ func (f *Fixture) seedWaiting(ctx context.Context, svc *app.Service, now time.Ti
 			{At: ms, Type: cardflow.EventStarted, Message: "by " + f.Actor},
 			{At: ms, Type: cardflow.EventWaiting, StepID: "approve", Step: "Manager approval", Message: "card delivered"},
 		}},
-		CondensedLogs:        map[string]cardflow.StepLog{},
+		// What the card step recorded as it sent its card: a response
+		// link's page shows that card.
+		CondensedLogs: map[string]cardflow.StepLog{"approve": {
+			Input:  map[string]any{"card_id": f.ApprovalCardID, "card_version": 1, "data": input},
+			Status: cardflow.ExecWaiting, StartedOn: ms,
+		}},
 		WorkflowInputPayload: input,
 		WorkflowDetails:      cardflow.WorkflowDetails{WorkflowName: w.WorkflowName, WorkflowSteps: w.WorkflowSteps, WorkflowConnections: w.WorkflowConnections},
 		CreatedOn:            ms, ModifiedOn: ms,
@@ -157,8 +163,11 @@ const (
 	Authorizer     = "authorizer"
 	ScheduleTarget = "scheduleTarget"
 	Housekeeping   = "housekeeping"
-	Advance        = "advance"
-	Park           = "park"
+	// TeamsRespondConfirm is teamsRespond's second event: the POST of the
+	// confirmation form the page of its first (GET) shows.
+	TeamsRespondConfirm = "teamsRespondConfirm"
+	Advance             = "advance"
+	Park                = "park"
 )
 
 // Events renders the sample event of every function, by function name.
@@ -245,10 +254,10 @@ func Events(f *Fixture) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, fn := range lambdamode.TeamsEndpoints {
+	for _, name := range []string{lambdamode.TeamsMessages, lambdamode.TeamsRespond, TeamsRespondConfirm} {
 		// Without the API key authorizer there is no authorizer context.
-		if out[fn.Name], err = teamsReqs[fn.Name].event(nil); err != nil {
-			return nil, fmt.Errorf("samlocal: %s: %w", fn.Name, err)
+		if out[name], err = teamsReqs[name].event(nil); err != nil {
+			return nil, fmt.Errorf("samlocal: %s: %w", name, err)
 		}
 	}
 	out[Authorizer] = events.APIGatewayCustomAuthorizerRequestTypeRequest{
@@ -324,7 +333,9 @@ func (f *Fixture) teamsRequests() (map[string]request, error) {
 		bot.headers = map[string]string{"Authorization": "Bearer " + f.BotToken}
 	}
 	return map[string]request{
-		lambdamode.TeamsRespond:  {method: "GET", resource: "/v1/teams/respond", path: "/v1/teams/respond", query: map[string]string{"token": link}},
+		lambdamode.TeamsRespond: {method: "GET", resource: "/v1/teams/respond", path: "/v1/teams/respond", query: map[string]string{"token": link}},
+		TeamsRespondConfirm: {method: "POST", resource: "/v1/teams/respond", path: "/v1/teams/respond",
+			form: url.Values{"token": {link}, "confirmation": {teams.SignConfirmation(key, link)}}},
 		lambdamode.TeamsMessages: bot,
 	}, nil
 }
@@ -336,6 +347,7 @@ type request struct {
 	pathParams, query      map[string]string
 	headers                map[string]string
 	body                   any
+	form                   url.Values
 }
 
 // event renders a REST API proxy event as API Gateway sends it after the
@@ -372,6 +384,10 @@ func (r request) event(auth map[string]any) (events.APIGatewayProxyRequest, erro
 		}
 		ev.Body = string(b)
 		ev.Headers["Content-Type"] = "application/json"
+	}
+	if r.form != nil {
+		ev.Body = r.form.Encode()
+		ev.Headers["Content-Type"] = "application/x-www-form-urlencoded"
 	}
 	for k, v := range ev.Headers {
 		ev.MultiValueHeaders[k] = []string{v}

@@ -332,21 +332,46 @@ func TestEvents(t *testing.T) {
 
 	// Teams answers the two executions waiting for it: each function, built
 	// as its main.go builds it, checks what came and claims the wait.
+	// Opening the response link (GET, HEAD, again and again, as link
+	// scanners do) only shows its confirmation page: the wait stays open.
+	t.Run("teamsRespond opens", func(t *testing.T) {
+		h, err := answers.NewEndpointFunction(envFor(lambdamode.TeamsRespond), log, lambdamode.TeamsRespond, []app.Option{app.WithCardReader(cards.Reader{})}, atSFN)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, method := range []string{"GET", "HEAD", "GET", "HEAD"} {
+			req := decode[events.APIGatewayProxyRequest](t, lambdamode.TeamsRespond, evs[lambdamode.TeamsRespond])
+			req.HTTPMethod, req.RequestContext.HTTPMethod = method, method
+			got, err := h.Handle(ctx, req)
+			if err != nil || got.StatusCode != 200 {
+				t.Fatalf("%s: got %d %s, %v; want 200", method, got.StatusCode, got.Body, err)
+			}
+			if method == "GET" && (!strings.Contains(got.Body, "<p>Purchase request</p><p>Requester: ann@example.com</p>") || !strings.Contains(got.Body, `name="confirmation"`)) {
+				t.Errorf("GET: got %s, want the card's text and the confirmation form", got.Body)
+			}
+			if method == "HEAD" && got.Body != "" {
+				t.Errorf("HEAD: got body %q, want none", got.Body)
+			}
+		}
+		if p, err := store.GetProcess(ctx, samlocal.Organization, f.LinkProcessID); err != nil || p.Wait == nil || p.Wait.Resume != nil {
+			t.Errorf("process %s after opening its link: %+v, %v; want its wait open", f.LinkProcessID, p, err)
+		}
+	})
 	for _, c := range []struct {
-		name, processID string
-		status          int
-		contentType     string
-		body            string
+		name, event, processID string
+		status                 int
+		contentType            string
+		body                   string
 	}{
-		{lambdamode.TeamsRespond, f.LinkProcessID, 200, "text/html; charset=utf-8", "Thank you: your answer was recorded."},
-		{lambdamode.TeamsMessages, f.BotProcessID, 200, "application/json", `"type":"application/vnd.microsoft.card.adaptive"`},
+		{lambdamode.TeamsRespond, samlocal.TeamsRespondConfirm, f.LinkProcessID, 200, "text/html; charset=utf-8", "Thank you: your answer was recorded."},
+		{lambdamode.TeamsMessages, lambdamode.TeamsMessages, f.BotProcessID, 200, "application/json", `"type":"application/vnd.microsoft.card.adaptive"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			h, err := answers.NewEndpointFunction(envFor(c.name), log, c.name, atSFN)
+			h, err := answers.NewEndpointFunction(envFor(c.name), log, c.name, nil, atSFN)
 			if err != nil {
 				t.Fatal(err)
 			}
-			req := decode[events.APIGatewayProxyRequest](t, c.name, evs[c.name])
+			req := decode[events.APIGatewayProxyRequest](t, c.event, evs[c.event])
 			got, err := h.Handle(ctx, req)
 			if err != nil {
 				t.Fatalf("Handle: %v", err)
@@ -366,8 +391,7 @@ func TestEvents(t *testing.T) {
 				delete(req.Headers, "Authorization")
 				delete(req.MultiValueHeaders, "Authorization")
 			} else {
-				req.QueryStringParameters["token"] += "x"
-				req.MultiValueQueryStringParameters["token"] = []string{req.QueryStringParameters["token"]}
+				req.Body = strings.Replace(req.Body, "token=", "token=x", 1)
 			}
 			if got, err := h.Handle(ctx, req); err != nil || (got.StatusCode != 401 && got.StatusCode != 400) {
 				t.Errorf("without proof: got %d %s, %v; want 401 or 400", got.StatusCode, got.Body, err)
@@ -488,7 +512,7 @@ func TestCommittedEvents(t *testing.T) {
 		}
 		got := decode[events.APIGatewayProxyRequest](t, name, raw)
 		w := want[name].(events.APIGatewayProxyRequest)
-		if name == lambdamode.TeamsMessages || name == lambdamode.TeamsRespond {
+		if name == lambdamode.TeamsMessages || name == lambdamode.TeamsRespond || name == samlocal.TeamsRespondConfirm {
 			// Teams calls these without an API key: no authorizer context.
 			if got.Resource != w.Resource || got.HTTPMethod != w.HTTPMethod || got.RequestContext.Authorizer != nil {
 				t.Errorf("events/%s.json: %s %s with authorizer %v, want %s %s without", name, got.HTTPMethod, got.Resource, got.RequestContext.Authorizer, w.HTTPMethod, w.Resource)
