@@ -341,6 +341,8 @@ func TestRuntimeInterfaceEmulator(t *testing.T) {
 	// before Advance, which then finds its execution cancelled.
 	type check struct {
 		name string
+		// event names the function's sample event when it is not name.
+		event string
 		// status and contentType of an API Gateway proxy answer; 0 for
 		// the functions that are not endpoints.
 		status      int
@@ -349,61 +351,66 @@ func TestRuntimeInterfaceEmulator(t *testing.T) {
 		body string
 	}
 	checks := []check{
-		{samlocal.Authorizer, 0, "", `"Effect":"Allow"`},
-		{samlocal.ScheduleTarget, 0, "", `"started":true`},
-		{"getWorkflowExecutionById", 200, "application/json", `\"workflow_execution_id\":\"` + f.ExecutionID + `\"`},
-		{"getWorkflowExecutionHistory", 200, "application/json", `\"workflow_execution_id\":\"` + f.ExecutionID + `\"`},
-		{"waitForExecution", 200, "application/json", `\"workflow_execution_id\":\"` + f.ExecutionID + `\"`},
-		{"getOrganizationExecutions", 200, "application/json", `\"count\":5`},
-		{"getWorkflowById", 200, "application/json", `\"workflow_status_version\":\"ACTIVE_2\"`},
-		{"getOrganizationWorkflows", 200, "application/json", `\"count\":5`},
-		{"getWorkflowSchemaById", 200, "application/json", `\"workflow_mock_payload\"`},
-		{"saveWorkflow", 200, "application/json", `\"workflow_name\":\"Leave request\"`},
-		{"publishWorkflow", 200, "application/json", `\"latest\":\"true\"`},
-		{"getCardById", 200, "application/json", `\"status_version\":\"ACTIVE-1\"`},
-		{"getLatestActiveCard", 200, "application/json", `\"card_version\":2`},
-		{"getOrganizationCards", 200, "application/json", `\"count\":5`},
-		{"saveCard", 200, "application/json", `\"card_name\":\"Leave request\"`},
-		{"publishCard", 200, "application/json", `\"status_version\":\"ACTIVE-2\"`},
-		{"triggerWorkflow", 200, "application/json", `\"service_execution_id\"`},
-		{"toggleScheduledWorkflow", 200, "application/json", `\"status\":\"PAUSED\"`},
-		{"resumeWorkflow", 200, "application/json", `\"resumed\":true`},
-		{"cancelExecution", 200, "application/json", `\"status\":\"CANCELLED\"`},
-		{lambdamode.TeamsRespond, 200, "text/html; charset=utf-8", "Thank you: your answer was recorded."},
-		{lambdamode.TeamsMessages, 200, "application/json", `application/vnd.microsoft.card.adaptive`},
-		{samlocal.Advance, 0, "", `"status":"CANCELLED"`},
-		{samlocal.Park, 0, "", `null`},
-		{samlocal.Housekeeping, 0, "", `{"waits_timed_out":0,"processes_closed":0,"early_resumes_dropped":0,"processes_deleted":0,"idempotency_deleted":0}`},
+		{samlocal.Authorizer, "", 0, "", `"Effect":"Allow"`},
+		{samlocal.ScheduleTarget, "", 0, "", `"started":true`},
+		{"getWorkflowExecutionById", "", 200, "application/json", `\"workflow_execution_id\":\"` + f.ExecutionID + `\"`},
+		{"getWorkflowExecutionHistory", "", 200, "application/json", `\"workflow_execution_id\":\"` + f.ExecutionID + `\"`},
+		{"waitForExecution", "", 200, "application/json", `\"workflow_execution_id\":\"` + f.ExecutionID + `\"`},
+		{"getOrganizationExecutions", "", 200, "application/json", `\"count\":5`},
+		{"getWorkflowById", "", 200, "application/json", `\"workflow_status_version\":\"ACTIVE_2\"`},
+		{"getOrganizationWorkflows", "", 200, "application/json", `\"count\":5`},
+		{"getWorkflowSchemaById", "", 200, "application/json", `\"workflow_mock_payload\"`},
+		{"saveWorkflow", "", 200, "application/json", `\"workflow_name\":\"Leave request\"`},
+		{"publishWorkflow", "", 200, "application/json", `\"latest\":\"true\"`},
+		{"getCardById", "", 200, "application/json", `\"status_version\":\"ACTIVE-1\"`},
+		{"getLatestActiveCard", "", 200, "application/json", `\"card_version\":2`},
+		{"getOrganizationCards", "", 200, "application/json", `\"count\":5`},
+		{"saveCard", "", 200, "application/json", `\"card_name\":\"Leave request\"`},
+		{"publishCard", "", 200, "application/json", `\"status_version\":\"ACTIVE-2\"`},
+		{"triggerWorkflow", "", 200, "application/json", `\"service_execution_id\"`},
+		{"toggleScheduledWorkflow", "", 200, "application/json", `\"status\":\"PAUSED\"`},
+		{"resumeWorkflow", "", 200, "application/json", `\"resumed\":true`},
+		{"cancelExecution", "", 200, "application/json", `\"status\":\"CANCELLED\"`},
+		{lambdamode.TeamsRespond, "", 200, "text/html; charset=utf-8", "Nothing is recorded until you confirm."},
+		{lambdamode.TeamsRespond, samlocal.TeamsRespondConfirm, 200, "text/html; charset=utf-8", "Thank you: your answer was recorded."},
+		{lambdamode.TeamsMessages, "", 200, "application/json", `application/vnd.microsoft.card.adaptive`},
+		{samlocal.Advance, "", 0, "", `"status":"CANCELLED"`},
+		{samlocal.Park, "", 0, "", `null`},
+		{samlocal.Housekeeping, "", 0, "", `{"waits_timed_out":0,"processes_closed":0,"early_resumes_dropped":0,"processes_deleted":0,"idempotency_deleted":0}`},
 	}
 	var checked []string
-	for _, c := range checks {
+	for i, c := range checks {
+		if c.event == "" {
+			checks[i].event = c.name
+		}
 		checked = append(checked, c.name)
 	}
 	slices.Sort(checked)
+	checked = slices.Compact(checked)
 	if !slices.Equal(names, checked) {
 		t.Fatalf("functions/ holds %v; this test checks %v", names, checked)
 	}
 
 	for _, c := range checks {
-		t.Run(c.name, func(t *testing.T) {
-			committed, err := os.ReadFile(filepath.Join(root, "events", c.name+".json"))
+		t.Run(c.event, func(t *testing.T) {
+			committed, err := os.ReadFile(filepath.Join(root, "events", c.event+".json"))
 			if err != nil {
 				t.Fatalf("no sample event for the function: %v", err)
 			}
-			event, err := json.Marshal(evs[c.name])
+			event, err := json.Marshal(evs[c.event])
 			if err != nil {
 				t.Fatal(err)
 			}
-			shape, err := json.Marshal(shapes[c.name])
+			shape, err := json.Marshal(shapes[c.event])
 			if err != nil {
 				t.Fatal(err)
 			}
 			var got, want any
 			if err := json.Unmarshal(committed, &got); err != nil {
-				t.Fatalf("events/%s.json: %v", c.name, err)
+				t.Fatalf("events/%s.json: %v", c.event, err)
 			}
 			json.Unmarshal(shape, &want)
-			if err := sameShape("events/"+c.name+".json", got, want); err != nil {
+			if err := sameShape("events/"+c.event+".json", got, want); err != nil {
 				t.Fatalf("%v (`go run ./cmd/cardflow sam-events` rewrites events/)", err)
 			}
 
@@ -427,7 +434,7 @@ func TestRuntimeInterfaceEmulator(t *testing.T) {
 			if inv.init == "" || inv.invoke == "" {
 				t.Errorf("the emulator reported no init or no invoke:\n%s", inv.log)
 			}
-			t.Logf("rie: | %s | %s | %s | %s |", c.name, inv.init, inv.invoke, inv.reportInit)
+			t.Logf("rie: | %s | %s | %s | %s |", c.event, inv.init, inv.invoke, inv.reportInit)
 		})
 	}
 
