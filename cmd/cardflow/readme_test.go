@@ -165,6 +165,7 @@ var readmeBlocks = map[string]struct {
 	"### Microsoft Teams on AWS #1":             {skip: "needs an AWS account"},
 	"### `sam local` with DynamoDB Local #1":    {skip: "needs Docker and SAM CLI; pkg/samlocal feeds every sample event to its function's handler on DynamoDB Local"},
 	"## Robustness #1":                          {skip: "the longer checks CI runs after make test (.ci/run)"},
+	"## Approvals #1":                           {skip: "needs a waiting approval's id; pkg/httpapi TestApprovalThroughTheAPI runs these requests end to end"},
 }
 
 // TestReadme runs every shell block of the README that can run on one

@@ -3,6 +3,7 @@ package cardflow
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -262,7 +263,15 @@ func (a *Approval) decide() string {
 		if approved >= a.Count {
 			return ApprovalApproved
 		}
-		if approved+len(a.Approvers)-len(a.Answers) < a.Count {
+		// Who may still approve: the listed who have not answered, but
+		// not the requester, whom self-approval refuses.
+		open := 0
+		for _, p := range a.Approvers {
+			if !a.answered(p) && (a.Requester == "" || !sameID(p, a.Requester)) {
+				open++
+			}
+		}
+		if approved+open < a.Count {
 			return ApprovalRejected
 		}
 	default: // all, sequential
@@ -274,6 +283,16 @@ func (a *Approval) decide() string {
 		}
 	}
 	return ApprovalPending
+}
+
+// answered reports whether approver has answered.
+func (a *Approval) answered(approver string) bool {
+	for _, ans := range a.Answers {
+		if sameID(ans.Approver, approver) {
+			return true
+		}
+	}
+	return false
 }
 
 // match returns the listed approver one of ids names.
@@ -327,4 +346,37 @@ func ParseDecision(s string) (string, bool) {
 		return DecisionReject, true
 	}
 	return "", false
+}
+
+// personPattern is what names a person: an Entra ID object id (a GUID), or
+// a UPN or e-mail address.
+var personPattern = regexp.MustCompile(`^([0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}|[^@\s]+@[^@\s]+\.[^@\s]+)$`)
+
+// IsPerson reports whether s names a person as approvers are named.
+func IsPerson(s string) bool { return personPattern.MatchString(s) }
+
+// Reassign hands approver from's part to to. It refuses what Answer
+// refuses of from, and a to already listed.
+func (a *Approval) Reassign(fromIDs []string, to string) (from string, r *Refusal) {
+	if !a.Open() {
+		return "", &Refusal{RefusedDecided, fmt.Sprintf("approval %s is already decided (%s)", a.ApprovalID, strings.ToLower(a.Status))}
+	}
+	from, ok := a.match(fromIDs)
+	if !ok {
+		return "", &Refusal{RefusedNotApprover, fmt.Sprintf("you are not an approver of step %q", a.StepName)}
+	}
+	for _, prev := range a.Answers {
+		if sameID(prev.Approver, from) {
+			return "", &Refusal{RefusedAnswered, fmt.Sprintf("you already answered approval %s (%s)", a.ApprovalID, prev.Decision)}
+		}
+	}
+	if containsID(a.Approvers, to) {
+		return "", &Refusal{RefusedAnswered, fmt.Sprintf("%s is already an approver of approval %s", to, a.ApprovalID)}
+	}
+	for i, p := range a.Approvers {
+		if sameID(p, from) {
+			a.Approvers[i] = to
+		}
+	}
+	return from, nil
 }

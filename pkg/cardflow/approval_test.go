@@ -24,12 +24,17 @@ func TestApprovalPolicies(t *testing.T) {
 		{PolicyQuorum, 2, []answer{{"ann@example.com", DecisionReject}}, ApprovalPending},
 		{PolicyQuorum, 2, []answer{{"ann@example.com", DecisionReject}, {"bob@example.com", DecisionReject}}, ApprovalRejected},
 		{PolicySequential, 0, []answer{{"ann@example.com", DecisionApprove}, {"bob@example.com", DecisionApprove}}, ApprovalPending},
+		{"quorum-requester", 2, []answer{{"ann@example.com", DecisionApprove}, {"bob@example.com", DecisionReject}}, ApprovalRejected},
 		{PolicySequential, 0, []answer{{"ann@example.com", DecisionApprove}, {"bob@example.com", DecisionApprove}, {"cy@example.com", DecisionApprove}}, ApprovalApproved},
 		{PolicySequential, 0, []answer{{"ann@example.com", DecisionReject}}, ApprovalRejected},
 	}
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("%s %d %v", c.policy, c.count, c.answers), func(t *testing.T) {
 			a := &Approval{ApprovalID: "A", Approvers: three, Policy: c.policy, Count: c.count, Status: ApprovalPending, CardVersion: 2, CardHash: "h"}
+			if c.policy == "quorum-requester" {
+				// cy requested it, so cannot make the quorum.
+				a.Policy, a.Requester = PolicyQuorum, "cy@example.com"
+			}
 			for i, ans := range c.answers {
 				if r := a.Answer([]string{ans.who}, ApprovalAnswer{Actor: ans.who, At: int64(i + 1), Decision: ans.decision}); r != nil {
 					t.Fatalf("answer %d refused: %s", i, r.Message)

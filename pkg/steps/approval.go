@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -27,10 +26,6 @@ var Approval = Define[approvalConfig](cardflow.StepApproval, cardflow.StepTraits
 // MaxApprovers bounds an approval's list, so its record and output stay
 // small.
 const MaxApprovers = 50
-
-// personPattern is what a literal approver looks like: an Entra ID object
-// id (a GUID) or a UPN or e-mail address.
-var personPattern = regexp.MustCompile(`^([0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}|[^@\s]+@[^@\s]+\.[^@\s]+)$`)
 
 type approvalConfig struct {
 	cardConfig
@@ -62,7 +57,7 @@ func (c *approvalConfig) Validate() error {
 			return fmt.Errorf("config.approvers[%d] is empty", i)
 		case strings.Contains(a, "{{"):
 			templated = true
-		case !personPattern.MatchString(a):
+		case !cardflow.IsPerson(a):
 			return fmt.Errorf("config.approvers[%d] %q is neither an Entra ID object id nor a UPN or e-mail address", i, a)
 		}
 		for _, prev := range c.Approvers[:i] {
@@ -140,7 +135,7 @@ func (s *approvalStep) resolve(ctx context.Context, r *Run) (*people, error) {
 	add := func(i int, v any) error {
 		id, ok := v.(string)
 		id = strings.TrimSpace(id)
-		if !ok || !personPattern.MatchString(id) {
+		if !ok || !cardflow.IsPerson(id) {
 			return fmt.Errorf("config.approvers[%d] resolved to %s, not an Entra ID object id, UPN or e-mail address", i, describe(v))
 		}
 		for _, prev := range p.approvers {
