@@ -37,6 +37,7 @@ func keys(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		ws := c.String("workspace", "", "workspace id (required)")
 		scopes := c.String("scopes", "read", "comma-separated scopes: read, execute, admin")
 		name := c.String("name", "", "a name for the key, shown as created_by")
+		actor := c.String("actor", "", "the person the key acts for (Entra ID object id, UPN or e-mail address): it answers approvals as them")
 		if _, err := c.parse(args[1:], 0); err != nil {
 			return err
 		}
@@ -45,11 +46,15 @@ func keys(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		return withManager(ctx, *dataDir, func(m keyadmin.Manager) error {
-			key, rec, err := m.CreateKey(ctx, app.CreateKeyInput{OrganizationID: *org, WorkspaceID: *ws, Scopes: sc, Name: *name})
+			key, rec, err := m.CreateKey(ctx, app.CreateKeyInput{OrganizationID: *org, WorkspaceID: *ws, Scopes: sc, Name: *name, Person: *actor})
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(stderr, "created key %s for %s/%s with scopes %s; it is shown only now:\n", rec.KeyID, rec.OrganizationID, rec.WorkspaceID, strings.Join(rec.Scopes, ","))
+			who := ""
+			if rec.Person != "" {
+				who = " acting for " + rec.Person
+			}
+			fmt.Fprintf(stderr, "created key %s for %s/%s with scopes %s%s; it is shown only now:\n", rec.KeyID, rec.OrganizationID, rec.WorkspaceID, strings.Join(rec.Scopes, ","), who)
 			fmt.Fprintln(stdout, key)
 			return nil
 		})

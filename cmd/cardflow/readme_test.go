@@ -167,6 +167,7 @@ var readmeBlocks = map[string]struct {
 	"### `sam local` with DynamoDB Local #1":    {skip: "needs Docker and SAM CLI; cmd/cardflow/internal/samlocal feeds every sample event to its function, in process and under the Lambda Runtime Interface Emulator, on DynamoDB Local"},
 	"### `sam local` with DynamoDB Local #2":    {skip: "needs sam local start-api in Docker on port 3000; TestTablesCreate and the API keys block create keys"},
 	"## Robustness #1":                          {skip: "the longer checks CI runs after make test (.ci/run)"},
+	"## Approvals #1":                           {skip: "needs a waiting approval's id; pkg/httpapi TestApprovalThroughTheAPI runs these requests end to end"},
 }
 
 // TestReadme runs every shell block of the README that can run on one

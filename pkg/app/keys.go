@@ -35,6 +35,9 @@ type CreateKeyInput struct {
 	WorkspaceID    string
 	Scopes         []string
 	Name           string
+	// Person is who the key acts for, optional: an Entra ID object id,
+	// UPN or e-mail address. It answers approvals as them.
+	Person string
 }
 
 // CreateKey makes a new API key and returns it with its record. The key is
@@ -52,6 +55,10 @@ func (s *Service) CreateKey(ctx context.Context, in CreateKeyInput) (string, *ca
 			return "", nil, err
 		}
 	}
+	person := strings.TrimSpace(in.Person)
+	if person != "" && !cardflow.IsPerson(person) {
+		return "", nil, cardflow.Errorf(cardflow.EINVALID, "the key's person %q is neither an Entra ID object id nor a UPN or e-mail address", person)
+	}
 	var id [6]byte
 	var secret [32]byte
 	rand.Read(id[:])
@@ -66,6 +73,7 @@ func (s *Service) CreateKey(ctx context.Context, in CreateKeyInput) (string, *ca
 		WorkspaceID:    ws,
 		Scopes:         in.Scopes,
 		CreatedOn:      s.millis(),
+		Person:         person,
 	}
 	if err := s.store.CreateAPIKey(ctx, k); err != nil {
 		return "", nil, err
@@ -99,10 +107,14 @@ func (s *Service) Authenticate(ctx context.Context, key string) (*cardflow.Princ
 		return nil, err
 	}
 	actor := "key:" + k.KeyID
-	if k.Name != "" {
+	switch {
+	case k.Person != "":
+		// What the key does, its person does: created_by, overrides.
+		actor = k.Person
+	case k.Name != "":
 		actor = k.Name
 	}
-	return &cardflow.Principal{OrganizationID: k.OrganizationID, WorkspaceID: k.WorkspaceID, Scopes: k.Scopes, Actor: actor}, nil
+	return &cardflow.Principal{OrganizationID: k.OrganizationID, WorkspaceID: k.WorkspaceID, Scopes: k.Scopes, Actor: actor, Person: k.Person}, nil
 }
 
 var errBadKey = cardflow.Errorf(cardflow.EUNAUTHORIZED, "the API key in x-api-key is not valid or has been revoked")

@@ -128,6 +128,26 @@ func (s *Service) AnswerLink(ctx context.Context, token, confirmation string) (*
 	if err := s.links.VerifyConfirmation(ctx, token, confirmation); err != nil {
 		return nil, err
 	}
+	isApproval, err := s.isApproval(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	if isApproval {
+		// A response link names no person, so an approval refuses it and
+		// records the refusal.
+		decision, _ := a.Payload["decision"].(string)
+		_, err := s.answerApproval(ctx, a.OrganizationID, ApprovalAnswer{
+			ApprovalID: cardflow.ApprovalIDOf(a.ExecutionID, a.Wait), IDs: a.Identities, Actor: a.Actor, Channel: cardflow.ChannelTeams, Decision: decision,
+		})
+		switch code := cardflow.ErrorCode(err); {
+		case err == nil:
+			return nil, cardflow.Errorf(cardflow.EINTERNAL, "an approval took an answer from a response link")
+		case code == cardflow.EFORBIDDEN || code == cardflow.ECONFLICT || code == cardflow.EINVALID:
+			page.Closed = "Your answer was not recorded: " + cardflow.ErrorMessage(err) + "."
+			return page, nil
+		}
+		return nil, err
+	}
 	out, err := s.answer(ctx, a)
 	switch {
 	case cardflow.ErrorCode(err) == cardflow.ECONFLICT:

@@ -65,6 +65,17 @@ func (s *Service) AnswerBotActivity(ctx context.Context, authorization string, b
 			"conversation_id", a.Conversation.ConversationID, "tenant_id", a.Conversation.TenantID)
 		return &BotActivityOutput{}, nil
 	}
+	isApproval, err := s.isApproval(ctx, a.Answer)
+	if err != nil {
+		return nil, err
+	}
+	if isApproval {
+		out, o, err := s.answerCardApproval(ctx, a.Answer, cardflow.ApprovalIDOf(a.Answer.ExecutionID, a.Answer.Wait))
+		if err != nil {
+			return nil, err
+		}
+		return s.botReply(ctx, a, out, o), nil
+	}
 	out, err := s.answer(ctx, a.Answer)
 	var o cardflow.CardOutcome
 	switch {
@@ -78,8 +89,14 @@ func (s *Service) AnswerBotActivity(ctx context.Context, authorization string, b
 	default:
 		o = cardflow.CardOutcome{Title: out.StepName, Decision: out.Wait.Resume, TimedOut: out.Wait.TimedOut}
 	}
+	return s.botReply(ctx, a, out, o), nil
+}
+
+// botReply shows the person who answered what came of it: in the reply
+// to Action.Execute, else in place of the card they answered.
+func (s *Service) botReply(ctx context.Context, a *cardflow.BotActivity, out *AnswerOutput, o cardflow.CardOutcome) *BotActivityOutput {
 	if a.ReplyWithCard {
-		return &BotActivityOutput{Answered: true, Resumed: out.Resumed, Reply: s.botReplier.DecisionReply(o)}, nil
+		return &BotActivityOutput{Answered: true, Resumed: out.Resumed, Reply: s.botReplier.DecisionReply(o)}
 	}
 	if a.ReplyToID != "" {
 		if err := s.botReplier.ReplaceCard(ctx, a.Conversation, a.ReplyToID, o); err != nil {
@@ -87,7 +104,17 @@ func (s *Service) AnswerBotActivity(ctx context.Context, authorization string, b
 			s.log.WarnContext(ctx, "replacing an answered card failed", "error", err)
 		}
 	}
-	return &BotActivityOutput{Answered: true, Resumed: out.Resumed}, nil
+	return &BotActivityOutput{Answered: true, Resumed: out.Resumed}
+}
+
+// isApproval reports whether a card answer answers an approval step,
+// which takes answers only from its approvers.
+func (s *Service) isApproval(ctx context.Context, a *cardflow.CardAnswer) (bool, error) {
+	_, err := s.store.GetApproval(ctx, a.OrganizationID, cardflow.ApprovalIDOf(a.ExecutionID, a.Wait))
+	if cardflow.ErrorCode(err) == cardflow.ENOTFOUND {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // answer answers a card as the person a verified answer names, for the

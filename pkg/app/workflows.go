@@ -68,11 +68,11 @@ func (s *Service) SaveWorkflow(ctx context.Context, in SaveWorkflowInput) (*card
 	return w, nil
 }
 
-// checkCardReferences makes sure every card step names a card (and version)
+// checkCardReferences makes sure every card and approval step names a card (and version)
 // the organization has, so a typo fails at save time, not days later.
 func (s *Service) checkCardReferences(ctx context.Context, org string, w *cardflow.Workflow) error {
 	for i, st := range w.WorkflowSteps {
-		if st.Type != cardflow.StepCard {
+		if st.Type != cardflow.StepCard && st.Type != cardflow.StepApproval {
 			continue
 		}
 		id, _ := st.Config["card_id"].(string)

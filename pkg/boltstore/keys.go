@@ -32,6 +32,8 @@ var (
 	bSchedules          = []byte("schedules")           // org 0 workflow_id 0 version -> Schedule
 	bDeliveries         = []byte("deliveries")          // org 0 delivery_id -> Delivery (the local outbox)
 	bMeta               = []byte("meta")                // "format" -> the file's format (fileFormat), decimal
+	bApprovals          = []byte("approvals")           // org 0 approval_id -> Approval
+	bPendingApprovals   = []byte("pending_approvals")   // org 0 approval_id -> "", PENDING approvals only
 
 	// Housekeeping indexes; the value is the record's key.
 	bProcessDue     = []byte("process_due")        // kind 0 8-byte due (ms) org 0 process_id -> org 0 process_id
@@ -39,7 +41,7 @@ var (
 
 	allBuckets = [][]byte{bWorkflows, bCards, bExecutions, bOrgExecutions, bSchemas, bAPIKeys, bAPIKeyIDs, bOrgAPIKeys,
 		bOpenExecutions, bExecutionRevisions, bProcesses, bIdempotency, bSchedules, bDeliveries, bProcessDue, bIdempotencyDue,
-		bExecutionStarts, bExecutionSteps, bMeta}
+		bExecutionStarts, bExecutionSteps, bMeta, bApprovals, bPendingApprovals}
 
 	// retiredBuckets were written by earlier versions and are read no more;
 	// Open drops them. active_cards indexed ACTIVE card versions, when

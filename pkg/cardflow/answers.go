@@ -12,6 +12,9 @@ type CardAnswer struct {
 	Wait int
 	// Actor is who answered, as the Resume records it.
 	Actor string
+	// Identities are the ids the channel vouches for (an Entra ID object
+	// id, a UPN), which an approval matches against its approvers.
+	Identities []string
 	// Payload is the answer: the submitted data or the link's choice. Its
 	// "responder" object says who answered; its name, when there is one,
 	// names them (see Resume.Responder).

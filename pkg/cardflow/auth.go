@@ -48,6 +48,9 @@ type APIKey struct {
 	Scopes         []string `json:"scopes"`
 	CreatedOn      int64    `json:"created_on"`
 	RevokedOn      int64    `json:"revoked_on,omitempty"`
+	// Person is who the key acts for, when it names one (an Entra ID
+	// object id, UPN or e-mail address): it answers approvals as them.
+	Person string `json:"person,omitempty"`
 }
 
 // Principal is who a request acts for.
@@ -57,6 +60,8 @@ type Principal struct {
 	Scopes         []string
 	// Actor names the caller in created_by / modified_by.
 	Actor string
+	// Person is the person the key acts for; "" when it names none.
+	Person string
 }
 
 // Has reports whether the principal holds scope.

@@ -126,10 +126,12 @@ const (
 
 // Event is one entry of an execution's event log.
 type Event struct {
-	At      int64  `json:"at"`
-	Type    string `json:"type"`
-	StepID  string `json:"step_id,omitempty"`
-	Step    string `json:"step,omitempty"`
+	At     int64  `json:"at"`
+	Type   string `json:"type"`
+	StepID string `json:"step_id,omitempty"`
+	Step   string `json:"step,omitempty"`
+	// Actor is who caused the event, where a person did (an approver).
+	Actor   string `json:"actor,omitempty"`
 	Message string `json:"message,omitempty"`
 }
 

@@ -356,6 +356,9 @@ type Delivery struct {
 	Wait int `json:"wait"`
 	// Teams is the step's delivery profile (see TeamsProfile).
 	Teams map[string]any `json:"teams,omitempty"`
+	// ApprovalID and Approvers are set on the card of an approval step.
+	ApprovalID string   `json:"approval_id,omitempty"`
+	Approvers  []string `json:"approvers,omitempty"`
 }
 
 // Deliverer sends the cards of card steps.

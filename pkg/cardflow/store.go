@@ -118,6 +118,7 @@ type Store interface {
 	RevokeAPIKey(ctx context.Context, keyID string, now int64) (*APIKey, error)
 
 	EngineStore
+	ApprovalStore
 
 	Close() error
 }

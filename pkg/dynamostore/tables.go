@@ -25,6 +25,7 @@ const (
 	TableProcesses   = "processes"
 	TableSchedules   = "schedules"
 	TableIdempotency = "idempotency"
+	TableApprovals   = "approvals"
 )
 
 // Attribute names. Keys and index keys are top-level attributes; the rest
@@ -92,6 +93,16 @@ const (
 	// attrExpiryGroup is "all" on every idempotency record, the partition
 	// of the by_expiry index that finds expired ones without a Scan.
 	attrExpiryGroup = "expiry_group"
+
+	attrApprovalKey = "approval_key" // organization_id#approval_id
+	attrApprovalID  = "approval_id"
+	// attrPendingOrg is the organization on PENDING approvals only, the
+	// partition of the sparse pending index.
+	attrPendingOrg = "pending_org"
+	// attrApprovers (a string set, lower case) and attrCreatedOn are what
+	// getPendingApprovals filters on, beside workflow_id.
+	attrApprovers = "approvers"
+	attrCreatedOn = "created_on"
 )
 
 // Index names.
@@ -103,6 +114,7 @@ const (
 	indexAllSchedules    = "all_schedules"
 	indexByDue           = "by_due"
 	indexByExpiry        = "by_expiry"
+	indexPending         = "pending"
 )
 
 // Table is the definition of one table: what CreateTable takes, and the TTL
@@ -196,6 +208,15 @@ func Tables(prefix string) []Table {
 			}},
 			BillingMode: types.BillingModePayPerRequest,
 		}, TTLAttribute: attrExpiresAt},
+		// Approvals by organization and id; the sparse pending index holds
+		// open ones only, so the pending list is one Query per page.
+		{Input: &dynamodb.CreateTableInput{
+			TableName:              aws.String(prefix + TableApprovals),
+			AttributeDefinitions:   []types.AttributeDefinition{str(attrApprovalKey), str(attrPendingOrg), str(attrApprovalID)},
+			KeySchema:              keySchema(attrApprovalKey, ""),
+			GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi(indexPending, attrPendingOrg, attrApprovalID)},
+			BillingMode:            types.BillingModePayPerRequest,
+		}},
 	}
 }
 

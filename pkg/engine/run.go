@@ -128,7 +128,7 @@ func (r *run) stepRun(n *node) *steps.Run {
 	return &steps.Run{
 		Execution: r.ex, StepID: n.step.ID, Vars: r.vars(), Next: n.next, Branches: n.branches,
 		Now: e.now, Client: e.client, Secrets: secrets.ForOrganization(e.secrets, r.ex.OrganizationID),
-		Cards: e.store, Deliverer: e.deliver, Log: e.log,
+		Cards: e.store, Approvals: e.store, Deliverer: e.deliver, Log: e.log,
 	}
 }
 
@@ -141,6 +141,7 @@ func (r *run) runStep(ctx context.Context, n *node) (*Result, error) {
 	r.event(cardflow.EventStepStarted, n, "")
 	started := r.millis()
 	out := n.run.Run(ctx, r.stepRun(n))
+	r.outcomeEvents(n, out)
 	switch {
 	case out.Finish != "":
 		return r.end(ctx, n, out, started)
@@ -194,6 +195,17 @@ func (r *run) leave(ctx context.Context, n *node, out steps.Outcome, started int
 		if out.Next != "" {
 			next = out.Next
 		}
+		if out.Exit != "" {
+			// A step that decided (an approval rejected) leaves by that
+			// exit; without a connection there, the execution ends.
+			to, ok := n.exits[out.Exit]
+			if !ok {
+				r.log(n, out, cardflow.ExecFailed, started)
+				return r.finish(ctx, n, cardflow.ExecFailed, map[string]any{"error": "no connection leaves on " + out.Exit, "step": n.step.ID, "output": out.Output},
+					fmt.Sprintf("step %s (%s) decided %s, and no connection leaves it on %s", n.step.ID, n.step.Name, out.Exit, out.Exit))
+			}
+			next = to
+		}
 	}
 	r.log(n, out, status, started)
 	ex := r.ex
@@ -222,6 +234,14 @@ func checkOutput(v any) string {
 		return cardflow.ErrorMessage(err)
 	}
 	return ""
+}
+
+// outcomeEvents appends the events a step's outcome carries.
+func (r *run) outcomeEvents(n *node, out steps.Outcome) {
+	for _, ev := range out.Events {
+		r.event(ev.Type, n, ev.Message)
+		r.ex.WorkflowEventLog.Events[len(r.ex.WorkflowEventLog.Events)-1].Actor = ev.Actor
+	}
 }
 
 // log records a step's condensed input and output.

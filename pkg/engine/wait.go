@@ -66,7 +66,19 @@ func (r *run) checkWait(ctx context.Context, n *node) (*Result, error) {
 	}
 	started := ex.CondensedLogs[n.step.ID].StartedOn
 	input := ex.CondensedLogs[n.step.ID].Input
+	d, decides := n.waiter.(steps.Decider)
 	switch {
+	case w.Claimed() && decides:
+		out, err := d.Decide(ctx, r.stepRun(n), w)
+		if err != nil {
+			return nil, err
+		}
+		if w.Resume != nil {
+			ex.ModifiedBy = &w.Resume.Actor
+		}
+		out.Input = input
+		r.outcomeEvents(n, out)
+		return nil, r.leave(ctx, n, out, started)
 	case w.Resume != nil:
 		msg := "by " + w.Resume.Actor
 		if w.Resume.Source != "" {

@@ -53,7 +53,8 @@ func Endpoints() []Endpoint {
 		GetWorkflowExecutionById, WaitForExecution, GetWorkflowExecutionHistory, GetOrganizationExecutions,
 		GetWorkflowById, GetOrganizationWorkflows, GetWorkflowSchemaById, SaveWorkflow, PublishWorkflow,
 		GetCardById, GetLatestActiveCard, GetOrganizationCards, SaveCard, PublishCard,
-		TriggerWorkflow, ToggleScheduledWorkflow, CancelExecution, ResumeWorkflow,
+		TriggerWorkflow, ToggleScheduledWorkflow, CancelExecution,
+		GetPendingApprovals, GetApprovalById, AnswerApproval, ReassignApproval, ResumeWorkflow,
 	}
 }
 

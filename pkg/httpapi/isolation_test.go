@@ -16,7 +16,7 @@ import (
 // aims at: a published approval workflow with its card, a waiting execution
 // with its process id, and a scheduled workflow.
 type tenant struct {
-	org, workflowID, cardID, executionID, processID, scheduledID string
+	org, workflowID, cardID, executionID, processID, scheduledID, approvalID string
 }
 
 // isolationRow is one route of the matrix: the request that aims at the
@@ -93,6 +93,18 @@ var isolationRows = map[string]isolationRow{
 	"POST /v1/workflows/{action}/{process_id}": {scope: "execute", target: func(a tenant) (string, any) {
 		return "/v1/workflows/resumeworkflow/" + a.processID, map[string]any{"source": "TEAMS", "decision": "approve"}
 	}},
+	"GET /v1/approvals/getPendingApprovals": {scope: "read", list: true, target: func(a tenant) (string, any) {
+		return "/v1/approvals/getPendingApprovals?limit=30&approver=ann@example.com", nil
+	}},
+	"GET /v1/approvals/getApprovalById": {scope: "read", target: func(a tenant) (string, any) {
+		return "/v1/approvals/getApprovalById?approval_id=" + a.approvalID, nil
+	}},
+	"POST /v1/approvals/answerApproval": {scope: "execute", target: func(a tenant) (string, any) {
+		return "/v1/approvals/answerApproval", map[string]any{"approval_id": a.approvalID, "decision": "approve"}
+	}},
+	"POST /v1/approvals/reassignApproval": {scope: "execute", target: func(a tenant) (string, any) {
+		return "/v1/approvals/reassignApproval", map[string]any{"approval_id": a.approvalID, "to": "eve@example.com"}
+	}},
 	"GET /v1/adaptive-cards/outbox": {scope: "read", list: true, target: func(a tenant) (string, any) {
 		return "/v1/adaptive-cards/outbox?limit=30", nil
 	}},
@@ -110,6 +122,17 @@ func (e *env) newTenant(org string) tenant {
 	}
 	a.executionID = str(r.body["service_execution_id"])
 	e.awaitStatus(admin, a.workflowID, a.executionID, "WAITING")
+	// An open approval that lists ann@example.com, whom organization B's
+	// key acts for too.
+	a.approvalID = cardflow.ApprovalIDOf(a.executionID, 99)
+	if err := e.store.CreateApproval(context.Background(), &cardflow.Approval{
+		ApprovalID: a.approvalID, OrganizationID: org, WorkflowID: a.workflowID, ExecutionID: a.executionID, ProcessID: a.processID,
+		StepID: "approve", StepName: "Approve", Wait: 99, CardID: a.cardID, CardVersion: 1, CardPayload: map[string]any{},
+		Approvers: []string{"ann@example.com", "bob@example.com"}, Policy: cardflow.PolicyAll, AllowReassign: true,
+		Answers: []cardflow.ApprovalAnswer{}, Status: cardflow.ApprovalPending, CreatedOn: 1,
+	}); err != nil {
+		e.t.Fatal(err)
+	}
 
 	b := minimalBody()
 	b["workflow_name"] = "New year"
@@ -148,6 +171,7 @@ func (e *env) snapshot(a tenant) string {
 	add(deliveries, err)
 	add(more, nil)
 	add(s.ListAPIKeys(ctx, a.org))
+	add(s.GetApproval(ctx, a.org, a.approvalID))
 	raw, err := json.Marshal(out)
 	if err != nil {
 		e.t.Fatal(err)
@@ -163,7 +187,12 @@ func TestTenantIsolation(t *testing.T) {
 	e := newEnv(t)
 	a := e.newTenant("org-a")
 	e.newTenant("org-b")
-	other := e.key("org-b", cardflow.AllScopes...)
+	// Organization B's key acts for a person organization A's approval
+	// lists: an approval of A is still not B's to see or answer.
+	other, _, err := e.svc.CreateKey(context.Background(), app.CreateKeyInput{OrganizationID: "org-b", WorkspaceID: "org-b-ws", Scopes: cardflow.AllScopes, Person: "ann@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	revoked, k, err := e.svc.CreateKey(context.Background(), app.CreateKeyInput{OrganizationID: a.org, WorkspaceID: a.org + "-ws", Scopes: cardflow.AllScopes})
 	if err != nil {
 		t.Fatal(err)
@@ -195,7 +224,7 @@ func TestTenantIsolation(t *testing.T) {
 			r := e.do(method, path, other, body)
 			switch {
 			case row.list:
-				for _, id := range []string{a.org, a.workflowID, a.cardID, a.executionID, a.processID} {
+				for _, id := range []string{a.org, a.workflowID, a.cardID, a.executionID, a.processID, a.approvalID} {
 					if r.status != 200 || strings.Contains(string(r.raw), id) {
 						t.Errorf("organization B: got %d %s, want 200 without %s", r.status, r.raw, id)
 					}

@@ -32,6 +32,7 @@ type createRequest struct {
 	WorkspaceID    string   `json:"workspace_id"`
 	Scopes         []string `json:"scopes"`
 	Name           string   `json:"name"`
+	Person         string   `json:"person,omitempty"`
 }
 
 type createResponse struct {
@@ -57,7 +58,7 @@ func Handler(m Manager) http.Handler {
 			reply(w, nil, cardflow.Errorf(cardflow.EINVALID, "bad request: %v", err))
 			return
 		}
-		key, rec, err := m.CreateKey(r.Context(), app.CreateKeyInput{OrganizationID: in.OrganizationID, WorkspaceID: in.WorkspaceID, Scopes: in.Scopes, Name: in.Name})
+		key, rec, err := m.CreateKey(r.Context(), app.CreateKeyInput{OrganizationID: in.OrganizationID, WorkspaceID: in.WorkspaceID, Scopes: in.Scopes, Name: in.Name, Person: in.Person})
 		reply(w, createResponse{Key: key, Record: rec}, err)
 	})
 	mux.HandleFunc("GET /keys", func(w http.ResponseWriter, r *http.Request) {
@@ -108,7 +109,7 @@ func Dial(path string) (*Client, error) {
 // CreateKey implements Manager.
 func (c *Client) CreateKey(ctx context.Context, in app.CreateKeyInput) (string, *cardflow.APIKey, error) {
 	var out createResponse
-	err := c.call(ctx, "POST", "/keys", createRequest{OrganizationID: in.OrganizationID, WorkspaceID: in.WorkspaceID, Scopes: in.Scopes, Name: in.Name}, &out)
+	err := c.call(ctx, "POST", "/keys", createRequest{OrganizationID: in.OrganizationID, WorkspaceID: in.WorkspaceID, Scopes: in.Scopes, Name: in.Name, Person: in.Person}, &out)
 	return out.Key, out.Record, err
 }
 

@@ -22,6 +22,8 @@ const (
 	ContextWorkspace    = "workspace_id"
 	ContextScopes       = "scopes"
 	ContextActor        = "actor"
+	// ContextPerson is the person the key acts for, "" for none.
+	ContextPerson = "person"
 )
 
 // APIKeyHeader carries the API key; it is the authorizer's identity source.
@@ -84,6 +86,7 @@ func (a *Authorizer) Handle(ctx context.Context, req events.APIGatewayCustomAuth
 			ContextWorkspace:    p.WorkspaceID,
 			ContextScopes:       strings.Join(p.Scopes, ","),
 			ContextActor:        p.Actor,
+			ContextPerson:       p.Person,
 		},
 	}, nil
 }
@@ -112,7 +115,7 @@ func (AuthorizerAuthenticator) Authenticate(r *http.Request) (*cardflow.Principa
 		return nil, cardflow.Errorf(cardflow.EUNAUTHORIZED, "an API key is required in the x-api-key header")
 	}
 	get := func(k string) string { s, _ := gw.Authorizer[k].(string); return s }
-	p := &cardflow.Principal{OrganizationID: get(ContextOrganization), WorkspaceID: get(ContextWorkspace), Actor: get(ContextActor)}
+	p := &cardflow.Principal{OrganizationID: get(ContextOrganization), WorkspaceID: get(ContextWorkspace), Actor: get(ContextActor), Person: get(ContextPerson)}
 	if p.OrganizationID == "" || p.WorkspaceID == "" {
 		return nil, cardflow.Errorf(cardflow.EUNAUTHORIZED, "an API key is required in the x-api-key header")
 	}

@@ -42,6 +42,10 @@ var Endpoints = []Function{
 	}},
 	{"toggleScheduledWorkflow", []string{"POST /v1/workflows/toggleScheduledWorkflow"}},
 	{"cancelExecution", []string{"POST /v1/workflows/cancelExecution"}},
+	{"getPendingApprovals", []string{"GET /v1/approvals/getPendingApprovals"}},
+	{"getApprovalById", []string{"GET /v1/approvals/getApprovalById"}},
+	{"answerApproval", []string{"POST /v1/approvals/answerApproval"}},
+	{"reassignApproval", []string{"POST /v1/approvals/reassignApproval"}},
 	{"resumeWorkflow", []string{"POST /v1/workflows/{action}/{process_id}"}},
 }
 

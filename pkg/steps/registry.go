@@ -9,6 +9,7 @@ var Kinds = mustRegistry(
 	Transform,
 	Condition,
 	Card,
+	Approval,
 	Wait,
 	Delay,
 	End,

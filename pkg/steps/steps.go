@@ -58,6 +58,16 @@ type Waiter interface {
 	TimedOut() string
 }
 
+// Decider is a Waiter that decides itself how a claimed wait leaves (an
+// approval step reads its approval record). Without it a resume's body is
+// the output and a timeout leaves by the timeout exit.
+type Decider interface {
+	Waiter
+	// Decide returns the outcome of the step whose wait w was claimed.
+	// The engine sets its Input. An error is tried again.
+	Decide(ctx context.Context, r *Run, w *cardflow.Wait) (Outcome, error)
+}
+
 // Outcome is how one run of a step ended. A step that failed (Reason)
 // leaves by its non-success Exit. Otherwise a Waiter waits for a resume, a
 // step with Sleep or Finish sleeps or ends the execution, and any other
@@ -68,7 +78,8 @@ type Outcome struct {
 	// Reason says why the step failed.
 	Reason string
 	// Exit is the exit a failure takes: cardflow.ExitError when empty, or
-	// cardflow.ExitTimeout.
+	// cardflow.ExitTimeout. Without a Reason it is the exit a step that
+	// decided leaves by (an approval's rejected).
 	Exit string
 	// Next is the step a condition chose instead of its default connection.
 	Next string
@@ -77,6 +88,9 @@ type Outcome struct {
 	// Finish ends the execution with this status and Output (end); with a
 	// Reason, the execution fails in the step instead.
 	Finish string
+	// Events go to the execution's log as the engine records the outcome;
+	// it fills in their time and step.
+	Events []cardflow.Event
 }
 
 // Branch is a connection with a when expression, compiled.
@@ -113,6 +127,7 @@ type Run struct {
 	Client    *http.Client
 	Secrets   Secrets
 	Cards     Cards
+	Approvals cardflow.ApprovalStore
 	Deliverer cardflow.Deliverer
 	Log       *slog.Logger
 }

@@ -92,6 +92,7 @@ func approval() *cardflow.Workflow {
 			step("po", "erp", obj{"service": "/sap/opu/odata/sap/API_PURCHASEORDER_PROCESS_SRV", "entity": "A_PurchaseOrder('{{ input.po }}')"}),
 			step("big", "condition", nil),
 			step("ask", "card", obj{"card_id": "C1", "data": obj{"amount": "{{ input.amount }}"}, "timeout": "P2D"}),
+			step("boss", "approval", obj{"card_id": "C1", "approvers": []any{"{{ input.manager }}", "cfo@example.com"}, "policy": "all", "forbid_self_approval": "{{ input.requester }}"}),
 			step("sap", "wait", obj{"timeout": "PT4H"}),
 			step("nap", "delay", obj{"duration": "PT5M"}),
 			step("sum", "transform", obj{"output": obj{"po": "{{ input.po }}"}}),
@@ -102,7 +103,8 @@ func approval() *cardflow.Workflow {
 		WorkflowConnections: []cardflow.Connection{
 			{From: "start", To: "po"}, {From: "po", To: "big"}, {From: "po", To: "fail", On: "error"},
 			{From: "big", To: "ask", When: "input.amount > 1000"}, {From: "big", To: "nap"},
-			{From: "ask", To: "sap"}, {From: "ask", To: "fail", On: "timeout"},
+			{From: "ask", To: "boss"}, {From: "ask", To: "fail", On: "timeout"},
+			{From: "boss", To: "sap"}, {From: "boss", To: "fail", On: "rejected"}, {From: "boss", To: "fail", On: "timeout"},
 			{From: "sap", To: "sum"}, {From: "sap", To: "fail", On: "timeout"},
 			{From: "nap", To: "sum"}, {From: "sum", To: "hook"},
 			{From: "hook", To: "done"}, {From: "hook", To: "fail", On: "error"},
@@ -136,7 +138,7 @@ func TestUnknownTypeListsKinds(t *testing.T) {
 	if got := cardflow.ErrorMessage(w.ValidateDefinition(steps.Kinds)); got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
-	if got, want := strings.Join(names, " "), "trigger http erp transform condition card wait delay end"; got != want {
+	if got, want := strings.Join(names, " "), "trigger http erp transform condition card approval wait delay end"; got != want {
 		t.Errorf("got kinds %q, want %q", got, want)
 	}
 }
@@ -153,6 +155,7 @@ func TestTraits(t *testing.T) {
 		{"transform", cardflow.RoleTask, ""},
 		{"condition", cardflow.RoleCondition, ""},
 		{"card", cardflow.RoleTask, "error timeout"},
+		{"approval", cardflow.RoleTask, "rejected timeout error"},
 		{"wait", cardflow.RoleTask, "timeout"},
 		{"delay", cardflow.RoleTask, ""},
 		{"end", cardflow.RoleEnd, ""},
@@ -168,7 +171,7 @@ func TestTraits(t *testing.T) {
 		if got := strings.Join(k.Traits().Exits, " "); got != tc.exits {
 			t.Errorf("%s: got exits %q, want %q", tc.name, got, tc.exits)
 		}
-		if got, want := k.Traits().Delivers, tc.name == "card"; got != want {
+		if got, want := k.Traits().Delivers, tc.name == "card" || tc.name == "approval"; got != want {
 			t.Errorf("%s: got delivers %v, want %v", tc.name, got, want)
 		}
 	}

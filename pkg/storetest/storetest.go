@@ -37,6 +37,7 @@ func Run(t *testing.T, newStore func(t *testing.T) cardflow.Store) {
 		{"Engine", testEngine},
 		{"Housekeeping", testHousekeeping},
 		{"Unreadable", testUnreadable},
+		{"Approvals", testApprovals},
 	} {
 		t.Run(s.name, func(t *testing.T) { s.run(t, e) })
 	}

@@ -31,6 +31,9 @@ type Account struct {
 	ID          string `json:"id"`
 	Name        string `json:"name"`
 	AADObjectID string `json:"aadObjectId"`
+	// UserPrincipalName is sent by some clients only; an approval matches
+	// it when it is there.
+	UserPrincipalName string `json:"userPrincipalName"`
 }
 
 // Activity types and the invoke name of Action.Execute.
@@ -149,7 +152,7 @@ func (in *Integration) VerifyActivity(ctx context.Context, authorization string,
 	payload["responder"] = map[string]any{"id": a.From.ID, "name": a.From.Name, "aad_object_id": a.From.AADObjectID}
 	out.Answer = &cardflow.CardAnswer{
 		OrganizationID: ref.OrganizationID, ProcessID: ref.ProcessID, ExecutionID: ref.ExecutionID, Wait: ref.Wait,
-		Actor: "teams:" + actor, Payload: payload,
+		Actor: "teams:" + actor, Payload: payload, Identities: identities(a.From),
 	}
 	out.ReplyWithCard = ans.Execute
 	return out, nil
@@ -170,4 +173,16 @@ func (in *Integration) ReplaceCard(ctx context.Context, conv cardflow.BotConvers
 		return cardflow.Errorf(cardflow.EINVALID, "this deployment has no Teams bot")
 	}
 	return in.connector.Update(ctx, Conversation(conv), activityID, DecisionCard(o))
+}
+
+// identities are the ids of the person who sent an activity that an
+// approval's approvers are matched against.
+func identities(from Account) []string {
+	var ids []string
+	for _, id := range []string{from.AADObjectID, from.UserPrincipalName} {
+		if id != "" {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }

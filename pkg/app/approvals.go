@@ -1,0 +1,311 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/cardflow/cardflow/pkg/cardflow"
+)
+
+// MaxCommentLength bounds an approver's comment.
+const MaxCommentLength = 2000
+
+// ApprovalAnswer is one answer to an approval, from any channel.
+type ApprovalAnswer struct {
+	ApprovalID string
+	// IDs are who the channel vouches the person is: the API key's person,
+	// the Teams account's object id and UPN.
+	IDs      []string
+	Actor    string
+	Channel  string
+	Decision string
+	Comment  string
+}
+
+// ApprovalResult is what came of an answer that counted.
+type ApprovalResult struct {
+	Approval *cardflow.Approval
+	// Decided is set when this answer decided the approval.
+	Decided bool
+}
+
+// answerApproval records an answer when it counts, and claims the step's
+// wait once the policy decides. A refusal changes nothing but the audit
+// trail, and is returned as the error.
+func (s *Service) answerApproval(ctx context.Context, org string, in ApprovalAnswer) (*ApprovalResult, error) {
+	decision, ok := cardflow.ParseDecision(in.Decision)
+	if !ok {
+		return nil, cardflow.Errorf(cardflow.EINVALID, "decision must be approve or reject")
+	}
+	if utf8.RuneCountInString(in.Comment) > MaxCommentLength {
+		return nil, cardflow.Errorf(cardflow.EINVALID, "comment is longer than %d characters", MaxCommentLength)
+	}
+	for {
+		a, err := s.store.GetApproval(ctx, org, in.ApprovalID)
+		if err != nil {
+			return nil, err
+		}
+		now := s.millis()
+		var refusal *cardflow.Refusal
+		if a.Open() && a.Deadline > 0 && now >= a.Deadline {
+			// Past its deadline the step is over even before the runner
+			// marks it so.
+			refusal = &cardflow.Refusal{Reason: cardflow.RefusedDecided, Message: fmt.Sprintf("approval %s timed out", a.ApprovalID)}
+		} else {
+			refusal = a.Answer(in.IDs, cardflow.ApprovalAnswer{Actor: in.Actor, At: now, Decision: decision, Comment: in.Comment, Channel: in.Channel})
+		}
+		if refusal != nil {
+			s.audit(ctx, a, cardflow.Event{At: now, Type: cardflow.EventApprovalRefused, Actor: in.Actor,
+				Message: fmt.Sprintf("%s (%s): %s", refusal.Reason, in.Channel, refusal.Message)})
+			return nil, refusal.Error()
+		}
+		err = s.store.PutApproval(ctx, a)
+		if cardflow.ErrorCode(err) == cardflow.ECONFLICT {
+			continue // another answer came first: judge this one again
+		}
+		if err != nil {
+			return nil, err
+		}
+		msg := fmt.Sprintf("%s through %s", decision, in.Channel)
+		if in.Comment != "" {
+			msg += ": " + in.Comment
+		}
+		s.audit(ctx, a, cardflow.Event{At: now, Type: cardflow.EventApprovalAnswered, Actor: in.Actor, Message: msg})
+		decided := !a.Open()
+		if decided {
+			if err := s.claimApproval(ctx, a, in.Actor); err != nil {
+				return nil, err
+			}
+		}
+		return &ApprovalResult{Approval: a, Decided: decided}, nil
+	}
+}
+
+// claimApproval resumes the approval step with its decision: it claims the
+// step's wait, or keeps the decision for the wait about to open (the card
+// goes out a moment before it does). A wait claimed already (by its
+// deadline, by resumeworkflow) needs nothing: the step reads the decision
+// from the approval record as it leaves.
+func (s *Service) claimApproval(ctx context.Context, a *cardflow.Approval, actor string) error {
+	res := &cardflow.Resume{Source: cardflow.SourceApproval, Payload: a.Output(), Actor: actor, ReceivedOn: s.millis()}
+	for {
+		proc, err := s.store.GetProcess(ctx, a.OrganizationID, a.ProcessID)
+		if err != nil {
+			return err
+		}
+		if proc.ExecutionID != a.ExecutionID || proc.Closed {
+			return nil
+		}
+		w := proc.Wait
+		switch {
+		case proc.Waits == a.Wait-1:
+			proc.Early = res
+		case w == nil || w.Seq != a.Wait || w.Claimed():
+			return nil
+		default:
+			w.Resume = res
+		}
+		err = s.store.PutProcess(ctx, proc)
+		if cardflow.ErrorCode(err) == cardflow.ECONFLICT {
+			continue
+		}
+		if err != nil || proc.Early == res {
+			return err
+		}
+		if s.runner == nil {
+			return cardflow.Errorf(cardflow.EUNAVAILABLE, "this deployment runs no executions")
+		}
+		return s.runner.Wake(ctx, cardflow.ExecutionRef{OrganizationID: a.OrganizationID, WorkflowID: a.WorkflowID, ExecutionID: a.ExecutionID}, w)
+	}
+}
+
+// audit adds an approval's event to its execution's log. The runner owns
+// an execution while it runs a step, so the event is added only while the
+// execution waits, sleeps or has finished; otherwise (a late answer while
+// later steps run) it is logged, and the approval record keeps every
+// answer that counted. A failure to add it is logged, never the caller's
+// error: the answer itself is stored.
+func (s *Service) audit(ctx context.Context, a *cardflow.Approval, ev cardflow.Event) {
+	ev.StepID, ev.Step = a.StepID, a.StepName
+	for range 5 {
+		ex, err := s.store.GetExecution(ctx, a.OrganizationID, a.WorkflowID, a.ExecutionID)
+		if err != nil {
+			s.log.WarnContext(ctx, "approval event not added to the execution's log", "approval", a.ApprovalID, "type", ev.Type, "error", err)
+			return
+		}
+		if ex.Open() && ex.State.Phase == "" {
+			s.log.InfoContext(ctx, "approval event while the execution runs a step", "approval", a.ApprovalID, "type", ev.Type, "actor", ev.Actor, "message", ev.Message)
+			return
+		}
+		ex.WorkflowEventLog.Events = append(ex.WorkflowEventLog.Events, ev)
+		if n := len(ex.WorkflowEventLog.Events); n > maxEvents {
+			ex.WorkflowEventLog.Events = append(ex.WorkflowEventLog.Events[:0:0], ex.WorkflowEventLog.Events[n-maxEvents:]...)
+		}
+		ex.WorkflowEventLog.Total++
+		ex.ModifiedOn = max(s.millis(), ex.ModifiedOn+1)
+		err = s.store.PutExecution(ctx, ex)
+		if cardflow.ErrorCode(err) == cardflow.ECONFLICT {
+			continue
+		}
+		if err != nil {
+			s.log.WarnContext(ctx, "approval event not added to the execution's log", "approval", a.ApprovalID, "type", ev.Type, "error", err)
+			return
+		}
+		if s.notify != nil {
+			s.notify.ExecutionChanged(ex.Ref())
+		}
+		return
+	}
+}
+
+// maxEvents is the engine's bound on an execution's log (engine.MaxEvents),
+// which app does not import.
+const maxEvents = 200
+
+// person returns the caller, who must hold scope and whose key must name
+// a person.
+func person(ctx context.Context, scope string) (*cardflow.Principal, error) {
+	p, err := principal(ctx, scope)
+	if err != nil {
+		return nil, err
+	}
+	if p.Person == "" {
+		return nil, cardflow.Errorf(cardflow.EFORBIDDEN, "this API key acts for no person, so it cannot answer approvals; create one with cardflow keys create --actor <person>")
+	}
+	return p, nil
+}
+
+// AnswerApprovalInput is the body of answerApproval.
+type AnswerApprovalInput struct {
+	ApprovalID string `json:"approval_id"`
+	Decision   string `json:"decision"`
+	Comment    string `json:"comment"`
+}
+
+// AnswerApproval answers an approval as the API key's person. It counts
+// only when that person is a listed approver (else EFORBIDDEN, and
+// nothing changes).
+func (s *Service) AnswerApproval(ctx context.Context, in AnswerApprovalInput) (*ApprovalResult, error) {
+	p, err := person(ctx, cardflow.ScopeExecute)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(in.ApprovalID) == "" {
+		return nil, cardflow.Errorf(cardflow.EINVALID, "approval_id is required")
+	}
+	if in.Decision != cardflow.DecisionApprove && in.Decision != cardflow.DecisionReject {
+		return nil, cardflow.Errorf(cardflow.EINVALID, "decision must be approve or reject")
+	}
+	return s.answerApproval(ctx, p.OrganizationID, ApprovalAnswer{
+		ApprovalID: in.ApprovalID, IDs: []string{p.Person}, Actor: p.Person, Channel: cardflow.ChannelAPI,
+		Decision: in.Decision, Comment: in.Comment,
+	})
+}
+
+// ReassignApprovalInput is the body of reassignApproval.
+type ReassignApprovalInput struct {
+	ApprovalID string `json:"approval_id"`
+	To         string `json:"to"`
+}
+
+// ReassignApproval hands the key's person's part of an approval to
+// another person, when the step allows it.
+func (s *Service) ReassignApproval(ctx context.Context, in ReassignApprovalInput) (*cardflow.Approval, error) {
+	p, err := person(ctx, cardflow.ScopeExecute)
+	if err != nil {
+		return nil, err
+	}
+	to := strings.TrimSpace(in.To)
+	switch {
+	case strings.TrimSpace(in.ApprovalID) == "":
+		return nil, cardflow.Errorf(cardflow.EINVALID, "approval_id is required")
+	case !cardflow.IsPerson(to):
+		return nil, cardflow.Errorf(cardflow.EINVALID, "to must name a person: an Entra ID object id, UPN or e-mail address")
+	}
+	for {
+		a, err := s.store.GetApproval(ctx, p.OrganizationID, in.ApprovalID)
+		if err != nil {
+			return nil, err
+		}
+		if !a.AllowReassign {
+			return nil, cardflow.Errorf(cardflow.ECONFLICT, "step %q does not allow reassignment (its config has no allow_reassign: true)", a.StepName)
+		}
+		now := s.millis()
+		from, refusal := a.Reassign([]string{p.Person}, to)
+		if refusal != nil {
+			s.audit(ctx, a, cardflow.Event{At: now, Type: cardflow.EventApprovalRefused, Actor: p.Person,
+				Message: fmt.Sprintf("%s (reassign): %s", refusal.Reason, refusal.Message)})
+			return nil, refusal.Error()
+		}
+		err = s.store.PutApproval(ctx, a)
+		if cardflow.ErrorCode(err) == cardflow.ECONFLICT {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		s.audit(ctx, a, cardflow.Event{At: now, Type: cardflow.EventApprovalReassigned, Actor: p.Person, Message: fmt.Sprintf("from %s to %s", from, to)})
+		return a, nil
+	}
+}
+
+// GetApproval returns one approval of the caller's organization.
+func (s *Service) GetApproval(ctx context.Context, approvalID string) (*cardflow.Approval, error) {
+	p, err := principal(ctx, cardflow.ScopeRead)
+	if err != nil {
+		return nil, err
+	}
+	return s.store.GetApproval(ctx, p.OrganizationID, approvalID)
+}
+
+// PendingApprovalsInput selects a page of getPendingApprovals.
+type PendingApprovalsInput struct {
+	Approver, WorkflowID string
+	// OlderThan keeps approvals open at least this long; 0 keeps all.
+	OlderThan time.Duration
+	Page      cardflow.ListOptions[cardflow.ApprovalKey]
+}
+
+// ListPendingApprovals lists the open approvals of the caller's
+// organization, newest first.
+func (s *Service) ListPendingApprovals(ctx context.Context, in PendingApprovalsInput) (cardflow.Page[*cardflow.Approval, cardflow.ApprovalKey], error) {
+	p, err := principal(ctx, cardflow.ScopeRead)
+	if err != nil {
+		return cardflow.Page[*cardflow.Approval, cardflow.ApprovalKey]{}, err
+	}
+	f := cardflow.ApprovalFilter{Approver: strings.TrimSpace(in.Approver), WorkflowID: in.WorkflowID}
+	if in.OlderThan > 0 {
+		f.CreatedBefore = s.now().Add(-in.OlderThan).UnixMilli()
+	}
+	return s.store.ListPendingApprovals(ctx, p.OrganizationID, f, in.Page)
+}
+
+// answerCardApproval answers an approval's card through Teams: the
+// decision is the card's decision data or its Action.Execute verb. What
+// came of it is a note for the card that replaces the approver's.
+func (s *Service) answerCardApproval(ctx context.Context, a *cardflow.CardAnswer, approvalID string) (*AnswerOutput, cardflow.CardOutcome, error) {
+	decision, _ := a.Payload["decision"].(string)
+	if decision == "" {
+		decision, _ = a.Payload["verb"].(string)
+	}
+	comment, _ := a.Payload["comment"].(string)
+	res, err := s.answerApproval(ctx, a.OrganizationID, ApprovalAnswer{
+		ApprovalID: approvalID, IDs: a.Identities, Actor: a.Actor, Channel: cardflow.ChannelTeams, Decision: decision, Comment: comment,
+	})
+	switch code := cardflow.ErrorCode(err); {
+	case code == cardflow.EFORBIDDEN || code == cardflow.ECONFLICT || code == cardflow.EINVALID:
+		return &AnswerOutput{}, cardflow.CardOutcome{Note: "Your answer was not recorded: " + cardflow.ErrorMessage(err) + "."}, nil
+	case err != nil:
+		return nil, cardflow.CardOutcome{}, err
+	}
+	ap := res.Approval
+	d, _ := cardflow.ParseDecision(decision)
+	note := fmt.Sprintf("Your answer (%s) is recorded; the approval waits for the other approvers.", d)
+	if res.Decided {
+		note = fmt.Sprintf("Your answer (%s) is recorded; the approval is %s.", d, strings.ToLower(ap.Status))
+	}
+	return &AnswerOutput{Resumed: res.Decided, StepName: ap.StepName}, cardflow.CardOutcome{Title: ap.StepName, Note: note}, nil
+}

@@ -1,0 +1,304 @@
+package steps
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/expr"
+)
+
+// Approval sends a card as the card step does and waits until its listed
+// approvers decide by its policy. It leaves by its default connection when
+// approved, by on: rejected when rejected, by on: timeout when no decision
+// came in time; its output is the approval's outcome and every answer.
+// Answers arrive through the approval use cases (pkg/app), which record
+// them on the approval record and claim the wait once the policy decides.
+var Approval = Define[approvalConfig](cardflow.StepApproval, cardflow.StepTraits{
+	Exits: []string{cardflow.ExitRejected, cardflow.ExitTimeout, cardflow.ExitError}, Delivers: true,
+})
+
+// MaxApprovers bounds an approval's list, so its record and output stay
+// small.
+const MaxApprovers = 50
+
+type approvalConfig struct {
+	cardConfig
+	Approvers          []string `json:"approvers" want:"a list of people: Entra ID object ids, UPNs or e-mail addresses, each may be a {{ }} template"`
+	Policy             *string  `json:"policy"`
+	Count              *int     `json:"count" want:"a positive whole number"`
+	ForbidSelfApproval string   `json:"forbid_self_approval"`
+	AllowReassign      bool     `json:"allow_reassign"`
+}
+
+func (c *approvalConfig) Validate() error {
+	if c.CardID == nil {
+		return fmt.Errorf("config.card_id is required for an approval step")
+	}
+	if err := c.cardConfig.Validate(); err != nil {
+		return err
+	}
+	if len(c.Approvers) == 0 {
+		return fmt.Errorf("config.approvers must list at least one approver: Entra ID object ids, UPNs or e-mail addresses")
+	}
+	if len(c.Approvers) > MaxApprovers {
+		return fmt.Errorf("config.approvers lists %d approvers; the limit is %d", len(c.Approvers), MaxApprovers)
+	}
+	templated := false
+	for i, a := range c.Approvers {
+		a = strings.TrimSpace(a)
+		switch {
+		case a == "":
+			return fmt.Errorf("config.approvers[%d] is empty", i)
+		case strings.Contains(a, "{{"):
+			templated = true
+		case !cardflow.IsPerson(a):
+			return fmt.Errorf("config.approvers[%d] %q is neither an Entra ID object id nor a UPN or e-mail address", i, a)
+		}
+		for _, prev := range c.Approvers[:i] {
+			if strings.EqualFold(strings.TrimSpace(prev), a) {
+				return fmt.Errorf("config.approvers[%d] %q is listed twice", i, a)
+			}
+		}
+	}
+	if c.Policy == nil {
+		return fmt.Errorf("config.policy is required for an approval step: %s", strings.Join(cardflow.Policies, ", "))
+	}
+	if !slices.Contains(cardflow.Policies, *c.Policy) {
+		return fmt.Errorf("config.policy must be %s, not %q", strings.Join(cardflow.Policies, ", "), *c.Policy)
+	}
+	switch {
+	case *c.Policy == cardflow.PolicyQuorum && c.Count == nil:
+		return fmt.Errorf("config.count is required with policy quorum: how many approvals decide")
+	case *c.Policy != cardflow.PolicyQuorum && c.Count != nil:
+		return fmt.Errorf("config.count applies to policy quorum only")
+	case c.Count != nil && *c.Count < 1:
+		return fmt.Errorf("config.count must be a positive whole number")
+	case c.Count != nil && !templated && *c.Count > len(c.Approvers):
+		return fmt.Errorf("config.count is %d, more than the %d approvers listed", *c.Count, len(c.Approvers))
+	}
+	return nil
+}
+
+func (c *approvalConfig) Check(env *expr.Env) (Step, error) {
+	card, err := c.cardConfig.Check(env)
+	if err != nil {
+		return nil, err
+	}
+	s := &approvalStep{cardStep: card.(*cardStep), policy: *c.Policy, allowReassign: c.AllowReassign}
+	if c.Count != nil {
+		s.count = *c.Count
+	}
+	for i, a := range c.Approvers {
+		v, err := env.CompileValue(strings.TrimSpace(a))
+		if err != nil {
+			return nil, fmt.Errorf("config.approvers[%d]: %w", i, err)
+		}
+		s.approvers = append(s.approvers, v)
+	}
+	if s.requester, err = compileValue(env, "forbid_self_approval", nilIfEmpty(c.ForbidSelfApproval)); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func nilIfEmpty(s string) any {
+	if strings.TrimSpace(s) == "" {
+		return nil
+	}
+	return s
+}
+
+type approvalStep struct {
+	*cardStep
+	approvers     []*expr.Value
+	policy        string
+	count         int
+	requester     *expr.Value // nil: self-approval is allowed
+	allowReassign bool
+}
+
+// people is who the step's approvers are in this run: each entry resolved,
+// a template to a person or a list of people.
+type people struct {
+	approvers []string
+	requester string
+}
+
+func (s *approvalStep) resolve(ctx context.Context, r *Run) (*people, error) {
+	p := &people{}
+	add := func(i int, v any) error {
+		id, ok := v.(string)
+		id = strings.TrimSpace(id)
+		if !ok || !cardflow.IsPerson(id) {
+			return fmt.Errorf("config.approvers[%d] resolved to %s, not an Entra ID object id, UPN or e-mail address", i, describe(v))
+		}
+		for _, prev := range p.approvers {
+			if strings.EqualFold(prev, id) {
+				return nil // one person listed twice answers once
+			}
+		}
+		p.approvers = append(p.approvers, id)
+		return nil
+	}
+	for i, a := range s.approvers {
+		v, err := a.Eval(ctx, r.Vars)
+		if err != nil {
+			return nil, fmt.Errorf("config.approvers[%d]: %v", i, err)
+		}
+		list, isList := v.([]any)
+		if !isList {
+			list = []any{v}
+		}
+		for _, item := range list {
+			if err := add(i, item); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if len(p.approvers) > MaxApprovers {
+		return nil, fmt.Errorf("config.approvers resolved to %d approvers; the limit is %d", len(p.approvers), MaxApprovers)
+	}
+	if s.policy == cardflow.PolicyQuorum && s.count > len(p.approvers) {
+		return nil, fmt.Errorf("config.count is %d, more than the %d approvers the list resolved to", s.count, len(p.approvers))
+	}
+	if s.requester != nil {
+		v, err := s.requester.Eval(ctx, r.Vars)
+		if err != nil {
+			return nil, fmt.Errorf("config.forbid_self_approval: %v", err)
+		}
+		if v != nil {
+			req, ok := v.(string)
+			if !ok {
+				return nil, fmt.Errorf("config.forbid_self_approval resolved to %s, not a person's id", describe(v))
+			}
+			p.requester = strings.TrimSpace(req)
+		}
+	}
+	return p, nil
+}
+
+// describe names a value in a message without repeating much of it.
+func describe(v any) string {
+	b, _ := json.Marshal(v)
+	if len(b) > 60 {
+		return fmt.Sprintf("a %d-byte value", len(b))
+	}
+	return string(b)
+}
+
+// Run resolves the card and the approvers, so a step that cannot open
+// fails before it waits; the input shows who is asked.
+func (s *approvalStep) Run(ctx context.Context, r *Run) Outcome {
+	d, err := s.build(ctx, r)
+	if err != nil {
+		return Outcome{Reason: err.Error()}
+	}
+	p, err := s.resolve(ctx, r)
+	if err != nil {
+		return Outcome{Reason: err.Error()}
+	}
+	msg := fmt.Sprintf("policy %s; approvers %s", s.policy, strings.Join(p.approvers, ", "))
+	if s.policy == cardflow.PolicyQuorum {
+		msg = fmt.Sprintf("policy quorum of %d; approvers %s", s.count, strings.Join(p.approvers, ", "))
+	}
+	return Outcome{
+		Input: map[string]any{
+			"card_id": d.CardID, "card_version": d.CardVersion, "data": d.Data,
+			"approvers": p.approvers, "policy": s.policy,
+		},
+		Events: []cardflow.Event{{Type: cardflow.EventApprovalOpened, Message: msg}},
+	}
+}
+
+// Open records the approval, then sends its card. After a crash it finds
+// the record it made and sends the card again, as a card step does.
+func (s *approvalStep) Open(ctx context.Context, r *Run) error {
+	d, err := s.build(ctx, r)
+	if err != nil {
+		return fmt.Errorf("deliver the card of step %s: %w", r.StepID, err)
+	}
+	p, err := s.resolve(ctx, r)
+	if err != nil {
+		return cardflow.Errorf(cardflow.EINVALID, "%s", err.Error())
+	}
+	ex := r.Execution
+	b, err := json.Marshal(d.CardPayload)
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(b)
+	a := &cardflow.Approval{
+		ApprovalID: cardflow.ApprovalIDOf(ex.WorkflowExecutionID, ex.State.Wait), OrganizationID: ex.OrganizationID,
+		WorkflowID: ex.WorkflowID, ExecutionID: ex.WorkflowExecutionID, ProcessID: ex.State.ProcessID,
+		StepID: r.StepID, StepName: stepName(ex, r.StepID), Wait: ex.State.Wait,
+		CardID: d.CardID, CardVersion: d.CardVersion, CardHash: hex.EncodeToString(sum[:]), CardPayload: d.CardPayload,
+		Approvers: p.approvers, Policy: s.policy, Count: s.count, Requester: p.requester, AllowReassign: s.allowReassign,
+		Answers: []cardflow.ApprovalAnswer{}, Status: cardflow.ApprovalPending,
+		CreatedOn: r.Now().UnixMilli(), Deadline: ex.State.WakeAt,
+	}
+	if err := r.Approvals.CreateApproval(ctx, a); err != nil && cardflow.ErrorCode(err) != cardflow.ECONFLICT {
+		return err
+	}
+	d.ApprovalID, d.Approvers = a.ApprovalID, a.Approvers
+	if err := r.Deliverer.Deliver(ctx, d); err != nil {
+		return fmt.Errorf("deliver the card of step %s: %w", r.StepID, err)
+	}
+	return nil
+}
+
+func stepName(ex *cardflow.Execution, id string) string {
+	for _, st := range ex.WorkflowDetails.WorkflowSteps {
+		if st.ID == id {
+			return st.Name
+		}
+	}
+	return id
+}
+
+// Decide leaves the claimed wait as the approval record says: by its
+// decision once it has one (even when the deadline claimed the wait a
+// moment after the deciding answer), else by the timeout, else as an
+// override through resumeworkflow, whose body is the output.
+func (s *approvalStep) Decide(ctx context.Context, r *Run, w *cardflow.Wait) (Outcome, error) {
+	ex := r.Execution
+	for {
+		a, err := r.Approvals.GetApproval(ctx, ex.OrganizationID, cardflow.ApprovalIDOf(ex.WorkflowExecutionID, w.Seq))
+		if err != nil {
+			return Outcome{}, err
+		}
+		switch {
+		case a.Status == cardflow.ApprovalApproved || a.Status == cardflow.ApprovalRejected:
+			out := Outcome{Output: a.Output(), Events: []cardflow.Event{{
+				Type: cardflow.EventApprovalDecided, Actor: a.DecidedBy, Message: strings.ToLower(a.Status),
+			}}}
+			if a.Status == cardflow.ApprovalRejected {
+				out.Exit = cardflow.ExitRejected
+			}
+			return out, nil
+		case a.Status == cardflow.ApprovalTimedOut:
+			return Outcome{Output: a.Output(), Exit: cardflow.ExitTimeout, Reason: s.TimedOut()}, nil
+		case a.Status == cardflow.ApprovalOverridden:
+			return Outcome{Output: w.Resume.Payload, Events: []cardflow.Event{{
+				Type: cardflow.EventApprovalOverridden, Actor: a.DecidedBy, Message: "resumed through resumeworkflow without a decision",
+			}}}, nil
+		}
+		// Still pending: the wait was claimed by its deadline or by an
+		// override. Record which, so the approval takes no more answers.
+		a.DecidedOn = r.Now().UnixMilli()
+		if w.Resume != nil {
+			a.Status, a.DecidedBy = cardflow.ApprovalOverridden, w.Resume.Actor
+		} else {
+			a.Status = cardflow.ApprovalTimedOut
+		}
+		if err := r.Approvals.PutApproval(ctx, a); err != nil && cardflow.ErrorCode(err) != cardflow.ECONFLICT {
+			return Outcome{}, err
+		}
+		// Written, or an answer came meanwhile: read it again.
+	}
+}
