@@ -52,7 +52,7 @@ func TestVerifyActivity(t *testing.T) {
 		{"Action.Execute", valid, invoke(map[string]any{"decision": "approve", teams.DataKey: token}), &cardflow.BotActivity{
 			Type:         "invoke",
 			Conversation: cardflow.BotConversation{ServiceURL: f.fake.ServiceURL(), ConversationID: "19:approvers@thread.tacv2", TenantID: "tenant-1"},
-			Answer: &cardflow.CardAnswer{OrganizationID: "org-a", ProcessID: "PO-4711", ExecutionID: "ex1", Wait: 2, Actor: "teams:aad-ann", Payload: map[string]any{
+			Answer: &cardflow.CardAnswer{OrganizationID: "org-a", ProcessID: "PO-4711", ExecutionID: "ex1", Wait: 2, Actor: "teams:aad-ann", Identities: []string{"aad-ann"}, Payload: map[string]any{
 				"decision": "approve", "verb": "approve", "responder": map[string]any{"id": "29:ann", "name": "Ann Example", "aad_object_id": "aad-ann"},
 			}},
 			ReplyWithCard: true,
