@@ -29,6 +29,7 @@ type Store struct {
 	// commits groups the writes that run often (executions, processes,
 	// schemas, deliveries) into shared commits.
 	commits *committer
+	keys    keyCache
 }
 
 var _ cardflow.Store = (*Store)(nil)
@@ -108,7 +109,7 @@ func Open(path string, opts ...Option) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("boltstore: create buckets in %s: %w", path, err)
 	}
-	return &Store{db: db, log: o.log, commits: newCommitter(db)}, nil
+	return &Store{db: db, log: o.log, commits: newCommitter(db), keys: keyCache{byHash: map[string]*cardflow.APIKey{}}}, nil
 }
 
 // Close releases the file; closing twice is not an error.
@@ -435,10 +436,20 @@ func (s *Store) CreateAPIKey(_ context.Context, k *cardflow.APIKey) error {
 	})
 }
 
+// GetAPIKeyByHash answers from the key cache when it can: every request
+// reads its key.
 func (s *Store) GetAPIKeyByHash(_ context.Context, hash string) (*cardflow.APIKey, error) {
-	return getJSON[cardflow.APIKey](s.db, bAPIKeys, []byte(hash), func() error {
+	if k, ok := s.keys.get(hash); ok {
+		return k, nil
+	}
+	gen := s.keys.generation()
+	k, err := getJSON[cardflow.APIKey](s.db, bAPIKeys, []byte(hash), func() error {
 		return cardflow.Errorf(cardflow.ENOTFOUND, "API key not found")
 	})
+	if err == nil {
+		s.keys.put(hash, k, gen)
+	}
+	return k, err
 }
 
 // ListAPIKeys walks an index by key id (of one organization, or of all), so
@@ -487,5 +498,10 @@ func (s *Store) RevokeAPIKey(_ context.Context, keyID string, now int64) (*cardf
 		k.RevokedOn = now
 		return put(byHash, hash, k)
 	})
+	if err == nil {
+		// After the commit: a read that began before it cannot put the
+		// key back unrevoked (see keyCache).
+		s.keys.drop(k.Hash)
+	}
 	return k, err
 }
