@@ -239,20 +239,34 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 // profile runs f while the server records a CPU profile of about d, when
-// profiles were asked for.
+// profiles were asked for, and the block and mutex profiles of the same
+// time (empty unless the server runs with --pprof-contention).
 func (cfg *config) profile(ctx context.Context, name string, d time.Duration, f func()) {
 	if cfg.pprofURL == "" {
 		f()
 		return
 	}
-	secs := max(1, int(d.Round(time.Second)/time.Second))
-	done := make(chan error, 1)
-	go func() {
-		done <- cfg.fetch(ctx, "/debug/pprof/profile?seconds="+strconv.Itoa(secs), name+".cpu.pprof")
-	}()
+	secs := strconv.Itoa(max(1, int(d.Round(time.Second)/time.Second)))
+	kinds := []struct{ path, file string }{
+		{"/debug/pprof/profile?seconds=" + secs, name + ".cpu.pprof"},
+		{"/debug/pprof/block?seconds=" + secs, name + ".block.pprof"},
+		{"/debug/pprof/mutex?seconds=" + secs, name + ".mutex.pprof"},
+	}
+	done := make(chan error, len(kinds))
+	for _, k := range kinds {
+		go func() {
+			if err := cfg.fetch(ctx, k.path, k.file); err != nil {
+				done <- fmt.Errorf("%s: %w", k.file, err)
+				return
+			}
+			done <- nil
+		}()
+	}
 	f()
-	if err := <-done; err != nil {
-		fmt.Fprintln(cfg.stderr, "cardflow-load: CPU profile of", name+":", err)
+	for range kinds {
+		if err := <-done; err != nil {
+			fmt.Fprintln(cfg.stderr, "cardflow-load: profile of", name+":", err)
+		}
 	}
 }
 

@@ -93,7 +93,7 @@ func TestLoadRun(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", want, report)
 		}
 	}
-	for _, f := range []string{"triggers.cpu.pprof", "getWorkflowExecutionById.cpu.pprof", "getOrganizationExecutions.cpu.pprof", "approvals.cpu.pprof", "roundtrips-1.cpu.pprof", "roundtrips-3.cpu.pprof", "allocs.pprof"} {
+	for _, f := range []string{"triggers.cpu.pprof", "getWorkflowExecutionById.cpu.pprof", "getOrganizationExecutions.cpu.pprof", "approvals.cpu.pprof", "roundtrips-1.cpu.pprof", "roundtrips-3.cpu.pprof", "roundtrips-1.block.pprof", "roundtrips-1.mutex.pprof", "allocs.pprof"} {
 		if fi, err := os.Stat(filepath.Join(profiles, f)); err != nil || fi.Size() == 0 {
 			t.Errorf("profile %s: got %v, want a file", f, err)
 		}

@@ -7,13 +7,24 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"runtime"
 	"time"
+)
+
+// Sampling of the contention profiles: one blocking event per 10 µs spent
+// blocked, and one in 10 lock contentions; enough to rank where requests
+// wait under load without slowing them noticeably.
+const (
+	blockProfileRate     = 10_000
+	mutexProfileFraction = 10
 )
 
 // startPprof serves the runtime profiles on addr, which must be a loopback
 // address: profiles reveal request data in memory and must not reach the
-// network. It stops when ctx is done.
-func startPprof(ctx context.Context, addr string, log *slog.Logger) error {
+// network. With contention it also records the block and mutex profiles,
+// which cost a little on every blocking event, so they are off by default.
+// It stops when ctx is done.
+func startPprof(ctx context.Context, addr string, contention bool, log *slog.Logger) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return fmt.Errorf("--pprof %q: want a loopback host and port such as 127.0.0.1:6060", addr)
@@ -24,6 +35,10 @@ func startPprof(ctx context.Context, addr string, log *slog.Logger) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("--pprof: %w", err)
+	}
+	if contention {
+		runtime.SetBlockProfileRate(blockProfileRate)
+		runtime.SetMutexProfileFraction(mutexProfileFraction)
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)

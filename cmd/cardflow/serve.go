@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -34,6 +35,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	early := c.String("early-resume", envOr("CARDFLOW_EARLY_RESUME", "10m"), "how long a resume waits for its execution to reach the wait; env CARDFLOW_EARLY_RESUME")
 	tf := teamsFlags(c.FlagSet)
 	pprofAddr := c.String("pprof", "", "serve runtime profiles (net/http/pprof) on this loopback address, e.g. 127.0.0.1:6060")
+	contention := c.Bool("pprof-contention", os.Getenv("CARDFLOW_PPROF_CONTENTION") == "1", "with --pprof, also record where goroutines block and wait for locks (the block and mutex profiles); env CARDFLOW_PPROF_CONTENTION=1")
 	maxConns := c.String("max-conns", envOr("CARDFLOW_MAX_CONNS", strconv.Itoa(localmode.DefaultMaxConns)), "most open connections of the HTTP API; more wait until one closes; env CARDFLOW_MAX_CONNS")
 	if _, err := c.parse(args, 0); err != nil {
 		return err
@@ -51,8 +53,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	log := newLogger(stderr)
+	if *contention && *pprofAddr == "" {
+		return errors.New("--pprof-contention needs --pprof: the block and mutex profiles are served there")
+	}
 	if *pprofAddr != "" {
-		if err := startPprof(ctx, *pprofAddr, log); err != nil {
+		if err := startPprof(ctx, *pprofAddr, *contention, log); err != nil {
 			return err
 		}
 	}

@@ -363,3 +363,37 @@ func toJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// BenchmarkGetLatestWorkflow finds the published version behind a newer
+// draft, as a trigger of the sample approval does.
+func BenchmarkGetLatestWorkflow(b *testing.B) {
+	s, err := boltstore.Open(filepath.Join(b.TempDir(), "cardflow.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	w := &cardflow.Workflow{
+		OrganizationID: "org-1",
+		WorkflowName:   "purchase approval",
+		WorkflowSteps: []cardflow.Step{
+			{ID: "lookup", Name: "Look up order", Type: "erp", Config: map[string]any{"entity": "PurchaseOrder"}},
+			{ID: "approve", Name: "Ask approver", Type: "card", Config: map[string]any{"timeout": "48h", "data": map[string]any{"amount": "{{ input.amount }}"}}},
+			{ID: "end", Name: "Done", Type: "end"},
+		},
+		WorkflowConnections: []cardflow.Connection{{From: "lookup", To: "approve"}, {From: "approve", To: "end"}},
+	}
+	for range 3 {
+		if err := s.SaveWorkflowVersion(b.Context(), w); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if _, err := s.PublishWorkflow(b.Context(), "org-1", w.WorkflowID, 1, "bench", 1); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		got, err := s.GetLatestWorkflow(b.Context(), "org-1", w.WorkflowID)
+		if err != nil || got.WorkflowVersion != 1 {
+			b.Fatalf("got version %v, %v; want 1", got, err)
+		}
+	}
+}

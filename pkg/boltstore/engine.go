@@ -20,7 +20,7 @@ func (s *Store) StartExecution(_ context.Context, e *cardflow.Execution, p *card
 	if err != nil {
 		return err
 	}
-	err = s.db.Batch(func(tx *bolt.Tx) error {
+	err = s.commits.write(func(tx *bolt.Tx) error {
 		procs := tx.Bucket(bProcesses)
 		pk := under(prefix(p.OrganizationID), p.ProcessID)
 		var oldP *cardflow.Process
@@ -87,7 +87,7 @@ func (s *Store) PutProcess(_ context.Context, p *cardflow.Process) error {
 	if !validParts(p.OrganizationID, p.ProcessID) {
 		return processNotFound(p.ProcessID)
 	}
-	err := s.db.Batch(func(tx *bolt.Tx) error {
+	err := s.commits.write(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bProcesses)
 		k := under(prefix(p.OrganizationID), p.ProcessID)
 		v := b.Get(k)
@@ -211,7 +211,7 @@ func (s *Store) Deliver(_ context.Context, d *cardflow.Delivery) error {
 	if !validParts(d.OrganizationID, d.DeliveryID) {
 		return cardflow.Errorf(cardflow.EINVALID, "a delivery needs an organization and an id")
 	}
-	return s.db.Batch(func(tx *bolt.Tx) error {
+	return s.commits.write(func(tx *bolt.Tx) error {
 		return put(tx.Bucket(bDeliveries), under(prefix(d.OrganizationID), d.DeliveryID), d)
 	})
 }

@@ -26,6 +26,10 @@ import (
 type Store struct {
 	db  *bolt.DB
 	log *slog.Logger
+	// commits groups the writes that run often (executions, processes,
+	// schemas, deliveries) into shared commits.
+	commits *committer
+	keys    keyCache
 }
 
 var _ cardflow.Store = (*Store)(nil)
@@ -105,15 +109,14 @@ func Open(path string, opts ...Option) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("boltstore: create buckets in %s: %w", path, err)
 	}
-	// Batched writes wait this long for company; short enough that a lone
-	// write is not held up much, long enough for concurrent executions to
-	// share a disk sync.
-	db.MaxBatchDelay = 2 * time.Millisecond
-	return &Store{db: db, log: o.log}, nil
+	return &Store{db: db, log: o.log, commits: newCommitter(db), keys: keyCache{byHash: map[string]*cardflow.APIKey{}}}, nil
 }
 
 // Close releases the file; closing twice is not an error.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.commits.close()
+	return s.db.Close()
+}
 
 // decode unmarshals a stored value. json.Unmarshal copies what it keeps, so
 // the result outlives the transaction that owns v.
@@ -235,7 +238,7 @@ func (s *Store) CreateExecution(_ context.Context, e *cardflow.Execution) error 
 	if err != nil {
 		return err
 	}
-	if err := s.db.Batch(func(tx *bolt.Tx) error { return createExecution(tx, e, w) }); err != nil {
+	if err := s.commits.write(func(tx *bolt.Tx) error { return createExecution(tx, e, w) }); err != nil {
 		return err
 	}
 	e.Revision = 1
@@ -244,8 +247,8 @@ func (s *Store) CreateExecution(_ context.Context, e *cardflow.Execution) error 
 }
 
 // createExecution stores a new execution, encoded as w with revision 1, and
-// indexes it. Like every function given to Batch it leaves its arguments
-// alone, since Batch may run it more than once.
+// indexes it. Like every function given to the committer it leaves its
+// arguments alone, since it may run more than once.
 func createExecution(tx *bolt.Tx, e *cardflow.Execution, w *cardflow.ExecutionWrite) error {
 	idx := tx.Bucket(bOrgExecutions)
 	ik := under(prefix(e.OrganizationID), e.WorkflowExecutionID)
@@ -258,8 +261,8 @@ func createExecution(tx *bolt.Tx, e *cardflow.Execution, w *cardflow.ExecutionWr
 	return writeExecution(tx, under(prefix(e.OrganizationID, e.WorkflowID), e.WorkflowExecutionID), e.Open(), w, 1)
 }
 
-// PutExecution runs in a Batch: executions advance one step per write, and
-// batching lets concurrent executions share one disk sync. The revision
+// PutExecution runs in the committer: executions advance one step per
+// write, and grouping lets concurrent executions share one disk sync. The revision
 // check reads the revisions bucket, not the record.
 func (s *Store) PutExecution(_ context.Context, e *cardflow.Execution) error {
 	if !validParts(e.OrganizationID, e.WorkflowID, e.WorkflowExecutionID) {
@@ -269,7 +272,7 @@ func (s *Store) PutExecution(_ context.Context, e *cardflow.Execution) error {
 	if err != nil {
 		return err
 	}
-	err = s.db.Batch(func(tx *bolt.Tx) error {
+	err = s.commits.write(func(tx *bolt.Tx) error {
 		k := under(prefix(e.OrganizationID, e.WorkflowID), e.WorkflowExecutionID)
 		rev := tx.Bucket(bExecutionRevisions).Get(k)
 		if rev == nil {
@@ -389,7 +392,7 @@ func (s *Store) PutSchema(_ context.Context, sc *cardflow.Schema) error {
 		return err
 	}
 	// Every trigger writes its version's schema sample: batch it.
-	return s.db.Batch(func(tx *bolt.Tx) error {
+	return s.commits.write(func(tx *bolt.Tx) error {
 		return tx.Bucket(bSchemas).Put(versionKey(sc.OrganizationID, sc.WorkflowID, sc.WorkflowVersion), v)
 	})
 }
@@ -433,10 +436,20 @@ func (s *Store) CreateAPIKey(_ context.Context, k *cardflow.APIKey) error {
 	})
 }
 
+// GetAPIKeyByHash answers from the key cache when it can: every request
+// reads its key.
 func (s *Store) GetAPIKeyByHash(_ context.Context, hash string) (*cardflow.APIKey, error) {
-	return getJSON[cardflow.APIKey](s.db, bAPIKeys, []byte(hash), func() error {
+	if k, ok := s.keys.get(hash); ok {
+		return k, nil
+	}
+	gen := s.keys.generation()
+	k, err := getJSON[cardflow.APIKey](s.db, bAPIKeys, []byte(hash), func() error {
 		return cardflow.Errorf(cardflow.ENOTFOUND, "API key not found")
 	})
+	if err == nil {
+		s.keys.put(hash, k, gen)
+	}
+	return k, err
 }
 
 // ListAPIKeys walks an index by key id (of one organization, or of all), so
@@ -485,5 +498,10 @@ func (s *Store) RevokeAPIKey(_ context.Context, keyID string, now int64) (*cardf
 		k.RevokedOn = now
 		return put(byHash, hash, k)
 	})
+	if err == nil {
+		// After the commit: a read that began before it cannot put the
+		// key back unrevoked (see keyCache).
+		s.keys.drop(k.Hash)
+	}
 	return k, err
 }

@@ -88,7 +88,9 @@ func (kd *versioned[T, K]) get(db *bolt.DB, org, id string, version int) (*T, er
 }
 
 // latest returns the version marked latest. It walks the versions from the
-// newest; the latest one is usually the newest or close to it.
+// newest; the latest one is usually the newest or close to it. Of the
+// versions it passes over it reads the flag alone: every trigger and card
+// step asks, and drafts newer than the latest version are common.
 func (kd *versioned[T, K]) latest(db *bolt.DB, org, id string) (*T, error) {
 	var rec *T
 	err := db.View(func(tx *bolt.Tx) error {
@@ -97,6 +99,15 @@ func (kd *versioned[T, K]) latest(db *bolt.DB, org, id string) (*T, error) {
 		}
 		var err error
 		walkBack(tx.Bucket(kd.bucket), prefix(org, id), nil, func(_, v []byte) bool {
+			// Workflows and cards both carry the flag as "latest".
+			var flag struct {
+				Latest cardflow.Flag `json:"latest"`
+			}
+			if json.Unmarshal(v, &flag) == nil && !flag.Latest {
+				return true
+			}
+			// The latest version, or one the flag could not be read of:
+			// decoded whole, which says why it cannot be read.
 			var probe *T
 			if probe, err = decode[T](v); err != nil {
 				return false

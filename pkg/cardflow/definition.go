@@ -48,6 +48,11 @@ type StepTraits struct {
 	// Delivers says the step posts a card to Teams, so its config may hold
 	// a delivery (see TeamsProfile).
 	Delivers bool
+	// Local says the step's Run changes nothing outside its execution (no
+	// calls, deliveries or writes), so running it again after a crash goes
+	// unseen: the engine may store what it did together with the steps
+	// after it. A Waiter's Open is not part of Run.
+	Local bool
 }
 
 // StepKind is what the definition rules know of one step kind. The kinds

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -340,6 +341,9 @@ func ExecutionJSON(head []byte, parts []Part) ([]byte, error) {
 		var err error
 		switch {
 		case p.Name == PartInput:
+			if !json.Valid(p.Value) {
+				err = errors.New("not JSON")
+			}
 			v.WorkflowInputPayload = p.Value
 		case p.Name == PartWorkflow:
 			var wp struct {
@@ -363,5 +367,80 @@ func ExecutionJSON(head []byte, parts []Part) ([]byte, error) {
 			return nil, &UnreadableError{Err: fmt.Errorf("decode execution part %s: %w", p.Name, err)}
 		}
 	}
-	return json.Marshal(v)
+	return v.appendJSON(make([]byte, 0, len(head)+partsSize(parts)+256)), nil
+}
+
+// appendString appends s quoted as json.Marshal quotes it: as it is when
+// it holds only printable ASCII that needs no escape, as ids and statuses
+// do, else through json.Marshal.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s) // a string always encodes
+			return append(b, q...)
+		}
+	}
+	return append(append(append(b, '"'), s...), '"')
+}
+
+func partsSize(parts []Part) int {
+	n := 0
+	for _, p := range parts {
+		n += len(p.Value)
+	}
+	return n
+}
+
+// appendJSON writes v as json.Marshal does, copying its raw values as they
+// are. They were validated as they were decoded into v, and they are
+// compact and escaped already, since json.Marshal wrote them into the
+// store; json.Marshal would scan and compact them once more, which was a
+// third of the server's time per read.
+func (v *executionView) appendJSON(b []byte) []byte {
+	str := func(name, s string) { b = appendString(append(b, name...), s) }
+	raw := func(name string, r json.RawMessage) {
+		b = append(b, name...)
+		if r == nil {
+			r = json.RawMessage("null")
+		}
+		b = append(b, r...)
+	}
+	str(`{"workflow_execution_id":`, v.WorkflowExecutionID)
+	str(`,"workflow_id":`, v.WorkflowID)
+	b = strconv.AppendInt(append(b, `,"workflow_version":`...), int64(v.WorkflowVersion), 10)
+	str(`,"organization_id":`, v.OrganizationID)
+	str(`,"workspace_id":`, v.WorkspaceID)
+	str(`,"workflow_current_state":`, v.WorkflowCurrentState)
+	str(`,"workflow_trigger_type":`, v.WorkflowTriggerType)
+	str(`,"status":`, v.Status)
+	raw(`,"workflow_event_log":`, v.WorkflowEventLog)
+	b = append(b, `,"condensed_logs":`...)
+	if v.CondensedLogs == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '{')
+		for i, id := range slices.Sorted(maps.Keys(v.CondensedLogs)) {
+			sep := ""
+			if i > 0 {
+				sep = ","
+			}
+			str(sep, id)
+			raw(":", v.CondensedLogs[id])
+		}
+		b = append(b, '}')
+	}
+	raw(`,"workflow_input_payload":`, v.WorkflowInputPayload)
+	raw(`,"workflow_output_payload":`, v.WorkflowOutputPayload)
+	str(`,"workflow_details":{"workflow_name":`, v.WorkflowDetails.WorkflowName)
+	raw(`,"workflow_steps":`, v.WorkflowDetails.WorkflowSteps)
+	raw(`,"workflow_connections":`, v.WorkflowDetails.WorkflowConnections)
+	b = append(b, `},"modified_by":`...)
+	if v.ModifiedBy == nil {
+		b = append(b, "null"...)
+	} else {
+		str("", *v.ModifiedBy)
+	}
+	b = strconv.AppendInt(append(b, `,"created_on":`...), v.CreatedOn, 10)
+	b = strconv.AppendInt(append(b, `,"modified_on":`...), v.ModifiedOn, 10)
+	return append(b, '}')
 }

@@ -164,3 +164,63 @@ func TestJoinUnreadablePart(t *testing.T) {
 		t.Errorf("pruned part: %v", err)
 	}
 }
+
+// ExecutionJSON writes what json.Marshal gives of the joined execution,
+// whatever the values hold: characters json.Marshal escapes, no logs, no
+// input, a modifier.
+func TestExecutionJSONIsMarshal(t *testing.T) {
+	by := `ann "<&>" ` + "\u2028 ü"
+	for _, tc := range []struct {
+		name   string
+		change func(*Execution)
+	}{
+		{"as built", func(*Execution) {}},
+		{"escaped characters everywhere", func(e *Execution) {
+			e.WorkflowDetails.WorkflowName = `<b>"x"</b> & ` + "\u2029"
+			e.WorkflowInputPayload = map[string]any{"html": "<script>&", "sep": "\u2028", "n": 1.5}
+			e.CondensedLogs["<a&b>"] = StepLog{Output: map[string]any{"x": "</x>"}}
+			e.WorkflowOutputPayload = map[string]any{"y": "a\tb"}
+			e.WorkflowEventLog.Events[0].Message = "<&>"
+			e.ModifiedBy = &by
+		}},
+		{"no logs, no input, no output", func(e *Execution) {
+			e.CondensedLogs, e.WorkflowInputPayload, e.WorkflowOutputPayload = nil, nil, nil
+			e.State.Outputs = nil
+		}},
+		{"empty logs", func(e *Execution) { e.CondensedLogs = map[string]StepLog{} }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := partsExecution()
+			tc.change(e)
+			w, err := e.Split()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := ExecutionJSON(w.Head, w.Parts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := json.Marshal(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != string(want) {
+				t.Errorf("got  %s\nwant %s", got, want)
+			}
+		})
+	}
+	t.Run("an input part that is not JSON", func(t *testing.T) {
+		w, err := partsExecution().Split()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, p := range w.Parts {
+			if p.Name == PartInput {
+				w.Parts[i].Value = []byte(`{"po": `)
+			}
+		}
+		if _, err := ExecutionJSON(w.Head, w.Parts); !errors.Is(err, ErrUnreadable) {
+			t.Errorf("got %v, want an unreadable execution", err)
+		}
+	})
+}

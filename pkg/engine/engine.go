@@ -1,6 +1,7 @@
 // Package engine interprets workflow graphs. Advance runs an execution's
-// synchronous steps one after another, persisting each, until the execution
-// must wait, sleeps, ends or uses up its time budget. Runners (local
+// synchronous steps one after another, persisting them (a run of local
+// steps in one write), until the execution must wait, sleeps, ends or uses
+// up its time budget. Runners (local
 // goroutines, Step Functions) call Advance again when there is more to do;
 // after a crash it continues from the last persisted step.
 package engine
@@ -143,8 +144,15 @@ func (e *Engine) graph(ex *cardflow.Execution) (*graph, error) {
 // the time budget, and says what the runner should do next.
 func (e *Engine) Advance(ctx context.Context, ref cardflow.ExecutionRef) (Result, error) {
 	start := e.now()
+	stepwise := false
 	for attempt := 0; ; attempt++ {
-		res, err := e.advance(ctx, ref, start)
+		res, err := e.advance(ctx, ref, start, stepwise)
+		if errors.Is(err, errStepwise) {
+			// Steps stored together would pass the state cap: run them
+			// again one write each, so the one that passes it fails.
+			stepwise = true
+			continue
+		}
 		// A conflict means someone else changed the execution (a cancel) or
 		// its process record (a resume): read them again.
 		if cardflow.ErrorCode(err) == cardflow.ECONFLICT && attempt < 5 {
@@ -154,7 +162,9 @@ func (e *Engine) Advance(ctx context.Context, ref cardflow.ExecutionRef) (Result
 	}
 }
 
-func (e *Engine) advance(ctx context.Context, ref cardflow.ExecutionRef, start time.Time) (Result, error) {
+// advance reads the execution and runs it; what its steps did is stored
+// before it returns (see run.persist).
+func (e *Engine) advance(ctx context.Context, ref cardflow.ExecutionRef, start time.Time, stepwise bool) (Result, error) {
 	ex, err := e.store.GetExecution(ctx, ref.OrganizationID, ref.WorkflowID, ref.ExecutionID)
 	if err != nil {
 		return Result{}, err
@@ -166,7 +176,18 @@ func (e *Engine) advance(ctx context.Context, ref cardflow.ExecutionRef, start t
 	if err != nil {
 		return Result{}, err
 	}
-	r := &run{e: e, ex: ex, g: g}
+	r := &run{e: e, ex: ex, g: g, stepwise: stepwise}
+	res, err := r.steps(ctx, start)
+	if err == nil {
+		err = r.flush(ctx)
+	}
+	return res, err
+}
+
+// steps runs the steps of the execution until it must wait, sleeps, ends
+// or uses up the time budget.
+func (r *run) steps(ctx context.Context, start time.Time) (Result, error) {
+	e, ex, g := r.e, r.ex, r.g
 	for {
 		if !r.ex.Open() {
 			return Result{Status: r.ex.Status}, nil
@@ -182,6 +203,7 @@ func (e *Engine) advance(ctx context.Context, ref cardflow.ExecutionRef, start t
 			return Result{}, fmt.Errorf("execution %s is in unknown step %q", ex.WorkflowExecutionID, ex.State.StepID)
 		}
 		var res *Result
+		var err error
 		r.remember(n)
 		switch ex.State.Phase {
 		case cardflow.PhaseWaiting:

@@ -28,6 +28,9 @@ type node struct {
 	branches []steps.Branch
 	// exits are the non-success exits by name (error, timeout).
 	exits map[string]string
+	// local: the step's Run has no effect outside the execution
+	// (cardflow.StepTraits.Local); end: it ends the execution.
+	local, end bool
 }
 
 // StepError is a definition error of one step or connection, found when the
@@ -54,9 +57,11 @@ func compile(env *expr.Env, defs []cardflow.Step, conns []cardflow.Connection) (
 			g.steps[st.ID] = n
 			continue
 		}
-		if kind.Traits().Role == cardflow.RoleTrigger {
+		traits := kind.Traits()
+		if traits.Role == cardflow.RoleTrigger {
 			g.trigger = st.ID
 		}
+		n.local, n.end = traits.Local, traits.Role == cardflow.RoleEnd
 		var err error
 		if n.run, err = kind.Compile(env, st.Config); err != nil {
 			return nil, &StepError{Where: fmt.Sprintf("workflow_steps[%d] (%s)", i, st.ID), Err: err}

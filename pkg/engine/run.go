@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -21,7 +22,17 @@ type run struct {
 	// before is what the step being run may change of the execution's
 	// state, as it was when the step began.
 	before *before
+	// pending: the execution has changes not yet stored, of local steps
+	// whose write was left to a later one (see persist).
+	pending bool
+	// stepwise: every step is stored on its own.
+	stepwise bool
 }
+
+// errStepwise says that changes of several steps, stored together, would
+// take the execution past its state cap; Advance runs them again stored
+// one by one.
+var errStepwise = errors.New("engine: run the steps again, one write each")
 
 // before is a step's output, log and the event log as they were before
 // the step ran, so that a step whose result would take the execution past
@@ -95,22 +106,53 @@ func (r *run) event(typ string, n *node, msg string) {
 	log.Total++
 }
 
-// persist writes the execution; the store checks its revision. Each
-// change gets a later modified_on than the one before, even within a
-// millisecond, so that waitForExecution's since tells every change apart.
-// Waiting requests hear of it once it is stored. When the step's result
-// would take the execution past the size of state it may hold
-// (cardflow.MaxStateBytes, or what one stored record holds), the result is
-// taken back and the execution fails with the store's reason: what it
-// stores then is what it held before the step, and fits.
+// persist records a step's change of the execution. Each change gets a
+// later modified_on than the one before, even within a millisecond, so
+// that waitForExecution's since tells every change apart.
+//
+// When the execution goes on in this Advance with a local step that does
+// not end it, the write is left to a later step: running local steps again
+// after a crash is unseen, so nothing is lost, and a run of them costs one
+// synced write instead of one each. Everything is written before anything
+// outside the execution happens: before a step that is not local, before
+// the process record closes (finish), and before Advance returns.
 func (r *run) persist(ctx context.Context) error {
 	r.ex.ModifiedOn = max(r.millis(), r.ex.ModifiedOn+1)
+	if n := r.g.steps[r.ex.State.StepID]; !r.stepwise && r.ex.Status == cardflow.ExecRunning &&
+		r.ex.State.Phase == "" && n != nil && n.local && !n.end {
+		r.pending = true
+		return nil
+	}
+	return r.write(ctx)
+}
+
+// flush writes the changes persist left pending.
+func (r *run) flush(ctx context.Context) error {
+	if !r.pending {
+		return nil
+	}
+	return r.write(ctx)
+}
+
+// write stores the execution; the store checks its revision. Waiting
+// requests hear of it once it is stored. When the step's result would take
+// the execution past the size of state it may hold
+// (cardflow.MaxStateBytes, or what one stored record holds), the result is
+// taken back and the execution fails with the store's reason: what it
+// stores then is what it held before the step, and fits. With earlier
+// steps' changes in the same write, Advance runs the steps again stored
+// one by one (errStepwise), which finds the step that passed the cap.
+func (r *run) write(ctx context.Context) error {
 	err := r.e.store.PutExecution(ctx, r.ex)
 	if err == nil {
+		r.pending = false
 		if r.e.notify != nil {
 			r.e.notify.ExecutionChanged(r.ex.Ref())
 		}
 		return nil
+	}
+	if cardflow.ErrorCode(err) == cardflow.ETOOLARGE && r.pending {
+		return errStepwise
 	}
 	if cardflow.ErrorCode(err) != cardflow.ETOOLARGE || r.before == nil {
 		return err
@@ -280,6 +322,11 @@ func (r *run) fail(ctx context.Context, n *node, reason string) error {
 // finished execution holding its process id. output becomes the execution's
 // output payload, an object (an end step's "done" reads {"value": "done"}).
 func (r *run) finish(ctx context.Context, n *node, status string, output any, msg string) error {
+	// The steps before are stored first: a crash after the close must not
+	// leave the execution stored in a wait whose process id is free again.
+	if err := r.flush(ctx); err != nil {
+		return err
+	}
 	if err := cardflow.CloseProcess(ctx, r.e.store, r.ex, r.e.now()); err != nil {
 		return err
 	}

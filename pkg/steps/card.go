@@ -15,7 +15,7 @@ import (
 // cannot be sent leaves by the error exit; no answer before the timeout
 // leaves by the timeout exit.
 var Card = Define[cardConfig](cardflow.StepCard, cardflow.StepTraits{
-	Exits: []string{cardflow.ExitError, cardflow.ExitTimeout}, Delivers: true,
+	Exits: []string{cardflow.ExitError, cardflow.ExitTimeout}, Delivers: true, Local: true,
 })
 
 type cardConfig struct {

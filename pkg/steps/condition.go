@@ -10,7 +10,7 @@ import (
 
 // Condition leaves by the first of its connections whose when holds, else
 // by its default connection; its output names the step it chose.
-var Condition = Define[conditionConfig]("condition", cardflow.StepTraits{Role: cardflow.RoleCondition})
+var Condition = Define[conditionConfig]("condition", cardflow.StepTraits{Role: cardflow.RoleCondition, Local: true})
 
 // conditionConfig is empty: a condition's expressions are on its
 // connections, which the engine compiles into Run.Branches.

@@ -13,7 +13,7 @@ import (
 )
 
 // Delay sleeps for a duration, or until the time an expression gives.
-var Delay = Define[delayConfig]("delay", cardflow.StepTraits{})
+var Delay = Define[delayConfig]("delay", cardflow.StepTraits{Local: true})
 
 type delayConfig struct {
 	Duration string `json:"duration"`

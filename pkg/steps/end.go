@@ -10,7 +10,7 @@ import (
 
 // End finishes the execution, SUCCEEDED unless its status says FAILED,
 // with its output as the execution's output.
-var End = Define[endConfig]("end", cardflow.StepTraits{Role: cardflow.RoleEnd})
+var End = Define[endConfig]("end", cardflow.StepTraits{Role: cardflow.RoleEnd, Local: true})
 
 type endConfig struct {
 	Status string `json:"status"`

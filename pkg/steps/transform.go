@@ -10,7 +10,7 @@ import (
 )
 
 // Transform builds its output from a template value.
-var Transform = Define[transformConfig]("transform", cardflow.StepTraits{})
+var Transform = Define[transformConfig]("transform", cardflow.StepTraits{Local: true})
 
 type transformConfig struct {
 	// Output is required, though it may be null.

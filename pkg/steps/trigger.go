@@ -13,7 +13,7 @@ import (
 
 // Trigger is the entry point of a workflow, run by a request or a
 // schedule; its output is the execution's input.
-var Trigger = Define[triggerConfig](cardflow.StepTrigger, cardflow.StepTraits{Role: cardflow.RoleTrigger})
+var Trigger = Define[triggerConfig](cardflow.StepTrigger, cardflow.StepTraits{Role: cardflow.RoleTrigger, Local: true})
 
 type triggerConfig struct {
 	Kind       *string `json:"kind"`

@@ -11,7 +11,7 @@ import (
 // Wait waits for a resume (from SAP, say) on the execution's process id;
 // the resume's body is its output. Without a resume before its timeout it
 // leaves by the timeout exit.
-var Wait = Define[waitConfig]("wait", cardflow.StepTraits{Exits: []string{cardflow.ExitTimeout}})
+var Wait = Define[waitConfig]("wait", cardflow.StepTraits{Exits: []string{cardflow.ExitTimeout}, Local: true})
 
 type waitConfig struct {
 	Timeout string `json:"timeout"`

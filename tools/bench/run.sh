@@ -38,7 +38,7 @@ cleanup() {
 	rm -rf "$data"
 }
 trap cleanup EXIT
-"$out/bin/cardflow" serve --addr 127.0.0.1:0 --pprof 127.0.0.1:0 --data-dir "$data" >/dev/null 2>"$out/server.log" &
+"$out/bin/cardflow" serve --addr 127.0.0.1:0 --pprof 127.0.0.1:0 --pprof-contention --data-dir "$data" >/dev/null 2>"$out/server.log" &
 server_pid=$!
 addr= pprof=
 for _ in $(seq 300); do
@@ -57,8 +57,9 @@ kill "$server_pid"
 wait "$server_pid" || true
 server_pid=
 
-for f in bench/*.cpu.pprof; do
-	go tool pprof -top -nodecount=30 "$f" >"${f%.cpu.pprof}.cpu.top.txt" 2>/dev/null
+for f in bench/*.cpu.pprof bench/*.block.pprof bench/*.mutex.pprof; do
+	[ -e "$f" ] || continue
+	go tool pprof -top -nodecount=30 "$f" >"${f%.pprof}.top.txt" 2>/dev/null
 done
 go tool pprof -sample_index=alloc_space -top -nodecount=30 bench/allocs.pprof >bench/allocs.top.txt 2>/dev/null
 
