@@ -75,6 +75,7 @@ func (s *Service) answerApproval(ctx context.Context, org string, in ApprovalAns
 		}
 		s.audit(ctx, a, cardflow.Event{At: now, Type: cardflow.EventApprovalAnswered, Actor: in.Actor, Message: msg})
 		decided := !a.Open()
+		s.deliverNext(ctx, a)
 		if decided {
 			if err := s.claimApproval(ctx, a, in.Actor); err != nil {
 				return nil, err

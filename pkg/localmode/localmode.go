@@ -265,7 +265,7 @@ func NewStack(store cardflow.Store, outbox *boltstore.Store, cfg Config) (*Stack
 		return nil, err
 	}
 	opts := []app.Option{app.WithChecker(eng), app.WithCardChecker(cards.Checker{}), app.WithRunner(st.Runner), app.WithScheduler(st.Scheduler),
-		app.WithEarlyResumeWindow(early), app.WithLogger(cfg.Log), app.WithWatcher(changes), app.WithNotifier(changes)}
+		app.WithEarlyResumeWindow(early), app.WithLogger(cfg.Log), app.WithWatcher(changes), app.WithNotifier(changes), app.WithDeliverer(tm)}
 	if tm.HasBot() {
 		opts = append(opts, app.WithTeamsBot(tm, tm))
 	}

@@ -183,9 +183,20 @@ func (in *Integration) Verify(ctx context.Context, authorization string) (*Claim
 // delivery's profile says.
 func (in *Integration) Deliver(ctx context.Context, d *cardflow.Delivery) error {
 	p := func(k string) string { s, _ := d.Teams[k].(string); return s }
-	ref := Ref{OrganizationID: d.OrganizationID, ProcessID: d.ProcessID, ExecutionID: d.ExecutionID, Wait: d.Wait}
+	ref := Ref{OrganizationID: d.OrganizationID, ProcessID: d.ProcessID, ExecutionID: d.ExecutionID, Wait: d.Wait, Who: d.Approver}
 	switch p("type") {
 	case "", cardflow.DeliveryOutbox:
+		if d.Approver != "" && in.HasLinks() && in.cfg.PublicURL != "" {
+			// The approver's copy carries their personal links, for
+			// whoever passes the outbox's cards on.
+			links, err := in.personalLinks(ctx, d.CardPayload, ref)
+			if err != nil {
+				return err
+			}
+			c := *d
+			c.Links = links
+			d = &c
+		}
 		return in.fallback.Deliver(ctx, d)
 	case cardflow.DeliveryWebhook:
 		target, err := configured{in.organizations(d.OrganizationID)}.Secret(ctx, p("webhook_secret"))
@@ -217,6 +228,11 @@ func (in *Integration) Deliver(ctx context.Context, d *cardflow.Delivery) error 
 
 // linkCard turns the card's buttons into response links.
 func (in *Integration) linkCard(ctx context.Context, card map[string]any, ref Ref) (map[string]any, error) {
+	return in.linkCardSeen(ctx, card, ref, func(string, string) {})
+}
+
+// linkCardSeen is linkCard that shows seen each link it makes.
+func (in *Integration) linkCardSeen(ctx context.Context, card map[string]any, ref Ref, seen func(title, url string)) (map[string]any, error) {
 	var key []byte
 	return WithResponseLinks(card, func(choice any, title string) (string, error) {
 		if in.cfg.PublicURL == "" {
@@ -235,8 +251,18 @@ func (in *Integration) linkCard(ctx context.Context, card map[string]any, ref Re
 		if err != nil {
 			return "", err
 		}
-		return in.cfg.PublicURL + "/v1/teams/respond?token=" + token, nil
+		u := in.cfg.PublicURL + "/v1/teams/respond?token=" + token
+		seen(title, u)
+		return u, nil
 	})
+}
+
+// personalLinks returns the response links of the card's buttons, in the
+// card's order.
+func (in *Integration) personalLinks(ctx context.Context, card map[string]any, ref Ref) ([]cardflow.DeliveryLink, error) {
+	var links []cardflow.DeliveryLink
+	_, err := in.linkCardSeen(ctx, card, ref, func(title, u string) { links = append(links, cardflow.DeliveryLink{Title: title, URL: u}) })
+	return links, err
 }
 
 // VerifyResponseLink reads the answer of a response link's token: the
@@ -258,10 +284,17 @@ func (in *Integration) VerifyResponseLink(ctx context.Context, token string) (*c
 		}
 	}
 	payload["responder"] = map[string]any{"via": "response link"}
-	return &cardflow.CardAnswer{
+	a := &cardflow.CardAnswer{
 		OrganizationID: ref.OrganizationID, ProcessID: ref.ProcessID, ExecutionID: ref.ExecutionID, Wait: ref.Wait,
 		Actor: "teams:response-link", Payload: payload, Label: ref.Title,
-	}, nil
+	}
+	if ref.Who != "" {
+		// A personal link: the signature vouches that it was sent to this
+		// approver alone.
+		a.Actor, a.Identities = ref.Who, []string{ref.Who}
+		payload["responder"] = map[string]any{"via": "response link", "name": ref.Who}
+	}
+	return a, nil
 }
 
 // ConfirmResponseLink returns the token the confirmation form of a
