@@ -90,7 +90,7 @@ func (s *Service) deliverNext(ctx context.Context, ap *cardflow.Approval) {
 		return
 	}
 	for _, p := range ap.Recipients() {
-		if err := s.deliver.Deliver(ctx, ap.DeliveryFor(p, s.now())); err != nil {
+		if err := cardflow.DeliverApproval(ctx, s.store, s.deliver, ap, p, s.now()); err != nil {
 			s.log.WarnContext(ctx, "the next approver's card was not delivered", "approval", ap.ApprovalID, "approver", p, "error", err)
 		}
 	}
@@ -107,3 +107,12 @@ func containsFold(ids []string, id string) bool {
 
 // when formats an epoch-ms time for a page.
 func when(ms int64) string { return time.UnixMilli(ms).UTC().Format("2 Jan 2006 15:04 MST") }
+
+// refusalNote says why a card's answer did not count. A late click on a
+// finished approval gets how it ended, as its updated card says.
+func (s *Service) refusalNote(ctx context.Context, org, approvalID string, err error) string {
+	if ap, gerr := s.store.GetApproval(ctx, org, approvalID); gerr == nil && !ap.Open() {
+		return ap.EndNote()
+	}
+	return "Your answer was not recorded: " + cardflow.ErrorMessage(err) + "."
+}

@@ -121,6 +121,9 @@ type Approval struct {
 	// went out with, so a later approver's copy goes out the same way.
 	Teams map[string]any `json:"teams,omitempty"`
 	Data  any            `json:"data,omitempty"`
+	// Posts are the bot messages that carry a copy of the card, which are
+	// updated once the step decides, times out or is resumed.
+	Posts []BotPost `json:"posts,omitempty"`
 }
 
 // ApprovalAnswer is one answer that counted.

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/cardflow/cardflow/pkg/app"
-	"github.com/cardflow/cardflow/pkg/cardflow"
 )
 
 // approvalPage shows what stands on the page of an approver's personal
@@ -25,7 +24,7 @@ func approvalPage(b *strings.Builder, page *app.LinkPage) {
 		para(b, "This approval timed out before it was decided; nothing was recorded.")
 	}
 	if !ap.Open() && !page.Recorded {
-		para(b, fmt.Sprintf("This approval is %s (%s); nothing more can be recorded.", decidedWord(ap.Status), pageTime(ap.DecidedOn)))
+		para(b, ap.EndNote())
 	}
 	if len(ap.Answers) == 0 {
 		return
@@ -39,17 +38,6 @@ func approvalPage(b *strings.Builder, page *app.LinkPage) {
 		fmt.Fprintf(b, "<dt>%s</dt><dd>%s</dd>", html.EscapeString(ans.Approver), html.EscapeString(v))
 	}
 	b.WriteString("</dl></section>")
-}
-
-// decidedWord names a final approval status for a sentence.
-func decidedWord(status string) string {
-	if status == cardflow.ApprovalTimedOut {
-		return "timed out"
-	}
-	if status == cardflow.ApprovalOverridden {
-		return "overridden through resumeworkflow"
-	}
-	return strings.ToLower(status)
 }
 
 func pageTime(ms int64) string { return time.UnixMilli(ms).UTC().Format("2 Jan 2006 15:04 MST") }

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/teams"
+	"github.com/cardflow/cardflow/pkg/teams/teamstest"
 )
 
 // teamsApprovalStep publishes teamsCard and a workflow whose approval step
@@ -176,14 +178,14 @@ func TestApprovalPersonalLinks(t *testing.T) {
 	ref.Who = "eve@example.com"
 	eve, _ := teams.SignLink([]byte(teamsSigningKey), *ref)
 	form2 := url.Values{"token": {eve}, "confirmation": {teams.SignConfirmation([]byte(teamsSigningKey), eve)}}
-	if _, body, _ := e.linkRequest("POST", e.srv.URL+"/v1/teams/respond", form2); !strings.Contains(body, "This approval is approved") {
+	if _, body, _ := e.linkRequest("POST", e.srv.URL+"/v1/teams/respond", form2); !strings.Contains(body, "This approval was approved") {
 		t.Errorf("eve after the decision: got %s, want the decision", body)
 	}
 
 	done := e.awaitStatus(admin, wf, exID, "SUCCEEDED")
 	// Late clicks see the decision and change nothing.
 	for _, who := range []string{"cy@example.com", "ann@example.com"} {
-		if _, body := e.page(links[who]); !strings.Contains(body, "This approval is approved") || strings.Contains(body, "<form") {
+		if _, body := e.page(links[who]); !strings.Contains(body, "This approval was approved") || strings.Contains(body, "<form") {
 			t.Errorf("%s's link after the decision: got %s, want the decision and no form", who, body)
 		}
 	}
@@ -255,5 +257,102 @@ func TestApprovalLinksSequentialAndOutbox(t *testing.T) {
 	}
 	if len(got) != 2 || got["ann@example.com"] != "ann@example.com" || got["bob@example.com"] != "bob@example.com" {
 		t.Errorf("outbox: got copies for %v, want ann's and bob's, each with links naming them", got)
+	}
+}
+
+// botInvoke is invoke from a Teams account with a UPN.
+func botInvoke(fake *teamstest.Server, name string, data map[string]any) map[string]any {
+	a := invoke(fake, name, data)
+	from := a["from"].(map[string]any)
+	from["userPrincipalName"] = name + "@example.com"
+	from["aadObjectId"] = fmt.Sprintf("00000000-0000-4000-8000-%012x", name[0])
+	return a
+}
+
+// TestApprovalBot: through the bot only a listed approver's answer counts;
+// anyone else gets a card saying so and nothing changes. Once the step
+// decides, every posted copy of its card is updated, and a late click gets
+// the decision, not a second one.
+func TestApprovalBot(t *testing.T) {
+	e, fake := newTeamsEnv(t)
+	admin := e.key("org-a", "read", "admin", "execute")
+	profile := map[string]any{"type": "bot", "service_url": fake.ServiceURL(), "conversation_id": "19:approvers@thread.tacv2", "tenant_id": "tenant-1"}
+	wf := e.teamsApprovalStep(admin, profile, map[string]any{"approvers": []any{"ann@example.com", "bob@example.com"}, "policy": "all"})
+	exID := str(e.trigger(admin, "/v1/workflows/triggerworkflow/"+wf+"?process_id=PO-8", map[string]any{"amount": 800}).body["service_execution_id"])
+	posted := awaitRequests(t, fake, "/connector/", 2)
+	e.awaitStatus(admin, wf, exID, "WAITING")
+	data := cardActions(t, posted[0].Body)["Approve"]["data"].(map[string]any)
+	approvalID := cardflow.ApprovalIDOf(exID, 1)
+	approval := func() *cardflow.Approval {
+		a, err := e.store.GetApproval(context.Background(), "org-a", approvalID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	if a := approval(); len(a.Posts) != 2 {
+		t.Fatalf("posts: got %+v, want both copies recorded", a.Posts)
+	}
+	valid := fake.Token(t, time.Now(), fake.ServiceURL())
+	answer := func(who string) response {
+		t.Helper()
+		r := e.botPost(valid, botInvoke(fake, who, map[string]any{"decision": "approve", teams.DataKey: data[teams.DataKey]}))
+		if r.status != 200 || r.body["type"] != "application/vnd.microsoft.card.adaptive" {
+			t.Fatalf("%s: got %d %s, want a card", who, r.status, r.raw)
+		}
+		return r
+	}
+	for _, c := range []struct {
+		who, want string
+		answers   int
+	}{
+		{"eve", "you are not an approver of step", 0},
+		{"ann", "Your answer (approve) is recorded; the approval waits for the other approvers.", 1},
+		{"bob", "Your answer (approve) is recorded; the approval is approved.", 2},
+		{"eve", "This approval was approved on", 2},
+		{"ann", "This approval was approved on", 2},
+	} {
+		if got := jsonOf(answer(c.who).body["value"]); !strings.Contains(got, c.want) {
+			t.Errorf("%s: got card %s, want it to say %q", c.who, got, c.want)
+		}
+		if a := approval(); len(a.Answers) != c.answers {
+			t.Errorf("after %s: %d answers, want %d", c.who, len(a.Answers), c.answers)
+		}
+	}
+	done := e.awaitStatus(admin, wf, exID, "SUCCEEDED")
+	eve := "teams:" + fmt.Sprintf("00000000-0000-4000-8000-%012x", 'e')
+	if got := approvalEvents(done); len(got) < 2 || got[1] != "ApprovalRefused "+eve {
+		t.Errorf("events %q: want eve's refusal first", got)
+	}
+	// Both posted copies were replaced by the decision, by activity id.
+	updates := awaitRequests(t, fake, "/connector/", 4)[2:]
+	for i, u := range updates {
+		if u.Method != "PUT" || !strings.HasPrefix(u.Path, "/connector/v3/conversations/19:approvers@thread.tacv2/activities/") {
+			t.Errorf("update %d: got %s %s, want a PUT of a posted activity", i, u.Method, u.Path)
+		}
+		if got := jsonOf(u.Body); !strings.Contains(got, "This approval was approved on") || strings.Contains(got, "Action.") {
+			t.Errorf("update %d: got %s, want the decision without buttons", i, got)
+		}
+	}
+}
+
+// TestApprovalCardsUpdatedOnOverride: resumeworkflow on an open approval
+// updates the posted copies too.
+func TestApprovalCardsUpdatedOnOverride(t *testing.T) {
+	e, fake := newTeamsEnv(t)
+	admin := e.key("org-a", "read", "admin", "execute")
+	profile := map[string]any{"type": "bot", "service_url": fake.ServiceURL(), "conversation_id": "19:approvers@thread.tacv2", "tenant_id": "tenant-1"}
+	wf := e.teamsApprovalStep(admin, profile, map[string]any{"approvers": []any{"ann@example.com", "bob@example.com"}, "policy": "first"})
+	exID := str(e.trigger(admin, "/v1/workflows/triggerworkflow/"+wf+"?process_id=PO-9", map[string]any{"amount": 900}).body["service_execution_id"])
+	awaitRequests(t, fake, "/connector/", 2)
+	e.awaitWaitOpen("org-a", "PO-9")
+	if r := e.do("POST", "/v1/workflows/resumeworkflow/PO-9", admin, map[string]any{"source": "TEAMS", "decision": "approve"}); r.status != 200 {
+		t.Fatalf("resumeworkflow: got %d %s", r.status, r.raw)
+	}
+	e.awaitStatus(admin, wf, exID, "SUCCEEDED")
+	for i, u := range awaitRequests(t, fake, "/connector/", 4)[2:] {
+		if u.Method != "PUT" || !strings.Contains(jsonOf(u.Body), "resumed through resumeworkflow") {
+			t.Errorf("update %d: got %s %s, want the override", i, u.Method, jsonOf(u.Body))
+		}
 	}
 }

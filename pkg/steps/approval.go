@@ -265,6 +265,9 @@ func (s *approvalStep) Decide(ctx context.Context, r *Run, w *cardflow.Wait) (Ou
 		if err != nil {
 			return Outcome{}, err
 		}
+		if !a.Open() {
+			updateApprovalCards(ctx, r, a)
+		}
 		switch {
 		case a.Status == cardflow.ApprovalApproved || a.Status == cardflow.ApprovalRejected:
 			out := Outcome{Output: a.Output(), Events: []cardflow.Event{{

@@ -21,9 +21,22 @@ func deliverApproval(ctx context.Context, r *Run, a *cardflow.Approval) error {
 	}
 	now := r.Now()
 	for _, p := range a.Recipients() {
-		if err := r.Deliverer.Deliver(ctx, a.DeliveryFor(p, now)); err != nil {
+		if err := cardflow.DeliverApproval(ctx, r.Approvals, r.Deliverer, a, p, now); err != nil {
 			return fmt.Errorf("deliver the card of step %s to %s: %w", r.StepID, p, err)
 		}
 	}
 	return nil
+}
+
+// updateApprovalCards brings the posted copies of a finished approval's
+// card up to date. The step leaves all the same: a copy left behind still
+// answers a late click with the decision, never with a second one.
+func updateApprovalCards(ctx context.Context, r *Run, a *cardflow.Approval) {
+	u, ok := r.Deliverer.(cardflow.ApprovalCardUpdater)
+	if !ok || len(a.Posts) == 0 {
+		return
+	}
+	if err := u.UpdateApprovalCards(ctx, a); err != nil && r.Log != nil {
+		r.Log.WarnContext(ctx, "the copies of an approval's card were not all updated", "approval", a.ApprovalID, "error", err)
+	}
 }
