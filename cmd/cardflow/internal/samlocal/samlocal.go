@@ -49,6 +49,8 @@ type Fixture struct {
 	// ApprovalID is open on an execution of PanelWorkflowID waiting at
 	// its approval step, which Person and one more approver must approve.
 	PanelWorkflowID, ApprovalID string
+	// PanelExecutionID and PanelProcessID are the execution that waits.
+	PanelExecutionID, PanelProcessID string
 	// WaitingExecutionID waits at the approval card for ProcessID.
 	WaitingExecutionID string
 	ProcessID          string
@@ -162,6 +164,7 @@ func (f *Fixture) seedApproval(ctx context.Context, svc *app.Service) error {
 		}
 		if ex.Status == cardflow.ExecWaiting {
 			f.PanelWorkflowID, f.ApprovalID = w.WorkflowID, cardflow.ApprovalIDOf(ex.WorkflowExecutionID, ex.State.Wait)
+			f.PanelExecutionID, f.PanelProcessID = ex.WorkflowExecutionID, ex.State.ProcessID
 			return nil
 		}
 		if !ex.Open() {
