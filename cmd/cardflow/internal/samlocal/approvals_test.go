@@ -83,7 +83,7 @@ func TestTeamsRespondAnswersApprovals(t *testing.T) {
 	if got := confirm("eve@example.com"); !strings.Contains(got, "you are not an approver") {
 		t.Errorf("eve: got %s, want a refusal", got)
 	}
-	ex, err := store.GetExecution(ctx, samlocal.Organization, f.PanelWorkflowID, f.PanelExecutionID)
+	ex, err := store.GetExecution(ctx, samlocal.Organization, f.TwoApproverWorkflowID, f.PanelExecutionID)
 	if err != nil {
 		t.Fatal(err)
 	}

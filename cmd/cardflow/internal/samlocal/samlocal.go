@@ -46,9 +46,9 @@ type Fixture struct {
 	Key    string
 	Actor  string
 	Person string
-	// ApprovalID is open on an execution of PanelWorkflowID waiting at
-	// its approval step, which Person and one more approver must approve.
-	PanelWorkflowID, ApprovalID string
+	// ApprovalID is open on an execution of TwoApproverWorkflowID waiting
+	// at its approval step, which Person and OtherApprover must approve.
+	ApprovalID string
 	// PanelExecutionID and PanelProcessID are the execution that waits.
 	PanelExecutionID, PanelProcessID string
 	// WaitingExecutionID waits at the approval card for ProcessID.
@@ -118,52 +118,29 @@ func Seed(ctx context.Context, store cardflow.Store, now time.Time) (*Fixture, e
 }
 
 // SamplePerson is who the sample key acts for; OtherApprover is the
-// second approver of the sample approval.
-const (
-	SamplePerson  = "sam@example.com"
-	OtherApprover = "dan@example.com"
+// second approver of the sample's two-approver workflow.
+var (
+	SamplePerson  = sample.Approvers[0]
+	OtherApprover = sample.Approvers[1]
 )
 
-// seedApproval publishes a workflow whose approval step needs both
-// SamplePerson and OtherApprover, and runs it to that step, which records
-// the open approval.
+// seedApproval runs the sample's two-approver workflow to its approval
+// step, which records the open approval.
 func (f *Fixture) seedApproval(ctx context.Context, svc *app.Service) error {
-	w, err := svc.SaveWorkflow(ctx, app.SaveWorkflowInput{
-		WorkflowName: "Purchase panel approval",
-		WorkflowSteps: []cardflow.Step{
-			{ID: "start", Name: "Request received", Type: "trigger", Config: map[string]any{"kind": "REQUEST"}},
-			{ID: "panel", Name: "Panel approval", Type: cardflow.StepApproval, Config: map[string]any{
-				"card_id":   f.ApprovalCardID,
-				"data":      map[string]any{"requester": "{{ input.requester }}", "item": "{{ input.item }}", "amount": "{{ input.amount }}"},
-				"approvers": []any{SamplePerson, OtherApprover}, "policy": cardflow.PolicyAll, "timeout": "PT72H",
-			}},
-			{ID: "done", Name: "Approved", Type: "end", Config: map[string]any{"status": "SUCCEEDED"}},
-			{ID: "no", Name: "Rejected", Type: "end", Config: map[string]any{"status": "FAILED"}},
-		},
-		WorkflowConnections: []cardflow.Connection{
-			{From: "start", To: "panel"}, {From: "panel", To: "done"}, {From: "panel", To: "no", On: cardflow.ExitRejected},
-		},
-	})
-	if err != nil {
-		return fmt.Errorf("sample approval workflow: %w", err)
-	}
-	if _, err := svc.PublishWorkflow(ctx, w.WorkflowID, w.WorkflowVersion); err != nil {
-		return fmt.Errorf("sample approval workflow: %w", err)
-	}
-	out, err := svc.Trigger(ctx, app.TriggerInput{WorkflowID: w.WorkflowID, Version: w.WorkflowVersion,
-		Body: []byte(`{"requester": "ann@example.com", "item": "Server rack", "amount": 12800}`)})
+	out, err := svc.Trigger(ctx, app.TriggerInput{WorkflowID: f.TwoApproverWorkflowID, Version: 1,
+		Body: []byte(`{"requester": "bob@example.com", "item": "Server rack", "amount": 12800}`)})
 	if err != nil {
 		return fmt.Errorf("sample approval: %w", err)
 	}
 	wait, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	for {
-		ex, err := svc.GetExecution(wait, w.WorkflowID, out.ExecutionID)
+		ex, err := svc.GetExecution(wait, f.TwoApproverWorkflowID, out.ExecutionID)
 		if err != nil {
 			return fmt.Errorf("sample approval: %w", err)
 		}
 		if ex.Status == cardflow.ExecWaiting {
-			f.PanelWorkflowID, f.ApprovalID = w.WorkflowID, cardflow.ApprovalIDOf(ex.WorkflowExecutionID, ex.State.Wait)
+			f.ApprovalID = cardflow.ApprovalIDOf(ex.WorkflowExecutionID, ex.State.Wait)
 			f.PanelExecutionID, f.PanelProcessID = ex.WorkflowExecutionID, ex.State.ProcessID
 			return nil
 		}
