@@ -53,6 +53,21 @@ func (e *env) teamsApprovalStep(admin string, profile, config map[string]any) st
 	return wf
 }
 
+// awaitApproval waits until the approval record exists and until done
+// (if given) holds for it: an execution is WAITING a moment before its
+// approval step records the approval and posts its cards.
+func (e *env) awaitApproval(org, id string, done ...func(*cardflow.Approval) bool) *cardflow.Approval {
+	e.t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		a, err := e.store.GetApproval(context.Background(), org, id)
+		if err == nil && (len(done) == 0 || done[0](a)) {
+			return a
+		}
+	}
+	e.t.Fatalf("approval %s: not there in time", id)
+	return nil
+}
+
 // personalLinks reads the approver and the Approve link of each posted
 // webhook card, by approver.
 func personalLinks(t *testing.T, posted []map[string]any) map[string]string {
@@ -171,6 +186,7 @@ func TestApprovalPersonalLinks(t *testing.T) {
 			t.Errorf("%s: got %s, want it to say %q", c.name, got, c.want)
 		}
 	}
+	done := e.awaitStatus(admin, wf, exID, "SUCCEEDED")
 	// A link naming someone who is not listed (signed by this service)
 	// counts for nothing either.
 	u, _ := url.Parse(links["ann@example.com"])
@@ -182,7 +198,6 @@ func TestApprovalPersonalLinks(t *testing.T) {
 		t.Errorf("eve after the decision: got %s, want the decision", body)
 	}
 
-	done := e.awaitStatus(admin, wf, exID, "SUCCEEDED")
 	// Late clicks see the decision and change nothing.
 	for _, who := range []string{"cy@example.com", "ann@example.com"} {
 		if _, body := e.page(links[who]); !strings.Contains(body, "This approval was approved") || strings.Contains(body, "<form") {
@@ -290,9 +305,8 @@ func TestApprovalBot(t *testing.T) {
 		}
 		return a
 	}
-	if a := approval(); len(a.Posts) != 2 {
-		t.Fatalf("posts: got %+v, want both copies recorded", a.Posts)
-	}
+	// Both copies are recorded by activity id.
+	e.awaitApproval("org-a", approvalID, func(a *cardflow.Approval) bool { return len(a.Posts) == 2 })
 	valid := fake.Token(t, time.Now(), fake.ServiceURL())
 	answer := func(who string) response {
 		t.Helper()
@@ -354,5 +368,27 @@ func TestApprovalCardsUpdatedOnOverride(t *testing.T) {
 		if u.Method != "PUT" || !strings.Contains(jsonOf(u.Body), "resumed through resumeworkflow") {
 			t.Errorf("update %d: got %s %s, want the override", i, u.Method, jsonOf(u.Body))
 		}
+	}
+}
+
+// TestApprovalCardsUpdatedOnTimeout: when no decision comes in time, the
+// posted copies say so, and a late click gets that, not a decision.
+func TestApprovalCardsUpdatedOnTimeout(t *testing.T) {
+	e, fake := newTeamsEnv(t)
+	admin := e.key("org-a", "read", "admin", "execute")
+	profile := map[string]any{"type": "bot", "service_url": fake.ServiceURL(), "conversation_id": "19:approvers@thread.tacv2", "tenant_id": "tenant-1"}
+	wf := e.teamsApprovalStep(admin, profile, map[string]any{"approvers": []any{"ann@example.com", "bob@example.com"}, "policy": "all", "timeout": "PT1S"})
+	exID := str(e.trigger(admin, "/v1/workflows/triggerworkflow/"+wf, map[string]any{"amount": 100}).body["service_execution_id"])
+	posted := awaitRequests(t, fake, "/connector/", 2)
+	e.awaitStatus(admin, wf, exID, "TIMED_OUT")
+	for i, u := range awaitRequests(t, fake, "/connector/", 4)[2:] {
+		if u.Method != "PUT" || !strings.Contains(jsonOf(u.Body), "timed out") {
+			t.Errorf("update %d: got %s %s, want the timeout", i, u.Method, jsonOf(u.Body))
+		}
+	}
+	data := cardActions(t, posted[0].Body)["Approve"]["data"].(map[string]any)
+	r := e.botPost(fake.Token(t, time.Now(), fake.ServiceURL()), botInvoke(fake, "ann", map[string]any{"decision": "approve", teams.DataKey: data[teams.DataKey]}))
+	if r.status != 200 || !strings.Contains(jsonOf(r.body["value"]), "This approval timed out") {
+		t.Errorf("late click: got %d %s, want the timeout card", r.status, r.raw)
 	}
 }
