@@ -168,6 +168,7 @@ var readmeBlocks = map[string]struct {
 	"### `sam local` with DynamoDB Local #2":    {skip: "needs sam local start-api in Docker on port 3000; TestTablesCreate and the API keys block create keys"},
 	"## Robustness #1":                          {skip: "the longer checks CI runs after make test (.ci/run)"},
 	"## Approvals #1":                           {skip: "needs a waiting approval's id; pkg/httpapi TestApprovalThroughTheAPI runs these requests end to end"},
+	"### Two approvers, step by step #1":        {check: checkTwoApprovers},
 }
 
 // TestReadme runs every shell block of the README that can run on one
@@ -432,4 +433,37 @@ func checkKeys(r *readmeRun) {
 func jsonText(v any) string {
 	b, _ := json.Marshal(v)
 	return string(bytes.TrimSpace(b))
+}
+
+// checkTwoApprovers: each approver's outbox card carries a link naming
+// them; ann's API answer leaves the approval pending, dan's confirmed link
+// decides it, and the audit trail and the record show both.
+func checkTwoApprovers(r *readmeRun) {
+	t := r.t
+	for _, want := range []string{
+		`"approver":"ann@example.com","links":[{"title":"Approve","url":"` + r.base + `/v1/teams/respond?token=`,
+		`"approver":"dan@example.com","links":[{"title":"Approve","url":"` + r.base + `/v1/teams/respond?token=`,
+		"Nothing is recorded until you confirm.",
+		"Your answer (approve) is recorded; the approval is approved.",
+		`"type":"ApprovalOpened"`,
+		`"type":"ApprovalAnswered","step_id":"approve","step":"Two approvals","actor":"ann@example.com","message":"approve through api: fine by me"`,
+		`"type":"ApprovalAnswered","step_id":"approve","step":"Two approvals","actor":"dan@example.com","message":"approve through link"`,
+		`"type":"ApprovalDecided"`,
+	} {
+		if !strings.Contains(r.out, want) {
+			t.Errorf("output lacks %s:\n%s", want, r.out)
+		}
+	}
+	a := r.answers()
+	if len(a) != 2 {
+		t.Fatalf("got %d JSON answers, want ann's answer and the approval:\n%s", len(a), r.out)
+	}
+	if it := item(a[0]); it["status"] != "PENDING" {
+		t.Errorf("ann's answer: got %v, want the approval PENDING", a[0])
+	}
+	it := item(a[1])
+	answers, _ := it["answers"].([]any)
+	if it["status"] != "APPROVED" || len(answers) != 2 || answers[1].(map[string]any)["channel"] != "link" {
+		t.Errorf("the approval: got %v, want APPROVED with ann's and dan's answers, dan's through his link", it)
+	}
 }

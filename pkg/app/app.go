@@ -31,6 +31,8 @@ type Service struct {
 	botReplier  CardReplier
 	links       LinkVerifier
 	cardReader  CardReader
+	// deliver sends a sequential approval's card to the next approver.
+	deliver cardflow.Deliverer
 }
 
 // Checker validates a workflow version before saveWorkflow stores it: its

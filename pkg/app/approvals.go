@@ -75,6 +75,7 @@ func (s *Service) answerApproval(ctx context.Context, org string, in ApprovalAns
 		}
 		s.audit(ctx, a, cardflow.Event{At: now, Type: cardflow.EventApprovalAnswered, Actor: in.Actor, Message: msg})
 		decided := !a.Open()
+		s.deliverNext(ctx, a)
 		if decided {
 			if err := s.claimApproval(ctx, a, in.Actor); err != nil {
 				return nil, err
@@ -297,7 +298,7 @@ func (s *Service) answerCardApproval(ctx context.Context, a *cardflow.CardAnswer
 	})
 	switch code := cardflow.ErrorCode(err); {
 	case code == cardflow.EFORBIDDEN || code == cardflow.ECONFLICT || code == cardflow.EINVALID:
-		return &AnswerOutput{}, cardflow.CardOutcome{Note: "Your answer was not recorded: " + cardflow.ErrorMessage(err) + "."}, nil
+		return &AnswerOutput{}, cardflow.CardOutcome{Note: s.refusalNote(ctx, a.OrganizationID, approvalID, err)}, nil
 	case err != nil:
 		return nil, cardflow.CardOutcome{}, err
 	}

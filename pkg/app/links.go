@@ -60,6 +60,11 @@ type LinkPage struct {
 	TimedOut bool
 	// Closed says why the card cannot be answered when neither says.
 	Closed string
+	// Approval is set on the page of an approver's personal link: the
+	// approval as it stands, which the page shows once it is decided.
+	Approval *cardflow.Approval
+	// Note says what came of a personal link's answer.
+	Note string
 }
 
 // OpenLink shows what a response link would answer, and changes nothing:
@@ -70,6 +75,9 @@ func (s *Service) OpenLink(ctx context.Context, token string) (*LinkPage, error)
 	a, page, err := s.verifyLink(ctx, token)
 	if err != nil {
 		return nil, err
+	}
+	if len(a.Identities) > 0 {
+		return s.openApprovalLink(ctx, a, token, page)
 	}
 	proc, err := s.store.GetProcess(ctx, a.OrganizationID, a.ProcessID)
 	if err != nil {
@@ -128,13 +136,16 @@ func (s *Service) AnswerLink(ctx context.Context, token, confirmation string) (*
 	if err := s.links.VerifyConfirmation(ctx, token, confirmation); err != nil {
 		return nil, err
 	}
+	if len(a.Identities) > 0 {
+		return s.answerApprovalLink(ctx, a, page)
+	}
 	isApproval, err := s.isApproval(ctx, a)
 	if err != nil {
 		return nil, err
 	}
 	if isApproval {
-		// A response link names no person, so an approval refuses it and
-		// records the refusal.
+		// A response link that names no person (a card step's) cannot
+		// answer an approval, which records the refusal.
 		decision, _ := a.Payload["decision"].(string)
 		_, err := s.answerApproval(ctx, a.OrganizationID, ApprovalAnswer{
 			ApprovalID: cardflow.ApprovalIDOf(a.ExecutionID, a.Wait), IDs: a.Identities, Actor: a.Actor, Channel: cardflow.ChannelTeams, Decision: decision,

@@ -117,6 +117,13 @@ type Approval struct {
 	DecidedOn int64  `json:"decided_on,omitempty"`
 	DecidedBy string `json:"decided_by,omitempty"`
 	Revision  int64  `json:"revision"`
+	// Teams and Data are the delivery profile and data the step's card
+	// went out with, so a later approver's copy goes out the same way.
+	Teams map[string]any `json:"teams,omitempty"`
+	Data  any            `json:"data,omitempty"`
+	// Posts are the bot messages that carry a copy of the card, which are
+	// updated once the step decides, times out or is resumed.
+	Posts []BotPost `json:"posts,omitempty"`
 }
 
 // ApprovalAnswer is one answer that counted.

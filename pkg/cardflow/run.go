@@ -359,6 +359,18 @@ type Delivery struct {
 	// ApprovalID and Approvers are set on the card of an approval step.
 	ApprovalID string   `json:"approval_id,omitempty"`
 	Approvers  []string `json:"approvers,omitempty"`
+	// Approver is who this copy of an approval's card is for: each
+	// approver gets one, whose response links answer as them.
+	Approver string `json:"approver,omitempty"`
+	// Links are the approver's personal response links, one per button,
+	// when the copy goes to the outbox of a deployment that signs links.
+	Links []DeliveryLink `json:"links,omitempty"`
+}
+
+// DeliveryLink is one button of a card as a response link.
+type DeliveryLink struct {
+	Title string `json:"title"`
+	URL   string `json:"url"`
 }
 
 // Deliverer sends the cards of card steps.

@@ -76,8 +76,8 @@ func TestReadEndpoints(t *testing.T) {
 			t.Fatalf("got %d %s", r.status, r.raw)
 		}
 		list := items(r)
-		// 3 + 2 + 1 sample versions.
-		if got, want := r.body["count"], float64(6); got != want || len(list) != 6 {
+		// 3 + 2 + 1 + 1 sample versions.
+		if got, want := r.body["count"], float64(7); got != want || len(list) != 7 {
 			t.Fatalf("got count %v (%d items), want %v", got, len(list), want)
 		}
 		if _, ok := r.body["lastKey"]; ok {
@@ -97,8 +97,8 @@ func TestReadEndpoints(t *testing.T) {
 				t.Errorf("workflow %s: got %d latest versions, want 1", id, n)
 			}
 		}
-		if len(latest) != 3 {
-			t.Errorf("got %d workflows with a latest version, want 3", len(latest))
+		if len(latest) != 4 {
+			t.Errorf("got %d workflows with a latest version, want 4", len(latest))
 		}
 	})
 

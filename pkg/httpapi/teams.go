@@ -129,6 +129,8 @@ func (s *Server) writeLinkPage(w http.ResponseWriter, r *http.Request, page *app
 		para(&b, "Nothing is recorded until you confirm.")
 		fmt.Fprintf(&b, `<form method="post" action="respond"><input type="hidden" name="token" value="%s"><input type="hidden" name="confirmation" value="%s"><button type="submit">%s</button></form></section>`,
 			html.EscapeString(r.URL.Query().Get("token")), html.EscapeString(page.Confirmation), html.EscapeString("Confirm: "+orDefault(page.Choice, "send this answer")))
+	case page.Approval != nil:
+		approvalPage(&b, page)
 	case page.Recorded:
 		pageStart(&b, orDefault(page.StepName, "Response"))
 		para(&b, "Thank you: your answer was recorded.")

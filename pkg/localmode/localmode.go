@@ -265,7 +265,7 @@ func NewStack(store cardflow.Store, outbox *boltstore.Store, cfg Config) (*Stack
 		return nil, err
 	}
 	opts := []app.Option{app.WithChecker(eng), app.WithCardChecker(cards.Checker{}), app.WithRunner(st.Runner), app.WithScheduler(st.Scheduler),
-		app.WithEarlyResumeWindow(early), app.WithLogger(cfg.Log), app.WithWatcher(changes), app.WithNotifier(changes)}
+		app.WithEarlyResumeWindow(early), app.WithLogger(cfg.Log), app.WithWatcher(changes), app.WithNotifier(changes), app.WithDeliverer(tm)}
 	if tm.HasBot() {
 		opts = append(opts, app.WithTeamsBot(tm, tm))
 	}
@@ -392,6 +392,10 @@ func Run(ctx context.Context, cfg Config) error {
 		store.Close()
 		return err
 	}
+	if cfg, err = withLocalLinks(cfg, baseURL(ln.Addr())); err != nil {
+		store.Close()
+		return err
+	}
 	st, err := NewStack(store, outbox, cfg)
 	if err != nil {
 		store.Close()
@@ -486,8 +490,8 @@ func seed(ctx context.Context, svc *app.Service, cfg Config, url string) error {
 	if err := os.WriteFile(filepath.Join(cfg.DataDir, DemoKeyFile), []byte(key+"\n"), 0o600); err != nil {
 		return err
 	}
-	env := fmt.Sprintf("KEY=%s\nWORKFLOW_ID=%s\nSCHEDULED_WORKFLOW_ID=%s\nONBOARDING_WORKFLOW_ID=%s\nCARD_ID=%s\nEXECUTION_ID=%s\n%s%s\n%s%s\n",
-		key, ids.ApprovalWorkflowID, ids.ScheduleWorkflowID, ids.OnboardingWorkflow, ids.ApprovalCardID, ids.ExecutionID, demoKeyLine, key, demoURLLine, url)
+	env := fmt.Sprintf("KEY=%s\nWORKFLOW_ID=%s\nSCHEDULED_WORKFLOW_ID=%s\nONBOARDING_WORKFLOW_ID=%s\nTWO_APPROVER_WORKFLOW_ID=%s\nCARD_ID=%s\nEXECUTION_ID=%s\n%s%s\n%s%s\n",
+		key, ids.ApprovalWorkflowID, ids.ScheduleWorkflowID, ids.OnboardingWorkflow, ids.TwoApproverWorkflowID, ids.ApprovalCardID, ids.ExecutionID, demoKeyLine, key, demoURLLine, url)
 	if err := os.WriteFile(filepath.Join(cfg.DataDir, DemoEnvFile), []byte(env), 0o600); err != nil {
 		return err
 	}

@@ -40,6 +40,34 @@ func approvalWorkflow(cardID string, threshold int) app.SaveWorkflowInput {
 	}
 }
 
+// twoApproverWorkflow asks every approver to approve a purchase.
+func twoApproverWorkflow(cardID string, approvers []string) app.SaveWorkflowInput {
+	list := make([]any, len(approvers))
+	for i, a := range approvers {
+		list[i] = a
+	}
+	return app.SaveWorkflowInput{
+		WorkflowName: "Two-approver purchase",
+		WorkflowSteps: []cardflow.Step{
+			step("start", "Request received", "trigger", obj{"kind": "REQUEST"}),
+			step("approve", "Two approvals", cardflow.StepApproval, obj{
+				"card_id":   cardID,
+				"data":      obj{"requester": "{{ input.requester }}", "item": "{{ input.item }}", "amount": "{{ input.amount }}"},
+				"approvers": list, "policy": cardflow.PolicyAll, "timeout": "PT72H",
+			}),
+			step("done", "Approved", "end", obj{"status": "SUCCEEDED", "output": "{{ steps.approve.output }}"}),
+			step("rejected", "Rejected", "end", obj{"status": "FAILED", "output": "{{ steps.approve.output }}"}),
+			step("expired", "No decision", "end", obj{"status": "FAILED"}),
+		},
+		WorkflowConnections: []cardflow.Connection{
+			{From: "start", To: "approve"},
+			{From: "approve", To: "done"},
+			{From: "approve", To: "rejected", On: cardflow.ExitRejected},
+			{From: "approve", To: "expired", On: cardflow.ExitTimeout},
+		},
+	}
+}
+
 // scheduledWorkflow pulls overdue invoices from SAP on weekday mornings.
 func scheduledWorkflow(expression string) app.SaveWorkflowInput {
 	return app.SaveWorkflowInput{

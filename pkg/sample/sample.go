@@ -20,7 +20,12 @@ type IDs struct {
 	OnboardingWorkflow string
 	ApprovalCardID     string
 	ExecutionID        string
+	// TwoApproverWorkflowID asks Approvers, who must all approve.
+	TwoApproverWorkflowID string
 }
+
+// Approvers are the approvers of the two-approver workflow.
+var Approvers = []string{"ann@example.com", "dan@example.com"}
 
 // Load writes the sample records through svc as the principal of ctx, which
 // needs the admin and execute scopes. The sample execution is a run of the
@@ -59,6 +64,11 @@ func Load(ctx context.Context, svc *app.Service) (IDs, error) {
 		return ids, err
 	}
 	ids.OnboardingWorkflow, err = saveWorkflow(ctx, svc, []app.SaveWorkflowInput{onboardingWorkflow(onboardingCard)}, 0)
+	if err != nil {
+		return ids, err
+	}
+
+	ids.TwoApproverWorkflowID, err = saveWorkflow(ctx, svc, []app.SaveWorkflowInput{twoApproverWorkflow(approvalCard, Approvers)}, 1)
 	if err != nil {
 		return ids, err
 	}

@@ -240,16 +240,9 @@ func (s *approvalStep) Open(ctx context.Context, r *Run) error {
 		CardID: d.CardID, CardVersion: d.CardVersion, CardHash: hex.EncodeToString(sum[:]), CardPayload: d.CardPayload,
 		Approvers: p.approvers, Policy: s.policy, Count: s.count, Requester: p.requester, AllowReassign: s.allowReassign,
 		Answers: []cardflow.ApprovalAnswer{}, Status: cardflow.ApprovalPending,
-		CreatedOn: r.Now().UnixMilli(), Deadline: ex.State.WakeAt,
+		CreatedOn: r.Now().UnixMilli(), Deadline: ex.State.WakeAt, Teams: d.Teams, Data: d.Data,
 	}
-	if err := r.Approvals.CreateApproval(ctx, a); err != nil && cardflow.ErrorCode(err) != cardflow.ECONFLICT {
-		return err
-	}
-	d.ApprovalID, d.Approvers = a.ApprovalID, a.Approvers
-	if err := r.Deliverer.Deliver(ctx, d); err != nil {
-		return fmt.Errorf("deliver the card of step %s: %w", r.StepID, err)
-	}
-	return nil
+	return deliverApproval(ctx, r, a)
 }
 
 func stepName(ex *cardflow.Execution, id string) string {
@@ -271,6 +264,9 @@ func (s *approvalStep) Decide(ctx context.Context, r *Run, w *cardflow.Wait) (Ou
 		a, err := r.Approvals.GetApproval(ctx, ex.OrganizationID, cardflow.ApprovalIDOf(ex.WorkflowExecutionID, w.Seq))
 		if err != nil {
 			return Outcome{}, err
+		}
+		if !a.Open() {
+			updateApprovalCards(ctx, r, a)
 		}
 		switch {
 		case a.Status == cardflow.ApprovalApproved || a.Status == cardflow.ApprovalRejected:

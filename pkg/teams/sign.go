@@ -33,6 +33,9 @@ type Ref struct {
 	// Offer is what an answer by the action whose data carries the
 	// reference may hold; a reference in action data always has one.
 	Offer *Offer `json:"a,omitempty"`
+	// Who is the approver a personal response link answers as; empty in
+	// the links of card steps, which answer as nobody in particular.
+	Who string `json:"who,omitempty"`
 }
 
 // Purposes keep a token of one kind from being accepted as the other.
@@ -89,9 +92,9 @@ func verify(key []byte, purpose, token string, now time.Time) (*Ref, error) {
 }
 
 // decodeRef reads a reference. A link's is read strictly: a field this
-// version does not know (such as the approver a later version will name in
-// personal links) makes the link invalid rather than silently ignored, so a
-// link is never taken for less than it says.
+// version does not know makes the link invalid rather than silently
+// ignored, so a link is never taken for less than it says (a version
+// before personal links refuses one naming its approver).
 func decodeRef(b []byte, ref *Ref, strict bool) error {
 	if !strict {
 		return json.Unmarshal(b, ref)
@@ -110,7 +113,8 @@ func decodeRef(b []byte, ref *Ref, strict bool) error {
 // SignAction returns the token a bot card carries in the data of one
 // action: the reference and what an answer by that action may hold.
 func SignAction(key []byte, ref Ref, offer Offer) (string, error) {
-	ref.Choice, ref.Title, ref.Expires, ref.Offer = nil, "", 0, &offer
+	// The bot vouches for who clicked: action data names nobody.
+	ref.Choice, ref.Title, ref.Expires, ref.Offer, ref.Who = nil, "", 0, &offer, ""
 	return sign(key, purposeAction, ref)
 }
 

@@ -182,41 +182,68 @@ func (in *Integration) Verify(ctx context.Context, authorization string) (*Claim
 // Deliver implements cardflow.Deliverer: it sends the card the way the
 // delivery's profile says.
 func (in *Integration) Deliver(ctx context.Context, d *cardflow.Delivery) error {
+	_, err := in.DeliverPosted(ctx, d)
+	return err
+}
+
+// DeliverPosted implements cardflow.CardPoster: Deliver that says where
+// the bot posted the card (nil for the other ways).
+func (in *Integration) DeliverPosted(ctx context.Context, d *cardflow.Delivery) (*cardflow.BotPost, error) {
 	p := func(k string) string { s, _ := d.Teams[k].(string); return s }
-	ref := Ref{OrganizationID: d.OrganizationID, ProcessID: d.ProcessID, ExecutionID: d.ExecutionID, Wait: d.Wait}
+	ref := Ref{OrganizationID: d.OrganizationID, ProcessID: d.ProcessID, ExecutionID: d.ExecutionID, Wait: d.Wait, Who: d.Approver}
 	switch p("type") {
 	case "", cardflow.DeliveryOutbox:
-		return in.fallback.Deliver(ctx, d)
+		if d.Approver != "" && in.HasLinks() && in.cfg.PublicURL != "" {
+			// The approver's copy carries their personal links, for
+			// whoever passes the outbox's cards on.
+			links, err := in.personalLinks(ctx, d.CardPayload, ref)
+			if err != nil {
+				return nil, err
+			}
+			c := *d
+			c.Links = links
+			d = &c
+		}
+		return nil, in.fallback.Deliver(ctx, d)
 	case cardflow.DeliveryWebhook:
 		target, err := configured{in.organizations(d.OrganizationID)}.Secret(ctx, p("webhook_secret"))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		card, err := in.linkCard(ctx, d.CardPayload, ref)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		return in.webhook.Post(ctx, target, card)
+		return nil, in.webhook.Post(ctx, target, card)
 	case cardflow.DeliveryBot:
 		if in.connector == nil {
-			return cardflow.Errorf(cardflow.EINVALID, "the card step delivers by bot, but this deployment has no Teams bot (cardflow serve --teams-app-id)")
+			return nil, cardflow.Errorf(cardflow.EINVALID, "the card step delivers by bot, but this deployment has no Teams bot (cardflow serve --teams-app-id)")
 		}
 		key, err := in.SigningKey(ctx)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		card, err := WithActionData(d.CardPayload, func(o Offer) (string, error) { return SignAction(key, ref, o) })
 		if err != nil {
-			return err
+			return nil, err
 		}
-		_, err = in.connector.Send(ctx, Conversation{ServiceURL: p("service_url"), ConversationID: p("conversation_id"), TenantID: p("tenant_id")}, card)
-		return err
+		conv := Conversation{ServiceURL: p("service_url"), ConversationID: p("conversation_id"), TenantID: p("tenant_id")}
+		id, err := in.connector.Send(ctx, conv, card)
+		if err != nil || id == "" {
+			return nil, err
+		}
+		return &cardflow.BotPost{ServiceURL: conv.ServiceURL, ConversationID: conv.ConversationID, TenantID: conv.TenantID, ActivityID: id}, nil
 	}
-	return cardflow.Errorf(cardflow.EINVALID, "unknown delivery type %q", p("type"))
+	return nil, cardflow.Errorf(cardflow.EINVALID, "unknown delivery type %q", p("type"))
 }
 
 // linkCard turns the card's buttons into response links.
 func (in *Integration) linkCard(ctx context.Context, card map[string]any, ref Ref) (map[string]any, error) {
+	return in.linkCardSeen(ctx, card, ref, func(string, string) {})
+}
+
+// linkCardSeen is linkCard that shows seen each link it makes.
+func (in *Integration) linkCardSeen(ctx context.Context, card map[string]any, ref Ref, seen func(title, url string)) (map[string]any, error) {
 	var key []byte
 	return WithResponseLinks(card, func(choice any, title string) (string, error) {
 		if in.cfg.PublicURL == "" {
@@ -235,8 +262,37 @@ func (in *Integration) linkCard(ctx context.Context, card map[string]any, ref Re
 		if err != nil {
 			return "", err
 		}
-		return in.cfg.PublicURL + "/v1/teams/respond?token=" + token, nil
+		u := in.cfg.PublicURL + "/v1/teams/respond?token=" + token
+		seen(title, u)
+		return u, nil
 	})
+}
+
+// UpdateApprovalCards implements cardflow.ApprovalCardUpdater: every bot
+// message carrying a copy of the finished approval's card gets the card
+// that shows how it ended, without buttons. It tries every copy and
+// returns the first failure.
+func (in *Integration) UpdateApprovalCards(ctx context.Context, a *cardflow.Approval) error {
+	if in.connector == nil || len(a.Posts) == 0 {
+		return nil
+	}
+	card := DecisionCard(cardflow.CardOutcome{Title: a.StepName, Note: a.EndNote()})
+	var first error
+	for _, p := range a.Posts {
+		err := in.connector.Update(ctx, Conversation{ServiceURL: p.ServiceURL, ConversationID: p.ConversationID, TenantID: p.TenantID}, p.ActivityID, card)
+		if err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// personalLinks returns the response links of the card's buttons, in the
+// card's order.
+func (in *Integration) personalLinks(ctx context.Context, card map[string]any, ref Ref) ([]cardflow.DeliveryLink, error) {
+	var links []cardflow.DeliveryLink
+	_, err := in.linkCardSeen(ctx, card, ref, func(title, u string) { links = append(links, cardflow.DeliveryLink{Title: title, URL: u}) })
+	return links, err
 }
 
 // VerifyResponseLink reads the answer of a response link's token: the
@@ -258,10 +314,17 @@ func (in *Integration) VerifyResponseLink(ctx context.Context, token string) (*c
 		}
 	}
 	payload["responder"] = map[string]any{"via": "response link"}
-	return &cardflow.CardAnswer{
+	a := &cardflow.CardAnswer{
 		OrganizationID: ref.OrganizationID, ProcessID: ref.ProcessID, ExecutionID: ref.ExecutionID, Wait: ref.Wait,
 		Actor: "teams:response-link", Payload: payload, Label: ref.Title,
-	}, nil
+	}
+	if ref.Who != "" {
+		// A personal link: the signature vouches that it was sent to this
+		// approver alone.
+		a.Actor, a.Identities = ref.Who, []string{ref.Who}
+		payload["responder"] = map[string]any{"via": "response link", "name": ref.Who}
+	}
+	return a, nil
 }
 
 // ConfirmResponseLink returns the token the confirmation form of a

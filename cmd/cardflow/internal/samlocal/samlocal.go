@@ -41,9 +41,16 @@ const (
 // Fixture names the seeded records the events refer to.
 type Fixture struct {
 	sample.IDs
-	// Key is an API key with every scope, for the authorizer's event.
-	Key   string
-	Actor string
+	// Key is an API key with every scope, for the authorizer's event. It
+	// acts for Person, a listed approver of ApprovalID.
+	Key    string
+	Actor  string
+	Person string
+	// ApprovalID is open on an execution of TwoApproverWorkflowID waiting
+	// at its approval step, which Person and OtherApprover must approve.
+	ApprovalID string
+	// PanelExecutionID and PanelProcessID are the execution that waits.
+	PanelExecutionID, PanelProcessID string
 	// WaitingExecutionID waits at the approval card for ProcessID.
 	WaitingExecutionID string
 	ProcessID          string
@@ -88,13 +95,16 @@ func Seed(ctx context.Context, store cardflow.Store, now time.Time) (*Fixture, e
 	if err != nil {
 		return nil, err
 	}
-	key, k, err := svc.CreateKey(ctx, app.CreateKeyInput{OrganizationID: Organization, WorkspaceID: Workspace, Scopes: cardflow.AllScopes, Name: "sam-local"})
+	key, k, err := svc.CreateKey(ctx, app.CreateKeyInput{OrganizationID: Organization, WorkspaceID: Workspace, Scopes: cardflow.AllScopes, Name: "sam-local", Person: SamplePerson})
 	if err != nil {
 		return nil, err
 	}
-	f := &Fixture{Key: key, Actor: k.Name, SeededAt: now}
-	admin := &cardflow.Principal{OrganizationID: Organization, WorkspaceID: Workspace, Scopes: cardflow.AllScopes, Actor: f.Actor}
+	f := &Fixture{Key: key, Actor: k.Person, Person: k.Person, SeededAt: now}
+	admin := &cardflow.Principal{OrganizationID: Organization, WorkspaceID: Workspace, Scopes: cardflow.AllScopes, Actor: f.Actor, Person: f.Person}
 	if f.IDs, err = sample.Load(cardflow.NewContextWithPrincipal(ctx, admin), svc); err != nil {
+		return nil, err
+	}
+	if err := f.seedApproval(cardflow.NewContextWithPrincipal(ctx, admin), svc); err != nil {
 		return nil, err
 	}
 	for _, w := range []struct{ ex, proc *string }{
@@ -105,6 +115,44 @@ func Seed(ctx context.Context, store cardflow.Store, now time.Time) (*Fixture, e
 		}
 	}
 	return f, nil
+}
+
+// SamplePerson is who the sample key acts for; OtherApprover is the
+// second approver of the sample's two-approver workflow.
+var (
+	SamplePerson  = sample.Approvers[0]
+	OtherApprover = sample.Approvers[1]
+)
+
+// seedApproval runs the sample's two-approver workflow to its approval
+// step, which records the open approval.
+func (f *Fixture) seedApproval(ctx context.Context, svc *app.Service) error {
+	out, err := svc.Trigger(ctx, app.TriggerInput{WorkflowID: f.TwoApproverWorkflowID, Version: 1,
+		Body: []byte(`{"requester": "bob@example.com", "item": "Server rack", "amount": 12800}`)})
+	if err != nil {
+		return fmt.Errorf("sample approval: %w", err)
+	}
+	wait, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	for {
+		ex, err := svc.GetExecution(wait, f.TwoApproverWorkflowID, out.ExecutionID)
+		if err != nil {
+			return fmt.Errorf("sample approval: %w", err)
+		}
+		if ex.Status == cardflow.ExecWaiting {
+			f.ApprovalID = cardflow.ApprovalIDOf(ex.WorkflowExecutionID, ex.State.Wait)
+			f.PanelExecutionID, f.PanelProcessID = ex.WorkflowExecutionID, ex.State.ProcessID
+			return nil
+		}
+		if !ex.Open() {
+			return fmt.Errorf("sample approval: execution %s ended as %s before its approval", ex.WorkflowExecutionID, ex.Status)
+		}
+		select {
+		case <-wait.Done():
+			return fmt.Errorf("sample approval: execution %s does not wait: %w", ex.WorkflowExecutionID, wait.Err())
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
 }
 
 // seedWaiting records an execution of the approval workflow that waits at
@@ -178,6 +226,7 @@ func Events(f *Fixture) (map[string]any, error) {
 		lambdamode.ContextWorkspace:    Workspace,
 		lambdamode.ContextScopes:       strings.Join(cardflow.AllScopes, ","),
 		lambdamode.ContextActor:        f.Actor,
+		lambdamode.ContextPerson:       f.Person,
 	}
 	get := func(path string, query map[string]string) request {
 		return request{method: "GET", resource: path, path: path, query: query}
@@ -187,6 +236,11 @@ func Events(f *Fixture) (map[string]any, error) {
 	}
 	wf, card := f.ApprovalWorkflowID, f.ApprovalCardID
 	reqs := map[string]request{
+		"getPendingApprovals": get("/v1/approvals/getPendingApprovals", map[string]string{"approver": f.Person, "limit": "5"}),
+		"getApprovalById":     get("/v1/approvals/getApprovalById", map[string]string{"approval_id": f.ApprovalID}),
+		"answerApproval":      post("/v1/approvals/answerApproval", map[string]any{"approval_id": f.ApprovalID, "decision": "approve", "comment": "Within budget"}),
+		// The step allows no reassignment: the function answers 409.
+		"reassignApproval":            post("/v1/approvals/reassignApproval", map[string]any{"approval_id": f.ApprovalID, "to": "erin@example.com"}),
 		"getWorkflowExecutionById":    get("/v1/workflows/getWorkflowExecutionById", map[string]string{"workflow_id": wf, "workflow_execution_id": f.ExecutionID}),
 		"waitForExecution":            get("/v1/workflows/waitForExecution", map[string]string{"workflow_id": wf, "workflow_execution_id": f.ExecutionID, "until": "final", "timeout": "5"}),
 		"getWorkflowExecutionHistory": get("/v1/workflows/getWorkflowExecutionHistory", map[string]string{"workflow_id": wf, "limit": "5"}),

@@ -88,7 +88,7 @@ func newEndpoint(t *testing.T, env lambdamode.Env, log *slog.Logger, name, sched
 		t.Fatalf("the API has no endpoint %s", name)
 	}
 	ep := httpapi.Endpoints()[i]
-	if name == "triggerWorkflow" || name == "resumeWorkflow" || name == "cancelExecution" {
+	if name == "triggerWorkflow" || name == "resumeWorkflow" || name == "cancelExecution" || name == "answerApproval" {
 		h, err := runner.NewEndpointFunction(env, log, ep, atSFN)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -310,6 +310,12 @@ func TestEvents(t *testing.T) {
 		{"getOrganizationCards", 200, `"count":5`},
 		{"saveCard", 200, `"card_name":"Leave request"`},
 		{"publishCard", 200, `"status_version":"ACTIVE-2"`},
+		{"getPendingApprovals", 200, `"approval_id":"` + f.ApprovalID + `"`},
+		{"getApprovalById", 200, `"status":"PENDING"`},
+		// The key's person approves; the other approver has yet to.
+		{"answerApproval", 200, `"decision":"approve","comment":"Within budget","channel":"api"`},
+		// The step does not allow reassignment.
+		{"reassignApproval", 409, `does not allow reassignment`},
 		{"triggerWorkflow", 200, `"service_execution_id"`},
 		{"toggleScheduledWorkflow", 200, `"status":"PAUSED"`},
 		{"resumeWorkflow", 200, `"resumed":true`},
@@ -450,7 +456,7 @@ func TestEvents(t *testing.T) {
 // TestCommittedEvents checks events/: one file per function, each an event
 // of its function's input type for the same route as Events renders.
 func TestCommittedEvents(t *testing.T) {
-	f := &samlocal.Fixture{Key: "cfk_000000000000_x", Actor: "sam-local"}
+	f := &samlocal.Fixture{Key: "cfk_000000000000_x", Actor: samlocal.SamplePerson, Person: samlocal.SamplePerson}
 	want, err := samlocal.Events(f)
 	if err != nil {
 		t.Fatal(err)
@@ -521,6 +527,20 @@ func TestCommittedEvents(t *testing.T) {
 		}
 		if got.Resource != w.Resource || got.HTTPMethod != w.HTTPMethod || got.RequestContext.Authorizer["organization_id"] != samlocal.Organization {
 			t.Errorf("events/%s.json: %s %s for %v, want %s %s for %s", name, got.HTTPMethod, got.Resource, got.RequestContext.Authorizer["organization_id"], w.HTTPMethod, w.Resource, samlocal.Organization)
+		}
+		// API Gateway sends each query parameter twice, and the route
+		// in the request context: an event hand-edited in one place only
+		// is not one it sends.
+		if got.RequestContext.ResourcePath != got.Resource {
+			t.Errorf("events/%s.json: requestContext.resourcePath %q, want the resource %q", name, got.RequestContext.ResourcePath, got.Resource)
+		}
+		if len(got.MultiValueQueryStringParameters) != len(got.QueryStringParameters) {
+			t.Errorf("events/%s.json: multiValueQueryStringParameters %v, want those of queryStringParameters %v", name, got.MultiValueQueryStringParameters, got.QueryStringParameters)
+		}
+		for k, v := range got.QueryStringParameters {
+			if mv := got.MultiValueQueryStringParameters[k]; !slices.Equal(mv, []string{v}) {
+				t.Errorf("events/%s.json: multiValueQueryStringParameters[%s] = %q, want [%q]", name, k, mv, v)
+			}
 		}
 	}
 }

@@ -1,0 +1,118 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cardflow/cardflow/pkg/cardflow"
+)
+
+// WithDeliverer lets the service send a sequential approval's card to the
+// next approver once the one before approved.
+func WithDeliverer(d cardflow.Deliverer) Option { return func(s *Service) { s.deliver = d } }
+
+// openApprovalLink shows the page of an approver's personal link: the card
+// and the confirmation form while the approval waits for their answer,
+// else what stands. Like every link page it changes nothing.
+func (s *Service) openApprovalLink(ctx context.Context, a *cardflow.CardAnswer, token string, page *LinkPage) (*LinkPage, error) {
+	ap, err := s.store.GetApproval(ctx, a.OrganizationID, cardflow.ApprovalIDOf(a.ExecutionID, a.Wait))
+	if err != nil {
+		return nil, err
+	}
+	page.StepName, page.Approval = ap.StepName, ap
+	if !ap.Open() {
+		return page, nil
+	}
+	if ap.Deadline > 0 && s.millis() >= ap.Deadline {
+		page.TimedOut = true
+		return page, nil
+	}
+	for _, ans := range ap.Answers {
+		if containsFold(a.Identities, ans.Approver) {
+			page.Note = fmt.Sprintf("You answered (%s) on %s; the approval waits for the other approvers.", ans.Decision, when(ans.At))
+			return page, nil
+		}
+	}
+	if ex, err := s.store.GetExecution(ctx, ap.OrganizationID, ap.WorkflowID, ap.ExecutionID); err == nil {
+		page.Question = s.cardText(ctx, ex, ap.StepID)
+	}
+	page.Confirmation, err = s.links.ConfirmResponseLink(ctx, token)
+	return page, err
+}
+
+// answerApprovalLink answers an approval as the approver a personal link
+// names, by the same rules as any other answer. A refusal (not an
+// approver, self-approval, not their turn, answered already) is a page
+// saying why, and an event in the audit trail; once the approval is
+// decided a late click sees the decision.
+func (s *Service) answerApprovalLink(ctx context.Context, a *cardflow.CardAnswer, page *LinkPage) (*LinkPage, error) {
+	decision, _ := a.Payload["decision"].(string)
+	if decision == "" {
+		decision, _ = a.Payload["verb"].(string)
+	}
+	id := cardflow.ApprovalIDOf(a.ExecutionID, a.Wait)
+	res, err := s.answerApproval(ctx, a.OrganizationID, ApprovalAnswer{
+		ApprovalID: id, IDs: a.Identities, Actor: a.Actor, Channel: cardflow.ChannelLink, Decision: decision,
+	})
+	switch code := cardflow.ErrorCode(err); {
+	case err == nil:
+		ap := res.Approval
+		d, _ := cardflow.ParseDecision(decision)
+		page.StepName, page.Approval, page.Recorded = ap.StepName, ap, true
+		page.Note = fmt.Sprintf("Your answer (%s) is recorded; the approval waits for the other approvers.", d)
+		if res.Decided {
+			page.Note = fmt.Sprintf("Your answer (%s) is recorded; the approval is %s.", d, strings.ToLower(ap.Status))
+		}
+		return page, nil
+	case code == cardflow.EFORBIDDEN || code == cardflow.ECONFLICT || code == cardflow.EINVALID:
+		ap, gerr := s.store.GetApproval(ctx, a.OrganizationID, id)
+		if gerr != nil {
+			return nil, gerr
+		}
+		page.StepName = ap.StepName
+		if !ap.Open() {
+			page.Approval = ap // decided: the late click sees the decision
+			return page, nil
+		}
+		page.Closed = "Your answer was not recorded: " + cardflow.ErrorMessage(err) + "."
+		return page, nil
+	}
+	return nil, err
+}
+
+// deliverNext sends a sequential approval's card to the approver whose turn
+// it now is. The answer is stored already, so a failure is logged, not
+// returned: the approver can still answer through the API.
+func (s *Service) deliverNext(ctx context.Context, ap *cardflow.Approval) {
+	if ap.Policy != cardflow.PolicySequential || !ap.Open() || s.deliver == nil {
+		return
+	}
+	for _, p := range ap.Recipients() {
+		if err := cardflow.DeliverApproval(ctx, s.store, s.deliver, ap, p, s.now()); err != nil {
+			s.log.WarnContext(ctx, "the next approver's card was not delivered", "approval", ap.ApprovalID, "approver", p, "error", err)
+		}
+	}
+}
+
+func containsFold(ids []string, id string) bool {
+	for _, x := range ids {
+		if strings.EqualFold(strings.TrimSpace(x), strings.TrimSpace(id)) {
+			return true
+		}
+	}
+	return false
+}
+
+// when formats an epoch-ms time for a page.
+func when(ms int64) string { return time.UnixMilli(ms).UTC().Format("2 Jan 2006 15:04 MST") }
+
+// refusalNote says why a card's answer did not count. A late click on a
+// finished approval gets how it ended, as its updated card says.
+func (s *Service) refusalNote(ctx context.Context, org, approvalID string, err error) string {
+	if ap, gerr := s.store.GetApproval(ctx, org, approvalID); gerr == nil && !ap.Open() {
+		return ap.EndNote()
+	}
+	return "Your answer was not recorded: " + cardflow.ErrorMessage(err) + "."
+}
