@@ -116,7 +116,15 @@ type Approval struct {
 	Deadline  int64  `json:"deadline,omitempty"`
 	DecidedOn int64  `json:"decided_on,omitempty"`
 	DecidedBy string `json:"decided_by,omitempty"`
-	Revision  int64  `json:"revision"`
+	// Reminders are when the step reminds those who have not answered
+	// (epoch ms, ascending); the first RemindersSent have gone out.
+	Reminders     []int64             `json:"reminders,omitempty"`
+	RemindersSent int                 `json:"reminders_sent,omitempty"`
+	Escalation    *ApprovalEscalation `json:"escalation,omitempty"`
+	// Sent are the approvers the card went to, so that those an
+	// escalation or a reassignment brings in get it too.
+	Sent     []string `json:"sent,omitempty"`
+	Revision int64    `json:"revision"`
 }
 
 // ApprovalAnswer is one answer that counted.

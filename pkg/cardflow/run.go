@@ -186,6 +186,10 @@ type Wait struct {
 	// is claimed by its deadline. Either claims it for good.
 	Resume   *Resume `json:"resume,omitempty"`
 	TimedOut bool    `json:"timed_out,omitempty"`
+	// Nudged asks the runner to Advance once more without a claim, when
+	// the step's timers have work (a reassignment) and the runner held no
+	// token to be woken by; its next park clears it and ends at once.
+	Nudged bool `json:"nudged,omitempty"`
 }
 
 // Claimed reports whether a resume or the deadline has claimed the wait.
@@ -359,6 +363,9 @@ type Delivery struct {
 	// ApprovalID and Approvers are set on the card of an approval step.
 	ApprovalID string   `json:"approval_id,omitempty"`
 	Approvers  []string `json:"approvers,omitempty"`
+	// Notice says why an approval's card goes out again (NoticeReminder,
+	// NoticeAdded); "" on the first.
+	Notice string `json:"notice,omitempty"`
 }
 
 // Deliverer sends the cards of card steps.
