@@ -192,4 +192,3 @@ func TestApprovalTimersOnTheLocalRunner(t *testing.T) {
 		t.Errorf("audit trail:\n got  %q\n want %q", events, want)
 	}
 }
-
