@@ -77,6 +77,7 @@ func TestApprovalThroughTheAPI(t *testing.T) {
 	}
 	exID := str(r.body["service_execution_id"])
 	e.awaitStatus(admin, wf, exID, "WAITING")
+	e.awaitApproval(admin, cardflow.ApprovalIDOf(exID, 1))
 
 	r = e.do("GET", "/v1/approvals/getPendingApprovals?approver=ANN@example.com", ann, nil)
 	if r.status != 200 || r.body["count"] != 1.0 {
@@ -163,6 +164,7 @@ func TestApprovalRejectAndOverride(t *testing.T) {
 		r := e.trigger(admin, "/v1/workflows/triggerworkflow/"+wf+"/1?process_id="+po, map[string]any{"amount": 5000, "requester": "bob@example.com"})
 		exID = str(r.body["service_execution_id"])
 		e.awaitStatus(admin, wf, exID, "WAITING")
+		e.awaitApproval(admin, cardflow.ApprovalIDOf(exID, 1))
 		return exID, cardflow.ApprovalIDOf(exID, 1)
 	}
 
