@@ -161,7 +161,13 @@ func TestApprovalTimersOnTheLocalRunner(t *testing.T) {
 	if _, err := svc.ReassignApproval(as("bob@example.com"), app.ReassignApprovalInput{ApprovalID: approvalID, To: "cy@example.com"}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the card of the new approver", func() bool { return len(sent()) == 3 })
+	// The card goes out a moment before its event is in the log.
+	eventually(t, "the card of the new approver and its event", func() bool {
+		ex, err := store.GetExecution(context.Background(), org, wf.WorkflowID, out.ExecutionID)
+		return err == nil && len(sent()) == 3 && slices.ContainsFunc(ex.WorkflowEventLog.Events, func(ev cardflow.Event) bool {
+			return ev.Type == cardflow.EventApprovalSent
+		})
+	})
 	if got := sent(); !slices.Contains(got, "added cy@example.com") {
 		t.Errorf("after the reassignment: got %q, want the card sent to cy", got)
 	}

@@ -239,9 +239,11 @@ func (s *approvalStep) Tick(ctx context.Context, r *Run, w *cardflow.Wait) (Tick
 }
 
 // sendUnsent sends the card to the approvers who do not have it, then
-// records them as sent.
+// records them as sent. When an answer changes the record meanwhile, the
+// record is read again and nobody gets the card twice from one tick.
 func (s *approvalStep) sendUnsent(ctx context.Context, r *Run, id string) ([]cardflow.Event, error) {
 	ex := r.Execution
+	var delivered []string
 	for {
 		a, err := r.Approvals.GetApproval(ctx, ex.OrganizationID, id)
 		if err != nil {
@@ -249,22 +251,35 @@ func (s *approvalStep) sendUnsent(ctx context.Context, r *Run, id string) ([]car
 		}
 		to := a.Unsent()
 		if !a.Open() || len(to) == 0 {
-			return nil, nil
+			break
 		}
-		if err := s.resend(ctx, r, a, to, cardflow.NoticeAdded); err != nil {
-			return nil, err
+		var fresh []string
+		for _, p := range to {
+			if !slices.Contains(delivered, p) {
+				fresh = append(fresh, p)
+			}
+		}
+		if len(fresh) > 0 {
+			if err := s.resend(ctx, r, a, fresh, cardflow.NoticeAdded); err != nil {
+				return nil, err
+			}
+			delivered = append(delivered, fresh...)
 		}
 		a.Sent = append(a.Sent, to...)
 		err = r.Approvals.PutApproval(ctx, a)
 		if cardflow.ErrorCode(err) == cardflow.ECONFLICT {
-			continue // sending again is the safe side
+			continue
 		}
 		if err != nil {
 			return nil, err
 		}
-		return []cardflow.Event{{At: r.Now().UnixMilli(), Type: cardflow.EventApprovalSent, Actor: cardflow.ActorTimer,
-			Message: "card sent to " + strings.Join(to, ", ")}}, nil
+		break
 	}
+	if len(delivered) == 0 {
+		return nil, nil
+	}
+	return []cardflow.Event{{At: r.Now().UnixMilli(), Type: cardflow.EventApprovalSent, Actor: cardflow.ActorTimer,
+		Message: "card sent to " + strings.Join(delivered, ", ")}}, nil
 }
 
 // resend sends the approval's card, as its approvers first saw it, to
