@@ -140,6 +140,10 @@ func (a *Approval) Escalate(now int64) string {
 // Unsent lists the approvers who have not been sent the card: those an
 // escalation or a reassignment brought in.
 func (a *Approval) Unsent() []string {
+	if a.Sent == nil {
+		// Opened before cards were tracked: everyone listed then got it.
+		return nil
+	}
 	var out []string
 	for _, p := range a.Approvers {
 		if !containsID(a.Sent, p) {
