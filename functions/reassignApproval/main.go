@@ -1,4 +1,5 @@
-// Command reassignApproval is the Lambda function of the reassignApproval endpoint.
+// Command reassignApproval is the Lambda function of the reassignApproval endpoint; it
+// wakes the parked execution so that the new approver gets the card.
 package main
 
 import (
@@ -9,6 +10,7 @@ import (
 
 	"github.com/cardflow/cardflow/pkg/httpapi"
 	"github.com/cardflow/cardflow/pkg/lambdamode"
+	"github.com/cardflow/cardflow/pkg/lambdamode/runner"
 )
 
 func main() {
@@ -16,7 +18,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	h, err := env.NewEndpointFunction(env.Logger(os.Stdout), httpapi.ReassignApproval)
+	h, err := runner.NewEndpointFunction(env, env.Logger(os.Stdout), httpapi.ReassignApproval)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -90,7 +90,7 @@ func (s *Service) deliverNext(ctx context.Context, ap *cardflow.Approval) {
 		return
 	}
 	for _, p := range ap.Recipients() {
-		if err := cardflow.DeliverApproval(ctx, s.store, s.deliver, ap, p, s.now()); err != nil {
+		if err := cardflow.DeliverApproval(ctx, s.store, s.deliver, ap, p, "", s.now()); err != nil {
 			s.log.WarnContext(ctx, "the next approver's card was not delivered", "approval", ap.ApprovalID, "approver", p, "error", err)
 		}
 	}

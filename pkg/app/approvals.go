@@ -249,6 +249,12 @@ func (s *Service) ReassignApproval(ctx context.Context, in ReassignApprovalInput
 			return nil, err
 		}
 		s.audit(ctx, a, cardflow.Event{At: now, Type: cardflow.EventApprovalReassigned, Actor: p.Person, Message: fmt.Sprintf("from %s to %s", from, to)})
+		// The reassignment is stored: the card follows through the
+		// runner, and a runner that cannot be reached now sends it at
+		// the step's next timer.
+		if err := s.nudgeApproval(ctx, a); err != nil {
+			s.log.WarnContext(ctx, "the card of a reassigned approval waits for the step's next timer", "approval", a.ApprovalID, "error", cardflow.ErrorMessage(err))
+		}
 		return a, nil
 	}
 }

@@ -116,14 +116,22 @@ type Approval struct {
 	Deadline  int64  `json:"deadline,omitempty"`
 	DecidedOn int64  `json:"decided_on,omitempty"`
 	DecidedBy string `json:"decided_by,omitempty"`
-	Revision  int64  `json:"revision"`
+	// Reminders are when the step reminds those who have not answered
+	// (epoch ms, ascending); the first RemindersSent have gone out.
+	Reminders     []int64             `json:"reminders,omitempty"`
+	RemindersSent int                 `json:"reminders_sent,omitempty"`
+	Escalation    *ApprovalEscalation `json:"escalation,omitempty"`
+	// Sent are the approvers the card went to, so that those an
+	// escalation or a reassignment brings in get it too.
+	Sent []string `json:"sent,omitempty"`
 	// Teams and Data are the delivery profile and data the step's card
 	// went out with, so a later approver's copy goes out the same way.
 	Teams map[string]any `json:"teams,omitempty"`
 	Data  any            `json:"data,omitempty"`
 	// Posts are the bot messages that carry a copy of the card, which are
 	// updated once the step decides, times out or is resumed.
-	Posts []BotPost `json:"posts,omitempty"`
+	Posts    []BotPost `json:"posts,omitempty"`
+	Revision int64     `json:"revision"`
 }
 
 // ApprovalAnswer is one answer that counted.

@@ -3,6 +3,7 @@ package cardflow
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -60,42 +61,57 @@ type ApprovalCardUpdater interface {
 	UpdateApprovalCards(ctx context.Context, a *Approval) error
 }
 
-// DeliverApproval sends approver's copy of the approval's card, and
-// records where a bot posted it.
-func DeliverApproval(ctx context.Context, store ApprovalStore, d Deliverer, a *Approval, approver string, now time.Time) error {
+// DeliverApproval sends approver's copy of the approval's card, with
+// notice saying why it goes out again ("" the first time), and records
+// that approver has it and where a bot posted it.
+func DeliverApproval(ctx context.Context, store ApprovalStore, d Deliverer, a *Approval, approver, notice string, now time.Time) error {
 	dl := a.DeliveryFor(approver, now)
-	p, ok := d.(CardPoster)
-	if !ok {
-		return d.Deliver(ctx, dl)
-	}
-	post, err := p.DeliverPosted(ctx, dl)
-	if err != nil || post == nil {
+	dl.Notice = notice
+	var post *BotPost
+	if p, ok := d.(CardPoster); ok {
+		var err error
+		if post, err = p.DeliverPosted(ctx, dl); err != nil {
+			return err
+		}
+	} else if err := d.Deliver(ctx, dl); err != nil {
 		return err
 	}
-	post.Approver = approver
-	return recordPost(ctx, store, a, *post)
+	if post != nil {
+		post.Approver = approver
+	}
+	return recordDelivery(ctx, store, a, approver, post)
 }
 
-// recordPost adds a post to the stored approval, which answers may be
-// changing meanwhile, and to a.
-func recordPost(ctx context.Context, store ApprovalStore, a *Approval, post BotPost) error {
+// recordDelivery adds approver to those who have the card and post, when
+// there is one, to the stored approval, which answers may be changing
+// meanwhile, and to a.
+func recordDelivery(ctx context.Context, store ApprovalStore, a *Approval, approver string, post *BotPost) error {
+	if post == nil && containsID(a.Sent, approver) {
+		return nil
+	}
 	for {
 		cur, err := store.GetApproval(ctx, a.OrganizationID, a.ApprovalID)
 		if err != nil {
 			return err
 		}
-		for _, p := range cur.Posts {
-			if p.ActivityID == post.ActivityID && p.ConversationID == post.ConversationID {
-				return nil
-			}
+		changed := false
+		if !containsID(cur.Sent, approver) {
+			cur.Sent, changed = append(cur.Sent, approver), true
 		}
-		cur.Posts = append(cur.Posts, post)
+		if post != nil && !slices.ContainsFunc(cur.Posts, func(p BotPost) bool {
+			return p.ActivityID == post.ActivityID && p.ConversationID == post.ConversationID
+		}) {
+			cur.Posts, changed = append(cur.Posts, *post), true
+		}
+		if !changed {
+			return nil
+		}
 		err = store.PutApproval(ctx, cur)
 		if ErrorCode(err) == ECONFLICT {
 			continue
 		}
 		if err == nil {
-			a.Posts = cur.Posts
+			a.Sent, a.Posts = cur.Sent, cur.Posts
 		}
 		return err
 	}

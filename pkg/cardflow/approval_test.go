@@ -2,6 +2,7 @@ package cardflow
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 )
 
@@ -88,5 +89,22 @@ func TestApprovalRefusals(t *testing.T) {
 				t.Errorf("refusal: got %q, want %q", got, c.want)
 			}
 		})
+	}
+}
+
+func TestApprovalUnsent(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		sent []string
+		want []string
+	}{
+		{"opened before cards were tracked", nil, nil},
+		{"all sent", []string{"ann@example.com", "BOB@example.com"}, nil},
+		{"one brought in", []string{"ann@example.com"}, []string{"bob@example.com"}},
+	} {
+		a := &Approval{Approvers: []string{"ann@example.com", "bob@example.com"}, Sent: tc.sent}
+		if got := a.Unsent(); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }

@@ -186,6 +186,10 @@ type Wait struct {
 	// is claimed by its deadline. Either claims it for good.
 	Resume   *Resume `json:"resume,omitempty"`
 	TimedOut bool    `json:"timed_out,omitempty"`
+	// Nudged asks the runner to Advance once more without a claim, when
+	// the step's timers have work (a reassignment) and the runner held no
+	// token to be woken by; its next park clears it and ends at once.
+	Nudged bool `json:"nudged,omitempty"`
 }
 
 // Claimed reports whether a resume or the deadline has claimed the wait.
@@ -365,6 +369,9 @@ type Delivery struct {
 	// Links are the approver's personal response links, one per button,
 	// when the copy goes to the outbox of a deployment that signs links.
 	Links []DeliveryLink `json:"links,omitempty"`
+	// Notice says why an approval's card goes out again (NoticeReminder,
+	// NoticeAdded); "" on the first.
+	Notice string `json:"notice,omitempty"`
 }
 
 // DeliveryLink is one button of a card as a response link.

@@ -97,7 +97,42 @@ func (r *run) checkWait(ctx context.Context, n *node) (*Result, error) {
 		}
 		return nil, nil
 	}
-	return &Result{Status: cardflow.ExecWaiting, WakeAt: w.Deadline, Wait: w, ProcessID: p.ProcessID}, nil
+	wake := w.Deadline
+	if t, ok := n.waiter.(steps.Ticker); ok {
+		next, err := r.tick(ctx, n, t, p)
+		if err != nil || next < 0 {
+			return nil, err
+		}
+		if next > 0 && (wake == 0 || next < wake) {
+			wake = next
+		}
+	}
+	return &Result{Status: cardflow.ExecWaiting, WakeAt: wake, Wait: w, ProcessID: p.ProcessID}, nil
+}
+
+// tick runs the timers of a waiting step that has them (an approval's
+// reminders and escalation) and logs what they did. It returns when the
+// next timer is due (0: none), or -1 when the tick decided the step and
+// claimed its wait, so that Advance looks at the wait again. The runners
+// need nothing of their own for these timers: they call Advance at the
+// WakeAt it answers, as for a deadline.
+func (r *run) tick(ctx context.Context, n *node, t steps.Ticker, p *cardflow.Process) (int64, error) {
+	tick, err := t.Tick(ctx, r.stepRun(n), p.Wait)
+	if err != nil {
+		return 0, err
+	}
+	if len(tick.Events) > 0 {
+		if err := r.logTick(ctx, n, tick.Events); err != nil {
+			return 0, err
+		}
+	}
+	if !tick.Decided {
+		return tick.Next, nil
+	}
+	p.Wait.Resume = &cardflow.Resume{Source: cardflow.SourceApproval, Actor: cardflow.ActorTimer, ReceivedOn: r.millis()}
+	// A conflict means an answer or a resume came first: Advance reads
+	// again, and the approval record holds the decision either way.
+	return -1, r.e.store.PutProcess(ctx, p)
 }
 
 // open lets the step send what it sends (a card step's card) and opens the
@@ -125,5 +160,28 @@ func (r *run) open(ctx context.Context, n *node, p *cardflow.Process) (*cardflow
 		if p, err = r.e.store.GetProcess(ctx, ex.OrganizationID, ex.State.ProcessID); err != nil {
 			return nil, err
 		}
+	}
+}
+
+// logTick adds a tick's events to the execution's log. What the tick did
+// is stored on its own record already and will not be done again, so an
+// event written meanwhile (an answer's) is read and the tick's are added
+// to it rather than lost to a retry of Advance.
+func (r *run) logTick(ctx context.Context, n *node, events []cardflow.Event) error {
+	for attempt := 0; ; attempt++ {
+		r.outcomeEvents(n, steps.Outcome{Events: events})
+		err := r.persist(ctx)
+		if cardflow.ErrorCode(err) != cardflow.ECONFLICT || attempt == 4 {
+			return err
+		}
+		ex := r.ex
+		fresh, err := r.e.store.GetExecution(ctx, ex.OrganizationID, ex.WorkflowID, ex.WorkflowExecutionID)
+		if err != nil {
+			return err
+		}
+		if fresh.State.Phase != cardflow.PhaseWaiting || fresh.State.Wait != ex.State.Wait {
+			return cardflow.Errorf(cardflow.ECONFLICT, "execution %s moved on while its timers ran", ex.WorkflowExecutionID)
+		}
+		*r.ex = *fresh
 	}
 }

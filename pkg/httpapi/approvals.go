@@ -34,9 +34,9 @@ func (q *query) approvalID(name string, required bool) string {
 
 func (s *Server) getPendingApprovals(w http.ResponseWriter, r *http.Request) error {
 	q := newQuery(r)
-	in := app.PendingApprovalsInput{Approver: q.str("approver", false), WorkflowID: q.str("workflow_id", false)}
+	in := app.PendingApprovalsInput{Approver: q.person("approver"), WorkflowID: q.optionalID("workflow_id")}
 	in.Page.Limit = q.limit()
-	if older := q.str("older_than", false); older != "" {
+	if older := q.str("older_than", false); older != "" || q.values.Has("older_than") {
 		d, err := cardflow.ParseDuration(older)
 		if err != nil {
 			q.fail("query parameter older_than must be an ISO 8601 duration such as PT24H: %s", cardflow.ErrorMessage(err))

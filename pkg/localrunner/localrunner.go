@@ -27,6 +27,7 @@ type Runner struct {
 	store cardflow.Store
 	log   *slog.Logger
 	now   func() time.Time
+	after func(time.Duration) <-chan time.Time
 	retry time.Duration
 	// notify hears of the executions the runner itself ends as FAILED.
 	notify cardflow.ExecutionNotifier
@@ -51,6 +52,13 @@ func WithLogger(l *slog.Logger) Option { return func(r *Runner) { r.log = l } }
 // WithClock replaces the wall clock that timers are set from.
 func WithClock(now func() time.Time) Option { return func(r *Runner) { r.now = now } }
 
+// WithTimer replaces time.After, which the runner waits with until a
+// WakeAt (a delay's end, a wait's deadline, an approval's reminder); with
+// WithClock it lets a test move time on without sleeping.
+func WithTimer(after func(time.Duration) <-chan time.Time) Option {
+	return func(r *Runner) { r.after = after }
+}
+
 // WithNotifier sets who hears of the executions the runner ends itself
 // (those it cannot read); the engine tells of every other change.
 func WithNotifier(n cardflow.ExecutionNotifier) Option { return func(r *Runner) { r.notify = n } }
@@ -66,7 +74,7 @@ func New(eng Advancer, store cardflow.Store, opts ...Option) (*Runner, error) {
 	if eng == nil || store == nil {
 		return nil, errors.New("localrunner: engine and store are required")
 	}
-	r := &Runner{eng: eng, store: store, log: slog.Default(), now: time.Now, retry: time.Second, running: map[string]chan struct{}{}}
+	r := &Runner{eng: eng, store: store, log: slog.Default(), now: time.Now, after: time.After, retry: time.Second, running: map[string]chan struct{}{}}
 	for _, o := range opts {
 		o(r)
 	}
@@ -164,7 +172,7 @@ func (r *Runner) loop(ref cardflow.ExecutionRef, wake chan struct{}) {
 		default: // waiting or sleeping
 			delay = r.retry
 			if res.WakeAt > 0 {
-				timer = time.After(time.Until(time.UnixMilli(res.WakeAt)) + time.Millisecond)
+				timer = r.after(time.UnixMilli(res.WakeAt).Sub(r.now()) + time.Millisecond)
 			}
 		}
 		select {

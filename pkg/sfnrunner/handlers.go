@@ -205,8 +205,12 @@ func (h *Parker) Park(ctx context.Context, in ParkInput) error {
 		if w.Token == in.TaskToken {
 			return nil
 		}
-		w.Token = in.TaskToken
+		nudged := w.Nudged
+		w.Token, w.Nudged = in.TaskToken, false
 		err = h.store.PutProcess(ctx, p)
+		if err == nil && nudged {
+			return h.endTask(ctx, in.TaskToken)
+		}
 		if cardflow.ErrorCode(err) != cardflow.ECONFLICT {
 			return err
 		}

@@ -138,6 +138,9 @@ func TestParkAndWake(t *testing.T) {
 		{"resumed before the token was stored", func(p *cardflow.Process) { p.Wait.Resume = resume }, nil, sfnfake.StatusSucceeded, ""},
 		{"cancelled before the token was stored", func(p *cardflow.Process) { p.Closed = true }, nil, sfnfake.StatusSucceeded, ""},
 		{"a later wait opened", func(p *cardflow.Process) { p.Waits, p.Wait = 2, &cardflow.Wait{Seq: 2, StepID: "next"} }, nil, sfnfake.StatusSucceeded, ""},
+		// A reassignment nudges the wait: Advance runs the step's timers.
+		{"nudged after the token was stored", nil, func(*cardflow.Process) {}, sfnfake.StatusSucceeded, ""},
+		{"nudged before the token was stored", func(p *cardflow.Process) { p.Wait.Nudged = true }, nil, sfnfake.StatusSucceeded, ""},
 		// The claim is stored; what follows the task's end sees it.
 		{"resumed after the task ended", nil, nil, sfnfake.StatusFailed, ""},
 	} {

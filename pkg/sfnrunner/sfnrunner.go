@@ -137,10 +137,13 @@ func (r *Runner) Start(ctx context.Context, ref cardflow.ExecutionRef) error {
 	return r.translate("StartExecution", err)
 }
 
-// Wake implements cardflow.Runner: it ends the Park task of the claimed
-// wait w, with success for a resume and with WaitEnded otherwise. A wait
-// without a token has no Park task that stored it yet; that Park finds the
-// wait claimed and ends its task itself.
+// Wake implements cardflow.Runner: it ends the Park task of the wait w,
+// with success for a resume and with WaitEnded for a timeout. An unclaimed
+// wait is woken with success too (a reassignment brought in an approver):
+// Advance then runs the step's timers, which send the card, and parks
+// again. A wait without a token has no Park task that stored it yet; that
+// Park finds a claimed wait and ends its task itself, and an unclaimed
+// one is ticked by the Advance before it.
 //
 // A task that has ended already (TaskTimedOut, TaskDoesNotExist) is not an
 // error here: the claim is stored, and every end of a Park task leads to
@@ -154,7 +157,7 @@ func (r *Runner) Wake(ctx context.Context, _ cardflow.ExecutionRef, w *cardflow.
 	var err error
 	op := "SendTaskSuccess"
 	switch {
-	case w.Resume != nil:
+	case w.Resume != nil, !w.Claimed():
 		_, err = r.api.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: aws.String(w.Token), Output: aws.String(claimedOutput)})
 	case w.TimedOut:
 		op = "SendTaskFailure"
@@ -162,8 +165,6 @@ func (r *Runner) Wake(ctx context.Context, _ cardflow.ExecutionRef, w *cardflow.
 			TaskToken: aws.String(w.Token), Error: aws.String(WaitEnded),
 			Cause: aws.String(fmt.Sprintf("the wait of step %s timed out", w.StepID)),
 		})
-	default:
-		return fmt.Errorf("sfnrunner: wake of the wait of step %s, which nothing claimed", w.StepID)
 	}
 	if code := apiErrorCode(err); code == "TaskTimedOut" || code == "TaskDoesNotExist" {
 		r.log.Info("the park task had ended; the claim is left to the next Advance", slog.String("step", w.StepID), slog.String("code", code))

@@ -34,6 +34,7 @@ type approvalConfig struct {
 	Count              *int     `json:"count" want:"a positive whole number"`
 	ForbidSelfApproval string   `json:"forbid_self_approval"`
 	AllowReassign      bool     `json:"allow_reassign"`
+	timersConfig
 }
 
 func (c *approvalConfig) Validate() error {
@@ -82,7 +83,7 @@ func (c *approvalConfig) Validate() error {
 	case c.Count != nil && !templated && *c.Count > len(c.Approvers):
 		return fmt.Errorf("config.count is %d, more than the %d approvers listed", *c.Count, len(c.Approvers))
 	}
-	return nil
+	return c.timersConfig.validate(c.timeout, c.Timeout)
 }
 
 func (c *approvalConfig) Check(env *expr.Env) (Step, error) {
@@ -104,6 +105,9 @@ func (c *approvalConfig) Check(env *expr.Env) (Step, error) {
 	if s.requester, err = compileValue(env, "forbid_self_approval", nilIfEmpty(c.ForbidSelfApproval)); err != nil {
 		return nil, err
 	}
+	if s.timers, err = c.timersConfig.check(env); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -121,6 +125,7 @@ type approvalStep struct {
 	count         int
 	requester     *expr.Value // nil: self-approval is allowed
 	allowReassign bool
+	timers        *approvalTimers
 }
 
 // people is who the step's approvers are in this run: each entry resolved,
@@ -241,6 +246,10 @@ func (s *approvalStep) Open(ctx context.Context, r *Run) error {
 		Approvers: p.approvers, Policy: s.policy, Count: s.count, Requester: p.requester, AllowReassign: s.allowReassign,
 		Answers: []cardflow.ApprovalAnswer{}, Status: cardflow.ApprovalPending,
 		CreatedOn: r.Now().UnixMilli(), Deadline: ex.State.WakeAt, Teams: d.Teams, Data: d.Data,
+	}
+	a.Sent = slices.Clone(a.Recipients())
+	if err := s.timers.arm(ctx, r, a, a.CreatedOn); err != nil {
+		return cardflow.Errorf(cardflow.EINVALID, "%s", err.Error())
 	}
 	return deliverApproval(ctx, r, a)
 }

@@ -21,7 +21,7 @@ func deliverApproval(ctx context.Context, r *Run, a *cardflow.Approval) error {
 	}
 	now := r.Now()
 	for _, p := range a.Recipients() {
-		if err := cardflow.DeliverApproval(ctx, r.Approvals, r.Deliverer, a, p, now); err != nil {
+		if err := cardflow.DeliverApproval(ctx, r.Approvals, r.Deliverer, a, p, "", now); err != nil {
 			return fmt.Errorf("deliver the card of step %s to %s: %w", r.StepID, p, err)
 		}
 	}

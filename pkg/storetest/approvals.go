@@ -38,6 +38,9 @@ func testApprovals(t *testing.T, e env) {
 
 		stale := approvalCopy(got)
 		got.Answers = append(got.Answers, cardflow.ApprovalAnswer{Approver: "ann@example.com", Actor: "ann@example.com", At: 1, Decision: cardflow.DecisionApprove, Channel: cardflow.ChannelAPI})
+		// The timers' state is kept as the step's ticks change it.
+		got.Reminders, got.RemindersSent, got.Sent = []int64{1700000100000, 1700000200000}, 1, []string{"ann@example.com", "bob@example.com"}
+		got.Escalation = &cardflow.ApprovalEscalation{At: 1700000300000, To: []string{"lead@example.com"}, Mode: cardflow.EscalateReplace, Done: true}
 		mustOK(t, "put", s.PutApproval(t.Context(), got))
 		if got.Revision != 2 {
 			t.Errorf("revision after put: got %d, want 2", got.Revision)

@@ -1,0 +1,114 @@
+package sfnrunner_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cardflow/cardflow/pkg/app"
+	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/sfnfake"
+)
+
+// until polls cond while the state machine runs.
+func until(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(approvalTimeout); !cond(); time.Sleep(pollInterval) {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited in vain for %s", what)
+		}
+	}
+}
+
+// TestApprovalOnStepFunctions runs an approval step on the Step Functions
+// runner (the fake running the real definition and handlers): answers
+// through the API count, the reminder fires when Park's timeout, set to
+// the reminder's time, ends the task, a reassignment wakes the parked
+// task so the new approver gets the card, and the last answer decides.
+func TestApprovalOnStepFunctions(t *testing.T) {
+	store := boltStore(t, "cardflow.db")
+	st := newStack(t, store, store)
+	svc := st.harness.Service
+	org := "org-" + cardflow.NewID(time.Now())
+	as := func(person string) context.Context {
+		return cardflow.NewContextWithPrincipal(context.Background(), &cardflow.Principal{
+			OrganizationID: org, WorkspaceID: org + "-ws", Scopes: cardflow.AllScopes, Actor: person, Person: person,
+		})
+	}
+	admin := as("admin@example.com")
+	card, err := svc.SaveCard(admin, app.SaveCardInput{CardName: "approve", CardPayload: map[string]any{
+		"type": "AdaptiveCard", "version": "1.5", "body": []any{map[string]any{"type": "TextBlock", "text": "Approve ${amount}?"}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.PublishCard(admin, card.CardID, card.CardVersion); err != nil {
+		t.Fatal(err)
+	}
+	wf, err := svc.SaveWorkflow(admin, app.SaveWorkflowInput{WorkflowName: "two approvers", WorkflowSteps: []cardflow.Step{
+		{ID: "start", Name: "Requested", Type: "trigger", Config: map[string]any{"kind": "REQUEST"}},
+		{ID: "approve", Name: "Both approve", Type: cardflow.StepApproval, Config: map[string]any{
+			"card_id": card.CardID, "data": map[string]any{"amount": "{{ input.amount }}"},
+			"approvers": []any{"ann@example.com", "bob@example.com"}, "policy": "all", "allow_reassign": true,
+			"reminders": []any{"PT1S"}, "timeout": "PT1H",
+		}},
+		{ID: "done", Name: "Approved", Type: "end", Config: map[string]any{"status": "SUCCEEDED", "output": "{{ steps.approve.output }}"}},
+	}, WorkflowConnections: []cardflow.Connection{{From: "start", To: "approve"}, {From: "approve", To: "done"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.PublishWorkflow(admin, wf.WorkflowID, wf.WorkflowVersion); err != nil {
+		t.Fatal(err)
+	}
+	out, err := svc.Trigger(admin, app.TriggerInput{WorkflowID: wf.WorkflowID, ProcessID: "PO-1", Body: []byte(`{"amount": 500}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	approvalID := cardflow.ApprovalIDOf(out.ExecutionID, 1)
+	parked := func() bool {
+		p, err := store.GetProcess(context.Background(), org, "PO-1")
+		return err == nil && p.Wait != nil && p.Wait.Token != ""
+	}
+	until(t, "the park task", parked)
+	if _, err := svc.AnswerApproval(as("ann@example.com"), app.AnswerApprovalInput{ApprovalID: approvalID, Decision: "approve"}); err != nil {
+		t.Fatal(err)
+	}
+	sent := func() []string {
+		ds, _, err := store.ListDeliveries(context.Background(), org, 100, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, d := range ds {
+			out = append(out, strings.TrimSpace(d.Notice+" "+strings.Join(d.Approvers, ",")))
+		}
+		slices.Sort(out)
+		return out
+	}
+	until(t, "the reminder", func() bool { return slices.Contains(sent(), "reminder bob@example.com") })
+	until(t, "the park task after the reminder", parked)
+	if _, err := svc.ReassignApproval(as("bob@example.com"), app.ReassignApprovalInput{ApprovalID: approvalID, To: "cy@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	until(t, "the card of the new approver", func() bool { return slices.Contains(sent(), "added cy@example.com") })
+	if got, want := sent(), []string{"added cy@example.com", "ann@example.com,bob@example.com", "reminder bob@example.com"}; !slices.Equal(got, want) {
+		t.Errorf("cards: got %q, want %q", got, want)
+	}
+	if _, err := svc.AnswerApproval(as("cy@example.com"), app.AnswerApprovalInput{ApprovalID: approvalID, Decision: "approve"}); err != nil {
+		t.Fatal(err)
+	}
+	c := awaitMachine(t, st.fake, out.ExecutionID)
+	ex, err := store.GetExecution(context.Background(), org, wf.WorkflowID, out.ExecutionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex.Status != cardflow.ExecSucceeded || ex.WorkflowOutputPayload["outcome"] != "approved" || len(ex.WorkflowOutputPayload["answers"].([]any)) != 2 {
+		t.Errorf("execution: got %s %v, want SUCCEEDED, approved by two", ex.Status, ex.WorkflowOutputPayload)
+	}
+	if got := st.fake.Status(out.ExecutionID); got != sfnfake.StatusSucceeded {
+		t.Errorf("state machine: got %s, want SUCCEEDED", got)
+	}
+	t.Logf("transitions %d, invocations %v", c.Transitions, c.Invocations)
+}
