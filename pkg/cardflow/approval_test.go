@@ -94,15 +94,20 @@ func TestApprovalRefusals(t *testing.T) {
 
 func TestApprovalUnsent(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		sent []string
-		want []string
+		name    string
+		policy  string
+		sent    []string
+		answers []ApprovalAnswer
+		want    []string
 	}{
-		{"opened before cards were tracked", nil, nil},
-		{"all sent", []string{"ann@example.com", "BOB@example.com"}, nil},
-		{"one brought in", []string{"ann@example.com"}, []string{"bob@example.com"}},
+		{"opened before cards were tracked", PolicyAll, nil, nil, nil},
+		{"all sent", PolicyAll, []string{"ann@example.com", "BOB@example.com"}, nil, nil},
+		{"one brought in", PolicyAll, []string{"ann@example.com"}, nil, []string{"bob@example.com"}},
+		{"sequential, first one's turn", PolicySequential, []string{"ann@example.com"}, nil, nil},
+		{"sequential, next one's turn", PolicySequential, []string{"ann@example.com"},
+			[]ApprovalAnswer{{Approver: "ann@example.com", Decision: DecisionApprove}}, []string{"bob@example.com"}},
 	} {
-		a := &Approval{Approvers: []string{"ann@example.com", "bob@example.com"}, Sent: tc.sent}
+		a := &Approval{Approvers: []string{"ann@example.com", "bob@example.com"}, Policy: tc.policy, Status: ApprovalPending, Sent: tc.sent, Answers: tc.answers}
 		if got := a.Unsent(); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
 		}

@@ -3,7 +3,6 @@ package engine_test
 import (
 	"context"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -45,7 +44,8 @@ func (f *fixture) answer(ref cardflow.ExecutionRef, person, decision string) *ca
 	return a
 }
 
-// sent lists the approval cards in the outbox as "notice: people".
+// sent lists the approval cards in the outbox, one copy per approver, as
+// "notice: approver".
 func (f *fixture) sent(ref cardflow.ExecutionRef) []string {
 	f.t.Helper()
 	ds, _, err := f.store.ListDeliveries(context.Background(), f.org, 100, "")
@@ -59,7 +59,7 @@ func (f *fixture) sent(ref cardflow.ExecutionRef) []string {
 			if notice == "" {
 				notice = "card"
 			}
-			out = append(out, notice+": "+strings.Join(d.Approvers, ", "))
+			out = append(out, notice+": "+d.Approver)
 		}
 	}
 	slices.Sort(out)
@@ -104,7 +104,8 @@ func TestApprovalReminders(t *testing.T) {
 	if res := f.advance(ref); res.WakeAt != opened.Add(24*time.Hour).UnixMilli() {
 		t.Errorf("a second early: got %+v, want the same wake", res)
 	}
-	wantList(t, "before the first reminder", f.sent(ref), []string{"card: ann@example.com, bob@example.com, cy@example.com"})
+	copies := []string{"card: ann@example.com", "card: bob@example.com", "card: cy@example.com"}
+	wantList(t, "before the first reminder", f.sent(ref), copies)
 
 	f.clock.add(time.Second)
 	if res := f.advance(ref); res.WakeAt != opened.Add(48*time.Hour).UnixMilli() {
@@ -116,11 +117,11 @@ func TestApprovalReminders(t *testing.T) {
 		t.Errorf("after the second reminder: got %+v, want to wake at the deadline", res)
 	}
 	f.advance(ref) // nothing more is due
-	wantList(t, "cards", f.sent(ref), []string{
-		"card: ann@example.com, bob@example.com, cy@example.com",
+	wantList(t, "cards", f.sent(ref), append(copies,
 		"reminder: ann@example.com",
-		"reminder: ann@example.com, cy@example.com",
-	})
+		"reminder: ann@example.com",
+		"reminder: cy@example.com",
+	))
 	wantList(t, "events", f.timerEvents(ref), []string{
 		"ApprovalReminded timer: reminder 1 of 2 to ann@example.com, cy@example.com",
 		"ApprovalReminded timer: reminder 2 of 2 to ann@example.com",
@@ -162,7 +163,7 @@ func TestApprovalEscalation(t *testing.T) {
 			name:      "add",
 			config:    obj{"approvers": three, "policy": "all", "escalation": obj{"after": "PT72H", "to": []any{"lead@example.com", "BOB@example.com"}, "mode": "add"}},
 			approvers: []string{"ann@example.com", "bob@example.com", "cy@example.com", "lead@example.com"},
-			cards:     []string{"added: lead@example.com", "card: ann@example.com, bob@example.com, cy@example.com"},
+			cards:     []string{"added: lead@example.com", "card: ann@example.com", "card: bob@example.com", "card: cy@example.com"},
 			events: []string{
 				"ApprovalEscalated timer: add lead@example.com, BOB@example.com",
 				"ApprovalSent timer: card sent to lead@example.com",
@@ -173,7 +174,7 @@ func TestApprovalEscalation(t *testing.T) {
 			name:      "replace",
 			config:    obj{"approvers": three, "policy": "quorum", "count": 2, "escalation": obj{"after": "PT72H", "to": []any{"{{ input.manager }}"}, "mode": "replace"}},
 			approvers: []string{"ann@example.com", "lead@example.com"},
-			cards:     []string{"added: lead@example.com", "card: ann@example.com, bob@example.com, cy@example.com"},
+			cards:     []string{"added: lead@example.com", "card: ann@example.com", "card: bob@example.com", "card: cy@example.com"},
 			events: []string{
 				"ApprovalEscalated timer: replace lead@example.com in place of bob@example.com, cy@example.com",
 				"ApprovalSent timer: card sent to lead@example.com",
@@ -184,7 +185,7 @@ func TestApprovalEscalation(t *testing.T) {
 			name:      "replace leaves the quorum out of reach",
 			config:    obj{"approvers": three, "policy": "quorum", "count": 3, "escalation": obj{"after": "PT72H", "to": []any{"lead@example.com"}, "mode": "replace"}},
 			approvers: []string{"ann@example.com", "lead@example.com"},
-			cards:     []string{"card: ann@example.com, bob@example.com, cy@example.com"},
+			cards:     []string{"card: ann@example.com", "card: bob@example.com", "card: cy@example.com"},
 			events: []string{
 				"ApprovalEscalated timer: replace lead@example.com in place of bob@example.com, cy@example.com; the approval is rejected",
 				"ApprovalDecided timer: rejected",
