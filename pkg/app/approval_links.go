@@ -83,10 +83,19 @@ func (s *Service) answerApprovalLink(ctx context.Context, a *cardflow.CardAnswer
 }
 
 // deliverNext sends a sequential approval's card to the approver whose turn
-// it now is. The answer is stored already, so a failure is logged, not
-// returned: the approver can still answer through the API.
+// it now is. Without a deliverer (the answer functions on AWS read no
+// organization's secrets) the runner is nudged instead, and the step sends
+// the card to whoever should hold it and does not. The answer is stored
+// already, so a failure is logged, not returned: the approver can still
+// answer through the API.
 func (s *Service) deliverNext(ctx context.Context, ap *cardflow.Approval) {
-	if ap.Policy != cardflow.PolicySequential || !ap.Open() || s.deliver == nil {
+	if ap.Policy != cardflow.PolicySequential || !ap.Open() {
+		return
+	}
+	if s.deliver == nil {
+		if err := s.nudgeApproval(ctx, ap); err != nil {
+			s.log.WarnContext(ctx, "the runner was not nudged to send the next approver's card", "approval", ap.ApprovalID, "error", err)
+		}
 		return
 	}
 	for _, p := range ap.Recipients() {

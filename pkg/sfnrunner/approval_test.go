@@ -112,3 +112,81 @@ func TestApprovalOnStepFunctions(t *testing.T) {
 	}
 	t.Logf("transitions %d, invocations %v", c.Transitions, c.Invocations)
 }
+
+// TestSequentialApprovalOnStepFunctions: on AWS the answer functions send
+// no cards, so after the first approver's answer the parked task is
+// nudged and Advance sends the card to the approver whose turn came.
+func TestSequentialApprovalOnStepFunctions(t *testing.T) {
+	store := boltStore(t, "cardflow.db")
+	st := newStack(t, store, store)
+	svc := st.harness.Service
+	org := "org-" + cardflow.NewID(time.Now())
+	as := func(person string) context.Context {
+		return cardflow.NewContextWithPrincipal(context.Background(), &cardflow.Principal{
+			OrganizationID: org, WorkspaceID: org + "-ws", Scopes: cardflow.AllScopes, Actor: person, Person: person,
+		})
+	}
+	admin := as("admin@example.com")
+	card, err := svc.SaveCard(admin, app.SaveCardInput{CardName: "approve", CardPayload: map[string]any{
+		"type": "AdaptiveCard", "version": "1.5", "body": []any{map[string]any{"type": "TextBlock", "text": "Approve ${amount}?"}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.PublishCard(admin, card.CardID, card.CardVersion); err != nil {
+		t.Fatal(err)
+	}
+	wf, err := svc.SaveWorkflow(admin, app.SaveWorkflowInput{WorkflowName: "one after another", WorkflowSteps: []cardflow.Step{
+		{ID: "start", Name: "Requested", Type: "trigger", Config: map[string]any{"kind": "REQUEST"}},
+		{ID: "approve", Name: "In turn", Type: cardflow.StepApproval, Config: map[string]any{
+			"card_id": card.CardID, "data": map[string]any{"amount": "{{ input.amount }}"},
+			"approvers": []any{"ann@example.com", "bob@example.com"}, "policy": "sequential", "timeout": "PT1H",
+		}},
+		{ID: "done", Name: "Approved", Type: "end", Config: map[string]any{"status": "SUCCEEDED", "output": "{{ steps.approve.output }}"}},
+	}, WorkflowConnections: []cardflow.Connection{{From: "start", To: "approve"}, {From: "approve", To: "done"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.PublishWorkflow(admin, wf.WorkflowID, wf.WorkflowVersion); err != nil {
+		t.Fatal(err)
+	}
+	out, err := svc.Trigger(admin, app.TriggerInput{WorkflowID: wf.WorkflowID, ProcessID: "PO-2", Body: []byte(`{"amount": 500}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	approvalID := cardflow.ApprovalIDOf(out.ExecutionID, 1)
+	sent := func() []string {
+		ds, _, err := store.ListDeliveries(context.Background(), org, 100, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, d := range ds {
+			got = append(got, d.Approver)
+		}
+		slices.Sort(got)
+		return got
+	}
+	until(t, "the park task", func() bool {
+		p, err := store.GetProcess(context.Background(), org, "PO-2")
+		return err == nil && p.Wait != nil && p.Wait.Token != ""
+	})
+	if got, want := sent(), []string{"ann@example.com"}; !slices.Equal(got, want) {
+		t.Fatalf("cards before an answer: got %q, want %q", got, want)
+	}
+	if _, err := svc.AnswerApproval(as("ann@example.com"), app.AnswerApprovalInput{ApprovalID: approvalID, Decision: "approve"}); err != nil {
+		t.Fatal(err)
+	}
+	until(t, "the card of the next approver", func() bool { return slices.Equal(sent(), []string{"ann@example.com", "bob@example.com"}) })
+	if _, err := svc.AnswerApproval(as("bob@example.com"), app.AnswerApprovalInput{ApprovalID: approvalID, Decision: "approve"}); err != nil {
+		t.Fatal(err)
+	}
+	awaitMachine(t, st.fake, out.ExecutionID)
+	ex, err := store.GetExecution(context.Background(), org, wf.WorkflowID, out.ExecutionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex.Status != cardflow.ExecSucceeded || ex.WorkflowOutputPayload["outcome"] != "approved" {
+		t.Errorf("execution: got %s %v, want SUCCEEDED, approved", ex.Status, ex.WorkflowOutputPayload)
+	}
+}
