@@ -17,6 +17,15 @@ import (
 // api sends a request with the key and decodes the JSON answer.
 func api(t *testing.T, method, url, key string, body any) (int, map[string]any) {
 	t.Helper()
+	status, out, err := request(method, url, key, body)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	return status, out
+}
+
+// request is api for callers that expect the server may be gone.
+func request(method, url, key string, body any) (int, map[string]any, error) {
 	var raw []byte
 	if body != nil {
 		raw, _ = json.Marshal(body)
@@ -25,12 +34,12 @@ func api(t *testing.T, method, url, key string, body any) (int, map[string]any) 
 	req.Header.Set("x-api-key", key)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		t.Fatalf("%s %s: %v", method, url, err)
+		return 0, nil, err
 	}
 	defer resp.Body.Close()
 	var out map[string]any
 	json.NewDecoder(resp.Body).Decode(&out)
-	return resp.StatusCode, out
+	return resp.StatusCode, out, nil
 }
 
 // TestSurvivesKill kills a serving process (SIGKILL) with executions in
