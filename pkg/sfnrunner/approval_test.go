@@ -115,7 +115,8 @@ func TestApprovalOnStepFunctions(t *testing.T) {
 
 // TestSequentialApprovalOnStepFunctions: on AWS the answer functions send
 // no cards, so after the first approver's answer the parked task is
-// nudged and Advance sends the card to the approver whose turn came.
+// nudged and Advance sends the card to the approver whose turn came; an
+// Advance that fails after the deciding answer loses no answer.
 func TestSequentialApprovalOnStepFunctions(t *testing.T) {
 	store := boltStore(t, "cardflow.db")
 	st := newStack(t, store, store)
@@ -178,15 +179,22 @@ func TestSequentialApprovalOnStepFunctions(t *testing.T) {
 		t.Fatal(err)
 	}
 	until(t, "the card of the next approver", func() bool { return slices.Equal(sent(), []string{"ann@example.com", "bob@example.com"}) })
+	// The Advance that follows the deciding answer fails twice, as one
+	// that cannot reach the store would; the retry finds both answers.
+	st.failAdvance.Store(2)
 	if _, err := svc.AnswerApproval(as("bob@example.com"), app.AnswerApprovalInput{ApprovalID: approvalID, Decision: "approve"}); err != nil {
 		t.Fatal(err)
 	}
-	awaitMachine(t, st.fake, out.ExecutionID)
+	c := awaitMachine(t, st.fake, out.ExecutionID)
 	ex, err := store.GetExecution(context.Background(), org, wf.WorkflowID, out.ExecutionID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ex.Status != cardflow.ExecSucceeded || ex.WorkflowOutputPayload["outcome"] != "approved" {
-		t.Errorf("execution: got %s %v, want SUCCEEDED, approved", ex.Status, ex.WorkflowOutputPayload)
+	answers, _ := ex.WorkflowOutputPayload["answers"].([]any)
+	if ex.Status != cardflow.ExecSucceeded || ex.WorkflowOutputPayload["outcome"] != "approved" || len(answers) != 2 {
+		t.Errorf("execution: got %s %v, want SUCCEEDED, approved by two", ex.Status, ex.WorkflowOutputPayload)
+	}
+	if got := st.failAdvance.Load(); got >= 0 {
+		t.Errorf("failures left: got %d, want both spent (Advance invoked %d times)", got, c.Invocations[advanceARN])
 	}
 }
