@@ -227,7 +227,7 @@ func (r *localSFN) result(id string) error {
 }
 
 // TestDefinitionOnLocalStepFunctions validates statemachine/runner.asl.json
-// with asl-validator and runs three workflows through it with
+// with asl-validator and runs four workflows through it with
 // aws-local-stepfunctions, whose Task states run the real Advance and Park
 // handlers in processes of their own over the same DynamoDB tables.
 func TestDefinitionOnLocalStepFunctions(t *testing.T) {
@@ -292,9 +292,10 @@ func TestDefinitionOnLocalStepFunctions(t *testing.T) {
 		name  string
 		steps []cardflow.Step
 		conns []cardflow.Connection
-		// resume, if set, answers the card's wait.
-		resume string
-		want   string
+		// resume, if set, answers the card's wait; approver, if set,
+		// answers the approval through the approvals API as that person.
+		resume, approver string
+		want             string
 	}{
 		{"SynchronousChain", []cardflow.Step{
 			step("start", "trigger", obj{"kind": "REQUEST"}),
@@ -303,17 +304,23 @@ func TestDefinitionOnLocalStepFunctions(t *testing.T) {
 			step("yes", "end", obj{"status": "SUCCEEDED", "output": "{{ steps.double.output }}"}),
 			step("no", "end", obj{"status": "FAILED"}),
 		}, []cardflow.Connection{{From: "start", To: "double"}, {From: "double", To: "big"},
-			{From: "big", To: "yes", When: "steps.double.output > 10.0"}, {From: "big", To: "no"}}, "", "42"},
+			{From: "big", To: "yes", When: "steps.double.output > 10.0"}, {From: "big", To: "no"}}, "", "", "42"},
 		{"CardWaitResumed", []cardflow.Step{
 			step("start", "trigger", obj{"kind": "REQUEST"}),
 			step("ask", "card", obj{"card_id": card.CardID, "timeout": "PT1H"}),
 			step("done", "end", obj{"status": "SUCCEEDED", "output": "{{ steps.ask.output.decision }}"}),
-		}, []cardflow.Connection{{From: "start", To: "ask"}, {From: "ask", To: "done"}}, `{"source": "TEAMS", "decision": "approve"}`, `"approve"`},
+		}, []cardflow.Connection{{From: "start", To: "ask"}, {From: "ask", To: "done"}}, `{"source": "TEAMS", "decision": "approve"}`, "", `"approve"`},
+		{"ApprovalAnswered", []cardflow.Step{
+			step("start", "trigger", obj{"kind": "REQUEST"}),
+			step("ask", cardflow.StepApproval, obj{"card_id": card.CardID, "approvers": []any{"ann@example.com"}, "policy": "first", "timeout": "PT1H"}),
+			step("done", "end", obj{"status": "SUCCEEDED", "output": "{{ steps.ask.output.outcome }}"}),
+			step("no", "end", obj{"status": "FAILED"}),
+		}, []cardflow.Connection{{From: "start", To: "ask"}, {From: "ask", To: "done"}, {From: "ask", To: "no", On: cardflow.ExitRejected}}, "", "ann@example.com", `"approved"`},
 		{"Delay", []cardflow.Step{
 			step("start", "trigger", obj{"kind": "REQUEST"}),
 			step("pause", "delay", obj{"duration": "PT1S"}),
 			step("done", "end", obj{"status": "SUCCEEDED", "output": "{{ steps.pause.output.until != '' }}"}),
-		}, []cardflow.Connection{{From: "start", To: "pause"}, {From: "pause", To: "done"}}, "", "true"},
+		}, []cardflow.Connection{{From: "start", To: "pause"}, {From: "pause", To: "done"}}, "", "", "true"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			wf, err := svc.SaveWorkflow(ctx, app.SaveWorkflowInput{WorkflowName: tt.name, WorkflowSteps: tt.steps, WorkflowConnections: tt.conns})
@@ -331,6 +338,16 @@ func TestDefinitionOnLocalStepFunctions(t *testing.T) {
 				awaitToken(t, store, "org-local-sfn", out.ExecutionID)
 				if _, err := svc.Resume(ctx, out.ExecutionID, []byte(tt.resume)); err != nil {
 					t.Fatalf("resume: %v", err)
+				}
+			}
+			if tt.approver != "" {
+				awaitToken(t, store, "org-local-sfn", out.ExecutionID)
+				as := cardflow.NewContextWithPrincipal(context.Background(), &cardflow.Principal{
+					OrganizationID: "org-local-sfn", WorkspaceID: "ws", Scopes: cardflow.AllScopes, Actor: tt.approver, Person: tt.approver,
+				})
+				in := app.AnswerApprovalInput{ApprovalID: cardflow.ApprovalIDOf(out.ExecutionID, 1), Decision: "approve"}
+				if _, err := svc.AnswerApproval(as, in); err != nil {
+					t.Fatalf("answer: %v", err)
 				}
 			}
 			if err := runner.result(out.ExecutionID); err != nil {
