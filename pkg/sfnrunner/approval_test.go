@@ -31,38 +31,12 @@ func TestApprovalOnStepFunctions(t *testing.T) {
 	store := boltStore(t, "cardflow.db")
 	st := newStack(t, store, store)
 	svc := st.harness.Service
-	org := "org-" + cardflow.NewID(time.Now())
-	as := func(person string) context.Context {
-		return cardflow.NewContextWithPrincipal(context.Background(), &cardflow.Principal{
-			OrganizationID: org, WorkspaceID: org + "-ws", Scopes: cardflow.AllScopes, Actor: person, Person: person,
-		})
-	}
+	org, as, wf := publishApprovalWorkflow(t, svc, map[string]any{
+		"approvers": []any{"ann@example.com", "bob@example.com"}, "policy": "all", "allow_reassign": true,
+		"reminders": []any{"PT1S"}, "timeout": "PT1H",
+	})
 	admin := as("admin@example.com")
-	card, err := svc.SaveCard(admin, app.SaveCardInput{CardName: "approve", CardPayload: map[string]any{
-		"type": "AdaptiveCard", "version": "1.5", "body": []any{map[string]any{"type": "TextBlock", "text": "Approve ${amount}?"}},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := svc.PublishCard(admin, card.CardID, card.CardVersion); err != nil {
-		t.Fatal(err)
-	}
-	wf, err := svc.SaveWorkflow(admin, app.SaveWorkflowInput{WorkflowName: "two approvers", WorkflowSteps: []cardflow.Step{
-		{ID: "start", Name: "Requested", Type: "trigger", Config: map[string]any{"kind": "REQUEST"}},
-		{ID: "approve", Name: "Both approve", Type: cardflow.StepApproval, Config: map[string]any{
-			"card_id": card.CardID, "data": map[string]any{"amount": "{{ input.amount }}"},
-			"approvers": []any{"ann@example.com", "bob@example.com"}, "policy": "all", "allow_reassign": true,
-			"reminders": []any{"PT1S"}, "timeout": "PT1H",
-		}},
-		{ID: "done", Name: "Approved", Type: "end", Config: map[string]any{"status": "SUCCEEDED", "output": "{{ steps.approve.output }}"}},
-	}, WorkflowConnections: []cardflow.Connection{{From: "start", To: "approve"}, {From: "approve", To: "done"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := svc.PublishWorkflow(admin, wf.WorkflowID, wf.WorkflowVersion); err != nil {
-		t.Fatal(err)
-	}
-	out, err := svc.Trigger(admin, app.TriggerInput{WorkflowID: wf.WorkflowID, ProcessID: "PO-1", Body: []byte(`{"amount": 500}`)})
+	out, err := svc.Trigger(admin, app.TriggerInput{WorkflowID: wf, ProcessID: "PO-1", Body: []byte(`{"amount": 500}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +74,7 @@ func TestApprovalOnStepFunctions(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := awaitMachine(t, st.fake, out.ExecutionID)
-	ex, err := store.GetExecution(context.Background(), org, wf.WorkflowID, out.ExecutionID)
+	ex, err := store.GetExecution(context.Background(), org, wf, out.ExecutionID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,37 +95,11 @@ func TestSequentialApprovalOnStepFunctions(t *testing.T) {
 	store := boltStore(t, "cardflow.db")
 	st := newStack(t, store, store)
 	svc := st.harness.Service
-	org := "org-" + cardflow.NewID(time.Now())
-	as := func(person string) context.Context {
-		return cardflow.NewContextWithPrincipal(context.Background(), &cardflow.Principal{
-			OrganizationID: org, WorkspaceID: org + "-ws", Scopes: cardflow.AllScopes, Actor: person, Person: person,
-		})
-	}
+	org, as, wf := publishApprovalWorkflow(t, svc, map[string]any{
+		"approvers": []any{"ann@example.com", "bob@example.com"}, "policy": "sequential", "timeout": "PT1H",
+	})
 	admin := as("admin@example.com")
-	card, err := svc.SaveCard(admin, app.SaveCardInput{CardName: "approve", CardPayload: map[string]any{
-		"type": "AdaptiveCard", "version": "1.5", "body": []any{map[string]any{"type": "TextBlock", "text": "Approve ${amount}?"}},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := svc.PublishCard(admin, card.CardID, card.CardVersion); err != nil {
-		t.Fatal(err)
-	}
-	wf, err := svc.SaveWorkflow(admin, app.SaveWorkflowInput{WorkflowName: "one after another", WorkflowSteps: []cardflow.Step{
-		{ID: "start", Name: "Requested", Type: "trigger", Config: map[string]any{"kind": "REQUEST"}},
-		{ID: "approve", Name: "In turn", Type: cardflow.StepApproval, Config: map[string]any{
-			"card_id": card.CardID, "data": map[string]any{"amount": "{{ input.amount }}"},
-			"approvers": []any{"ann@example.com", "bob@example.com"}, "policy": "sequential", "timeout": "PT1H",
-		}},
-		{ID: "done", Name: "Approved", Type: "end", Config: map[string]any{"status": "SUCCEEDED", "output": "{{ steps.approve.output }}"}},
-	}, WorkflowConnections: []cardflow.Connection{{From: "start", To: "approve"}, {From: "approve", To: "done"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := svc.PublishWorkflow(admin, wf.WorkflowID, wf.WorkflowVersion); err != nil {
-		t.Fatal(err)
-	}
-	out, err := svc.Trigger(admin, app.TriggerInput{WorkflowID: wf.WorkflowID, ProcessID: "PO-2", Body: []byte(`{"amount": 500}`)})
+	out, err := svc.Trigger(admin, app.TriggerInput{WorkflowID: wf, ProcessID: "PO-2", Body: []byte(`{"amount": 500}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +134,7 @@ func TestSequentialApprovalOnStepFunctions(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := awaitMachine(t, st.fake, out.ExecutionID)
-	ex, err := store.GetExecution(context.Background(), org, wf.WorkflowID, out.ExecutionID)
+	ex, err := store.GetExecution(context.Background(), org, wf, out.ExecutionID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,4 +145,41 @@ func TestSequentialApprovalOnStepFunctions(t *testing.T) {
 	if got := st.failAdvance.Load(); got >= 0 {
 		t.Errorf("failures left: got %d, want both spent (Advance invoked %d times)", got, c.Invocations[advanceARN])
 	}
+}
+
+// publishApprovalWorkflow publishes, in an organization of its own, a
+// card and a workflow whose approval step has config (the card filled in)
+// and whose end outputs the step's output. It returns the organization,
+// a context acting for a person of it, and the workflow id.
+func publishApprovalWorkflow(t *testing.T, svc *app.Service, config map[string]any) (string, func(string) context.Context, string) {
+	t.Helper()
+	org := "org-" + cardflow.NewID(time.Now())
+	as := func(person string) context.Context {
+		return cardflow.NewContextWithPrincipal(context.Background(), &cardflow.Principal{
+			OrganizationID: org, WorkspaceID: org + "-ws", Scopes: cardflow.AllScopes, Actor: person, Person: person,
+		})
+	}
+	admin := as("admin@example.com")
+	card, err := svc.SaveCard(admin, app.SaveCardInput{CardName: "approve", CardPayload: map[string]any{
+		"type": "AdaptiveCard", "version": "1.5", "body": []any{map[string]any{"type": "TextBlock", "text": "Approve ${amount}?"}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.PublishCard(admin, card.CardID, card.CardVersion); err != nil {
+		t.Fatal(err)
+	}
+	config["card_id"], config["data"] = card.CardID, map[string]any{"amount": "{{ input.amount }}"}
+	wf, err := svc.SaveWorkflow(admin, app.SaveWorkflowInput{WorkflowName: "approval", WorkflowSteps: []cardflow.Step{
+		{ID: "start", Name: "Requested", Type: "trigger", Config: map[string]any{"kind": "REQUEST"}},
+		{ID: "approve", Name: "Approval", Type: cardflow.StepApproval, Config: config},
+		{ID: "done", Name: "Approved", Type: "end", Config: map[string]any{"status": "SUCCEEDED", "output": "{{ steps.approve.output }}"}},
+	}, WorkflowConnections: []cardflow.Connection{{From: "start", To: "approve"}, {From: "approve", To: "done"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.PublishWorkflow(admin, wf.WorkflowID, wf.WorkflowVersion); err != nil {
+		t.Fatal(err)
+	}
+	return org, as, wf.WorkflowID
 }
