@@ -2,7 +2,6 @@ package sfnrunner_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"slices"
 	"testing"
@@ -182,36 +181,11 @@ func BenchmarkApprovalCost(b *testing.B) {
 			}
 			b.StopTimer()
 			read, write := capacity.take()
-			per := func(v float64) float64 { return v / float64(b.N) }
 			// triggerworkflow and one answerApproval per approver, each a
 			// request to API Gateway and its Lambda function.
 			api := float64(1 + len(tc.approvers))
-			lambdaMs := per(float64(st.billed.Load() + apiMs))
-			requests := per(float64(invocations)) + api
-			parts := []struct {
-				name string
-				usd  float64
-			}{
-				{"Step Functions", per(float64(transitions)) * usdPerTransition},
-				{"Lambda requests", requests * usdPerLambdaReq},
-				{"Lambda GB-s", lambdaMs / 1000 * lambdaGB * usdPerGBSecond},
-				{"DynamoDB writes", per(write) * usdPerWRU},
-				{"DynamoDB reads", per(read) * usdPerRRU},
-				{"API Gateway", api * usdPerAPIRequest},
-			}
-			var cost float64
-			line := ""
-			for _, p := range parts {
-				cost += p.usd
-				line += fmt.Sprintf("  %s $%.4f", p.name, 1000*p.usd)
-			}
-			b.Logf("per 1,000 approvals:%s", line)
-			b.ReportMetric(per(float64(transitions)), "transitions/op")
-			b.ReportMetric(requests, "lambda-requests/op")
-			b.ReportMetric(lambdaMs, "lambda-ms/op")
-			b.ReportMetric(per(read), "RRU/op")
-			b.ReportMetric(per(write), "WRU/op")
-			b.ReportMetric(1000*cost, "USD/1000op")
+			reportCost(b, "approval", "op", usage{transitions: transitions, invocations: invocations, lambdaMs: st.billed.Load() + apiMs,
+				read: read, write: write, apiLambdas: api, apiRequests: api})
 		})
 	}
 }

@@ -317,33 +317,49 @@ func BenchmarkExecutionCost(b *testing.B) {
 			}
 			b.StopTimer()
 			read, write := capacity.take()
-			per := func(v float64) float64 { return v / float64(b.N) }
-			lambdaMs := per(float64(st.billed.Load() + apiMs))
-			requests := per(float64(invocations)) + apiLambdas
-			parts := []struct {
-				name string
-				usd  float64
-			}{
-				{"Step Functions", per(float64(transitions)) * usdPerTransition},
-				{"Lambda requests", requests * usdPerLambdaReq},
-				{"Lambda GB-s", lambdaMs / 1000 * lambdaGB * usdPerGBSecond},
-				{"DynamoDB writes", per(write) * usdPerWRU},
-				{"DynamoDB reads", per(read) * usdPerRRU},
-				{"API Gateway", apiRequests * usdPerAPIRequest},
-			}
-			var cost float64
-			line := ""
-			for _, p := range parts {
-				cost += p.usd
-				line += fmt.Sprintf("  %s $%.4f", p.name, 1000*p.usd)
-			}
-			b.Logf("per 1,000 executions:%s", line)
-			b.ReportMetric(per(float64(transitions)), "transitions/exec")
-			b.ReportMetric(requests, "lambda-requests/exec")
-			b.ReportMetric(lambdaMs, "lambda-ms/exec")
-			b.ReportMetric(per(read), "RRU/exec")
-			b.ReportMetric(per(write), "WRU/exec")
-			b.ReportMetric(1000*cost, "USD/1000exec")
+			reportCost(b, "execution", "exec", usage{transitions: transitions, invocations: invocations, lambdaMs: st.billed.Load() + apiMs,
+				read: read, write: write, apiLambdas: apiLambdas, apiRequests: apiRequests})
 		})
 	}
+}
+
+// usage is what b.N runs used, as AWS bills it; apiLambdas and apiRequests
+// are per run.
+type usage struct {
+	transitions, invocations int
+	lambdaMs                 int64
+	read, write              float64
+	apiLambdas, apiRequests  float64
+}
+
+// reportCost logs what one run costs at list prices, per part, and reports
+// the counts and the cost of 1,000 runs as metrics per unit.
+func reportCost(b *testing.B, what, unit string, c usage) {
+	per := func(v float64) float64 { return v / float64(b.N) }
+	lambdaMs := per(float64(c.lambdaMs))
+	requests := per(float64(c.invocations)) + c.apiLambdas
+	parts := []struct {
+		name string
+		usd  float64
+	}{
+		{"Step Functions", per(float64(c.transitions)) * usdPerTransition},
+		{"Lambda requests", requests * usdPerLambdaReq},
+		{"Lambda GB-s", lambdaMs / 1000 * lambdaGB * usdPerGBSecond},
+		{"DynamoDB writes", per(c.write) * usdPerWRU},
+		{"DynamoDB reads", per(c.read) * usdPerRRU},
+		{"API Gateway", c.apiRequests * usdPerAPIRequest},
+	}
+	var cost float64
+	line := ""
+	for _, p := range parts {
+		cost += p.usd
+		line += fmt.Sprintf("  %s $%.4f", p.name, 1000*p.usd)
+	}
+	b.Logf("per 1,000 %ss:%s", what, line)
+	b.ReportMetric(per(float64(c.transitions)), "transitions/"+unit)
+	b.ReportMetric(requests, "lambda-requests/"+unit)
+	b.ReportMetric(lambdaMs, "lambda-ms/"+unit)
+	b.ReportMetric(per(c.read), "RRU/"+unit)
+	b.ReportMetric(per(c.write), "WRU/"+unit)
+	b.ReportMetric(1000*cost, "USD/1000"+unit)
 }
