@@ -10,6 +10,11 @@
 // wake_at, WAITING to Park, and a final status to Succeed (SUCCEEDED,
 // CANCELLED) or Fail (FAILED, TIMED_OUT).
 //
+// When Advance fails for good (its retries used up), GiveUp invokes it
+// again with the error ("give_up"): it records the execution FAILED with
+// the reason, in the step it was in, so that the record never says
+// RUNNING once the machine has ended, and a redrive continues it.
+//
 // Park is a lambda:invoke.waitForTaskToken task: it stores the task token
 // on the process record's open wait, and the resume use case calls Wake,
 // which sends the token back with SendTaskSuccess. The task times out a
