@@ -375,6 +375,7 @@ func TestRuntimeInterfaceEmulator(t *testing.T) {
 		{"toggleScheduledWorkflow", "", 200, "application/json", `\"status\":\"PAUSED\"`},
 		{"resumeWorkflow", "", 200, "application/json", `\"resumed\":true`},
 		{"cancelExecution", "", 200, "application/json", `\"status\":\"CANCELLED\"`},
+		{"redriveExecution", "", 200, "application/json", `\"status\":\"RUNNING\"`},
 		{lambdamode.TeamsRespond, "", 200, "text/html; charset=utf-8", "Nothing is recorded until you confirm."},
 		{lambdamode.TeamsRespond, samlocal.TeamsRespondConfirm, 200, "text/html; charset=utf-8", "Thank you: your answer was recorded."},
 		{lambdamode.TeamsMessages, "", 200, "application/json", `application/vnd.microsoft.card.adaptive`},
