@@ -72,7 +72,7 @@ func WithRetryDelay(d time.Duration) Option { return func(r *Runner) { r.retry =
 
 // DefaultAttempts is how many Advance calls in a row may fail before the
 // runner ends the execution as FAILED: with the delays doubling from 1s up
-// to a minute, about six minutes of trying, as Step Functions' retries of
+// to a minute, about four minutes of trying, as Step Functions' retries of
 // Advance take minutes too.
 const DefaultAttempts = 10
 
