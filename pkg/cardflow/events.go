@@ -80,7 +80,7 @@ type EventStore interface {
 	ListPendingEvents(ctx context.Context, limit int) ([]*Published, error)
 	// DeletePendingEvents removes published events; removing a missing
 	// one is not an error.
-	DeletePendingEvents(ctx context.Context, ids []string) error
+	DeletePendingEvents(ctx context.Context, events []*Published) error
 
 	// CreateWebhook stores a new webhook; its id must be unused.
 	CreateWebhook(ctx context.Context, w *Webhook) error
