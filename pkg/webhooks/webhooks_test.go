@@ -19,7 +19,9 @@ import (
 
 type hooks map[string][]*cardflow.Webhook
 
-func (h hooks) ListWebhooks(_ context.Context, org string) ([]*cardflow.Webhook, error) { return h[org], nil }
+func (h hooks) ListWebhooks(_ context.Context, org string) ([]*cardflow.Webhook, error) {
+	return h[org], nil
+}
 
 // receiver records verified deliveries and refuses the first `refuse`.
 type receiver struct {
