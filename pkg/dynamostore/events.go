@@ -2,8 +2,10 @@ package dynamostore
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -26,9 +28,9 @@ const (
 	webhooksPartition = "webhooks"
 )
 
-// eventShard is the outbox partition of an execution's events; one
+// EventPartition is the outbox partition of an execution's events; one
 // execution's events share one, in order.
-func eventShard(executionID string) string {
+func EventPartition(executionID string) string {
 	h := fnv.New32a()
 	h.Write([]byte(executionID))
 	return fmt.Sprintf("%s%d", eventsPartition, h.Sum32()%eventShards)
@@ -42,7 +44,7 @@ func (s *Store) eventOps(w *cardflow.ExecutionWrite) ([]types.TransactWriteItem,
 		if err != nil {
 			return nil, err
 		}
-		item := executionKey(eventShard(ev.ExecutionID), ev.ID)
+		item := executionKey(EventPartition(ev.ExecutionID), ev.ID)
 		item[attrRecord] = body
 		ops = append(ops, types.TransactWriteItem{Put: &types.Put{TableName: s.table(TableExecutions), Item: item}})
 	}
@@ -80,7 +82,7 @@ func (s *Store) ListPendingEvents(ctx context.Context, limit int) (_ []*cardflow
 func (s *Store) DeletePendingEvents(ctx context.Context, events []*cardflow.Published) (err error) {
 	defer s.translate("DeletePendingEvents", &err)
 	for _, ev := range events {
-		if _, err := s.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: s.table(TableExecutions), Key: executionKey(eventShard(ev.ExecutionID), ev.ID)}); err != nil {
+		if _, err := s.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: s.table(TableExecutions), Key: executionKey(EventPartition(ev.ExecutionID), ev.ID)}); err != nil {
 			return err
 		}
 	}
@@ -159,4 +161,18 @@ func (s *Store) DeleteWebhook(ctx context.Context, org, webhookID string) (err e
 
 func webhookNotFound(id string) error {
 	return cardflow.Errorf(cardflow.ENOTFOUND, "webhook %s not found", id)
+}
+
+// StreamedEvent returns the event of an outbox item as a DynamoDB stream
+// record shows it: the item's workflow_id and record attributes. ok is
+// false for any other item of the executions table.
+func StreamedEvent(partition, record string) (_ *cardflow.Published, ok bool, err error) {
+	if !strings.HasPrefix(partition, eventsPartition) {
+		return nil, false, nil
+	}
+	ev := new(cardflow.Published)
+	if err := json.Unmarshal([]byte(record), ev); err != nil {
+		return nil, true, fmt.Errorf("dynamostore: decode event: %w", err)
+	}
+	return ev, true, nil
 }
