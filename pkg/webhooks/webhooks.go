@@ -119,8 +119,13 @@ func New(hooks Webhooks, opts ...Option) (*Publisher, error) {
 	if hooks == nil {
 		return nil, errors.New("webhooks: a webhook store is required")
 	}
+	// Deliveries run in parallel: keep a connection per delivery in
+	// flight, where the default transport keeps two per host and closes
+	// the rest after each request.
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.MaxIdleConnsPerHost = DefaultParallel
 	p := &Publisher{
-		hooks: hooks, client: &http.Client{Timeout: 10 * time.Second}, now: time.Now, log: slog.Default(),
+		hooks: hooks, client: &http.Client{Timeout: 10 * time.Second, Transport: transport}, now: time.Now, log: slog.Default(),
 		first: DefaultFirstRetry, most: DefaultMaxRetry, parallel: DefaultParallel, state: map[string]*pending{},
 	}
 	for _, o := range opts {
