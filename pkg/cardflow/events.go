@@ -24,9 +24,9 @@ const (
 	EventSource = "cardflow"
 )
 
-// EventRedriven is the log entry of a redrive; a redrive publishes
-// EventTypeRedriven when it is stored.
-const EventRedriven = "ExecutionRedriven"
+// entryRedriven is the type of the log entry a redrive writes
+// (ExecutionRedriven); it publishes EventTypeRedriven when it is stored.
+const entryRedriven = "ExecutionRedriven"
 
 // Published is one published event: a change of an execution's status or
 // an approval's decision. It is written with the change that caused it, in
@@ -144,7 +144,7 @@ func (e *Execution) events(status string, total int) []*Published {
 		switch ev.Type {
 		case EventStarted:
 			typ, status = EventTypeStarted, ExecRunning
-		case EventRedriven:
+		case entryRedriven:
 			typ, status = EventTypeRedriven, ExecRunning
 		case EventWaiting, EventSleeping:
 			if status != ExecWaiting {

@@ -29,7 +29,7 @@ func TestEventsOfAWrite(t *testing.T) {
 		{"a wait's timeout handled by an exit", ExecWaiting, 1, []Event{ev(EventWaiting), ev(EventTimedOut), ev(EventStepStarted)}, ExecRunning, "resumed:RUNNING", ""},
 		{"a timeout ends it", ExecWaiting, 1, []Event{ev(EventWaiting), ev(EventTimedOut), ev(EventTimedOut)}, ExecTimedOut, "resumed:RUNNING timed_out:TIMED_OUT", ""},
 		{"cancel while waiting", ExecWaiting, 1, []Event{ev(EventWaiting), ev(EventCancelled)}, ExecCancelled, "cancelled:CANCELLED", ""},
-		{"redrive", ExecFailed, 2, []Event{ev(EventStarted), ev(EventFailed), ev(EventRedriven), ev(EventStepStarted)}, ExecRunning, "redriven:RUNNING", ""},
+		{"redrive", ExecFailed, 2, []Event{ev(EventStarted), ev(EventFailed), ev(entryRedriven), ev(EventStepStarted)}, ExecRunning, "redriven:RUNNING", ""},
 		{"nothing new", ExecRunning, 2, []Event{ev(EventStarted), ev(EventStepStarted)}, ExecRunning, "", ""},
 	}
 	for _, tt := range tests {
