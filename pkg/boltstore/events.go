@@ -29,11 +29,15 @@ func putEvents(tx *bolt.Tx, w *cardflow.ExecutionWrite) error {
 	return nil
 }
 
-func (s *Store) ListPendingEvents(_ context.Context, limit int) ([]*cardflow.Published, error) {
+func (s *Store) ListPendingEvents(_ context.Context, after string, limit int) ([]*cardflow.Published, error) {
 	out := []*cardflow.Published{}
 	err := s.db.View(func(tx *bolt.Tx) error {
 		c := tx.Bucket(bEvents).Cursor()
-		for k, v := c.First(); k != nil && len(out) < limit; k, v = c.Next() {
+		k, v := c.Seek([]byte(after))
+		if k != nil && string(k) == after {
+			k, v = c.Next()
+		}
+		for ; k != nil && len(out) < limit; k, v = c.Next() {
 			ev, err := decode[cardflow.Published](v)
 			if err != nil {
 				return err

@@ -75,9 +75,10 @@ func (w *Webhook) Redacted() *Webhook {
 // in the same atomic write as the execution, so a change stored is a change
 // published, even when the process dies right after it.
 type EventStore interface {
-	// ListPendingEvents returns at most limit events not yet published,
-	// oldest first within each execution.
-	ListPendingEvents(ctx context.Context, limit int) ([]*Published, error)
+	// ListPendingEvents returns at most limit events not yet published
+	// whose ids sort after after ("" starts at the first), in id order:
+	// one execution's events in the order they happened.
+	ListPendingEvents(ctx context.Context, after string, limit int) ([]*Published, error)
 	// DeletePendingEvents removes published events; removing a missing
 	// one is not an error.
 	DeletePendingEvents(ctx context.Context, events []*Published) error

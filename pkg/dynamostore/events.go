@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -51,18 +52,25 @@ func (s *Store) eventOps(w *cardflow.ExecutionWrite) ([]types.TransactWriteItem,
 	return ops, nil
 }
 
-func (s *Store) ListPendingEvents(ctx context.Context, limit int) (_ []*cardflow.Published, err error) {
+// ListPendingEvents reads up to limit events after after from each outbox
+// partition and keeps the first limit of them in id order: one Query per
+// partition and page.
+func (s *Store) ListPendingEvents(ctx context.Context, after string, limit int) (_ []*cardflow.Published, err error) {
 	defer s.translate("ListPendingEvents", &err)
 	out := []*cardflow.Published{}
-	for shard := 0; shard < eventShards && len(out) < limit; shard++ {
-		expr, err := expression.NewBuilder().WithKeyCondition(expression.Key(attrWorkflow).Equal(expression.Value(fmt.Sprintf("%s%d", eventsPartition, shard)))).Build()
+	for shard := 0; shard < eventShards; shard++ {
+		key := expression.Key(attrWorkflow).Equal(expression.Value(fmt.Sprintf("%s%d", eventsPartition, shard)))
+		if after != "" {
+			key = key.And(expression.Key(attrExecution).GreaterThan(expression.Value(after)))
+		}
+		expr, err := expression.NewBuilder().WithKeyCondition(key).Build()
 		if err != nil {
 			return nil, err
 		}
 		in := &dynamodb.QueryInput{
 			TableName: s.table(TableExecutions), KeyConditionExpression: expr.KeyCondition(),
 			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-			ConsistentRead: aws.Bool(true), Limit: aws.Int32(int32(limit - len(out))),
+			ConsistentRead: aws.Bool(true), Limit: aws.Int32(int32(limit)),
 		}
 		res, err := s.client.Query(ctx, in)
 		if err != nil {
@@ -76,7 +84,8 @@ func (s *Store) ListPendingEvents(ctx context.Context, limit int) (_ []*cardflow
 			out = append(out, ev)
 		}
 	}
-	return out, nil
+	slices.SortFunc(out, func(a, b *cardflow.Published) int { return strings.Compare(a.ID, b.ID) })
+	return out[:min(len(out), limit)], nil
 }
 
 func (s *Store) DeletePendingEvents(ctx context.Context, events []*cardflow.Published) (err error) {

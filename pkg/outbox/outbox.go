@@ -22,7 +22,7 @@ type Publisher interface {
 
 // Store is the part of cardflow.EventStore the relay needs.
 type Store interface {
-	ListPendingEvents(ctx context.Context, limit int) ([]*cardflow.Published, error)
+	ListPendingEvents(ctx context.Context, after string, limit int) ([]*cardflow.Published, error)
 	DeletePendingEvents(ctx context.Context, events []*cardflow.Published) error
 }
 
@@ -59,34 +59,40 @@ func New(store Store, pub Publisher, opts ...Option) (*Relay, error) {
 	return r, nil
 }
 
-// Pass publishes one batch of pending events and reports how many were
-// read and how many published.
-func (r *Relay) Pass(ctx context.Context) (read, published int, err error) {
-	events, err := r.store.ListPendingEvents(ctx, r.batch)
+// Pass publishes one batch of the pending events whose ids sort after
+// after, and returns how many it published and the id to read on from
+// ("" once the batch reached the end of the outbox).
+func (r *Relay) Pass(ctx context.Context, after string) (published int, next string, err error) {
+	events, err := r.store.ListPendingEvents(ctx, after, r.batch)
 	if err != nil || len(events) == 0 {
-		return 0, 0, err
+		return 0, "", err
+	}
+	if len(events) == r.batch {
+		next = events[len(events)-1].ID
 	}
 	done, err := r.pub.Publish(ctx, events)
 	if len(done) > 0 {
 		if derr := r.store.DeletePendingEvents(ctx, done); derr != nil {
 			// Published but still pending: they go out again, which
 			// at least once allows.
-			return len(events), len(done), derr
+			return len(done), next, derr
 		}
 	}
-	return len(events), len(done), err
+	return len(done), next, err
 }
 
-// Drain runs passes until one publishes nothing: all pending events are
-// out, or the rest wait for a retry.
+// Drain reads the whole outbox once, batch after batch, and publishes
+// what it can: events that wait for a retry do not hold up those behind
+// them.
 func (r *Relay) Drain(ctx context.Context) (int, error) {
-	total := 0
+	total, after := 0, ""
 	for {
-		_, n, err := r.Pass(ctx)
+		n, next, err := r.Pass(ctx, after)
 		total += n
-		if err != nil || n == 0 {
+		if err != nil || next == "" {
 			return total, err
 		}
+		after = next
 	}
 }
 

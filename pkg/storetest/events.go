@@ -11,9 +11,22 @@ import (
 // the order the store lists them.
 func pendingOf(t *testing.T, s cardflow.Store, executionID string) ([]string, []*cardflow.Published) {
 	t.Helper()
-	// Other subtests share the store: read far enough to see them all.
-	all, err := s.ListPendingEvents(t.Context(), 100000)
-	mustOK(t, "list pending events", err)
+	// Other subtests share the store: read it all, a page at a time.
+	var all []*cardflow.Published
+	for after := ""; ; {
+		page, err := s.ListPendingEvents(t.Context(), after, 50)
+		mustOK(t, "list pending events", err)
+		for i, ev := range page {
+			if ev.ID <= after || i > 0 && ev.ID <= page[i-1].ID {
+				t.Fatalf("pending events after %q: got %s out of id order", after, ev.ID)
+			}
+		}
+		all = append(all, page...)
+		if len(page) < 50 {
+			break
+		}
+		after = page[len(page)-1].ID
+	}
 	var types []string
 	var mine []*cardflow.Published
 	for _, ev := range all {
