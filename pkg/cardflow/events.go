@@ -3,6 +3,7 @@ package cardflow
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 )
 
@@ -61,6 +62,11 @@ type Webhook struct {
 	URL            string `json:"url"`
 	Secret         string `json:"secret,omitempty"`
 	CreatedOn      int64  `json:"created_on"`
+}
+
+// LogValue logs w without its secret, should a webhook ever be logged.
+func (w *Webhook) LogValue() slog.Value {
+	return slog.GroupValue(slog.String("webhook_id", w.WebhookID), slog.String("organization_id", w.OrganizationID), slog.String("url", w.URL))
 }
 
 // Redacted returns w without its secret, as lists show it.

@@ -1,6 +1,7 @@
 package cardflow
 
 import (
+	"log/slog"
 	"strings"
 	"testing"
 )
@@ -88,5 +89,17 @@ func TestEventIDsStayTheSameAcrossWrites(t *testing.T) {
 	}
 	if len(again.Events) != 1 || again.Events[0].ID != w.Events[0].ID {
 		t.Fatalf("got %+v, want the same event again", again.Events)
+	}
+}
+
+func TestWebhookSecretStaysOutOfLogsAndLists(t *testing.T) {
+	w := &Webhook{WebhookID: "W1", OrganizationID: "acme", URL: "https://hooks.example.com/x", Secret: "whsec_do-not-show"}
+	var logs strings.Builder
+	slog.New(slog.NewTextHandler(&logs, nil)).Info("webhook", "webhook", w)
+	if strings.Contains(logs.String(), w.Secret) || !strings.Contains(logs.String(), "W1") {
+		t.Errorf("got log %q, want the webhook's id and not its secret", logs.String())
+	}
+	if r := w.Redacted(); r.Secret != "" || r.URL != w.URL || w.Secret == "" {
+		t.Errorf("got redacted %+v (original secret %q), want no secret in the copy only", r, w.Secret)
 	}
 }
