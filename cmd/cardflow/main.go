@@ -4,6 +4,7 @@
 //	cardflow keys create --org ORG --workspace WS --scopes read,execute,admin [--name NAME]
 //	cardflow keys list [--org ORG]
 //	cardflow keys revoke KEY_ID
+//	cardflow webhooks add --org ORG URL | list [--org ORG] | remove WEBHOOK_ID
 //	cardflow tables create --endpoint URL
 //	cardflow sam-events                 seed DynamoDB Local, write events/ for sam local invoke
 //	cardflow secrets path --org ORG NAME where an organization's secret is set
@@ -40,6 +41,7 @@ usage: cardflow COMMAND [ARGUMENTS] [FLAGS]
 The local service:
   serve        run the service with the embedded store (what ` + "`make run`" + ` does)
   keys         create, list and revoke API keys (keys create, keys list, keys revoke)
+  webhooks     add, list and remove the webhooks that receive events (webhooks add, list, remove)
   tables       create the DynamoDB tables (tables create)
   sam-events   seed DynamoDB Local and write sample events for ` + "`sam local invoke`" + `
   secrets      where an organization's or the deployment's secret is set (secrets path, secrets set)
@@ -123,6 +125,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return serve(ctx, args[1:], stdout, stderr)
 	case "keys":
 		return keys(ctx, args[1:], stdout, stderr)
+	case "webhooks":
+		return webhooksCommand(ctx, args[1:], stdout, stderr)
 	case "trigger":
 		return trigger(ctx, args[1:], stdout, stderr)
 	case "resume":

@@ -156,6 +156,7 @@ var readmeBlocks = map[string]struct {
 	"## SAP #1":                                 {before: waitForSAP, check: checkSAPResume},
 	"## Secrets #1":                             {skip: "serves in the foreground on port 3000 and writes ~/.cardflow-secrets; pkg/secrets reads secrets from the environment and from files in its tests"},
 	"## API keys #1":                            {inRepo: true, check: checkKeys},
+	"### Events #1":                             {inRepo: true, check: checkWebhooks},
 	"## DynamoDB #1":                            {skip: "DynamoDB Local and a server, each in the foreground in a terminal of its own; TestLocalModeDynamoDB serves on DynamoDB Local"},
 	"## DynamoDB #2":                            {skip: "needs DynamoDB Local on port 8000, then an AWS account; TestTablesCreate creates the tables in DynamoDB Local"},
 	"## Step Functions runner #1":               {skip: "runs handlers of your own (advance.sh, park.sh); pkg/sfnrunner runs the definition on aws-local-stepfunctions with the real handlers"},

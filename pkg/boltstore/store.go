@@ -258,6 +258,9 @@ func createExecution(tx *bolt.Tx, e *cardflow.Execution, w *cardflow.ExecutionWr
 	if err := idx.Put(ik, []byte(e.WorkflowID)); err != nil {
 		return err
 	}
+	if err := putEvents(tx, w); err != nil {
+		return err
+	}
 	return writeExecution(tx, under(prefix(e.OrganizationID, e.WorkflowID), e.WorkflowExecutionID), e.Open(), w, 1)
 }
 
@@ -280,6 +283,9 @@ func (s *Store) PutExecution(_ context.Context, e *cardflow.Execution) error {
 		}
 		if got := int64(binary.BigEndian.Uint64(rev)); got != e.Revision {
 			return cardflow.Errorf(cardflow.ECONFLICT, "execution %s changed meanwhile (revision %d, not %d)", e.WorkflowExecutionID, got, e.Revision)
+		}
+		if err := putEvents(tx, w); err != nil {
+			return err
 		}
 		return writeExecution(tx, k, e.Open(), w, e.Revision+1)
 	})

@@ -53,7 +53,10 @@ type ExecutionWrite struct {
 	// Whole is set when every part is written: no store held the
 	// execution in parts (a new one, or one read from a record of the
 	// layout before parts).
-	Whole  bool
+	Whole bool
+	// Events are the events of the write, which the store keeps with it
+	// (EventStore).
+	Events []*Published
 	stored *storedParts
 }
 
@@ -62,6 +65,10 @@ type ExecutionWrite struct {
 type storedParts struct {
 	sums map[string][sha256.Size]byte
 	size int
+	// status and events are the status and log total stored, from which
+	// the next write's events count.
+	status string
+	events int
 }
 
 // workflowPart is the part that holds what an execution runs.
@@ -131,6 +138,7 @@ func (e *Execution) Split() (*ExecutionWrite, error) {
 		return nil, err
 	}
 	w := &ExecutionWrite{Head: head, Size: size, Whole: e.stored == nil, stored: &storedParts{sums: make(map[string][sha256.Size]byte, len(parts)), size: size}}
+	w.Events, w.stored.status, w.stored.events = e.events(old.status, old.events), e.Status, e.WorkflowEventLog.Total
 	for _, name := range slices.Sorted(maps.Keys(parts)) {
 		sum := sha256.Sum256(parts[name])
 		w.stored.sums[name] = sum
@@ -255,6 +263,7 @@ func join(head []byte, parts []Part, revision int64) (*Execution, error) {
 		}
 	}
 	e.stored = digests(parts)
+	e.stored.status, e.stored.events = e.Status, e.WorkflowEventLog.Total
 	return e, nil
 }
 

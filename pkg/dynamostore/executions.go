@@ -135,7 +135,11 @@ func (s *Store) createOps(e *cardflow.Execution, w *cardflow.ExecutionWrite) ([]
 	if err != nil {
 		return nil, err
 	}
-	return append([]types.TransactWriteItem{head}, parts...), nil
+	events, err := s.eventOps(w)
+	if err != nil {
+		return nil, err
+	}
+	return append(append([]types.TransactWriteItem{head}, events...), parts...), nil
 }
 
 // CreateExecution writes the execution at revision 1 only where its key is
@@ -200,7 +204,13 @@ func (s *Store) PutExecution(ctx context.Context, e *cardflow.Execution) (err er
 	if err != nil {
 		return err
 	}
-	if len(parts) == 0 {
+	// Events go first: parts past a transaction's room may be written
+	// before it, and an event must not be stored without its change.
+	events, err := s.eventOps(w)
+	if err != nil {
+		return err
+	}
+	if parts = append(events, parts...); len(parts) == 0 {
 		err = s.putRevision(ctx, TableExecutions, item, e.OrganizationID, e.Revision, notFound, changed)
 	} else {
 		err = s.putWithParts(ctx, e, w, item, parts, notFound, changed)

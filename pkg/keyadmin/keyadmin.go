@@ -74,6 +74,9 @@ func Handler(m Manager) http.Handler {
 		rec, err := m.RevokeKey(r.Context(), in.KeyID)
 		reply(w, rec, err)
 	})
+	if wm, ok := m.(WebhookManager); ok {
+		webhookRoutes(mux, wm)
+	}
 	return mux
 }
 

@@ -47,6 +47,11 @@ const (
 	// the config loader the functions do without (see Credentials).
 	EnvStepFunctionsEndpoint = "AWS_ENDPOINT_URL_SFN"
 	EnvSchedulerEndpoint     = "AWS_ENDPOINT_URL_SCHEDULER"
+
+	// EnvEventBus names the EventBridge bus events go to (default
+	// "default"); EnvEventsEndpoint replaces AWS's EventBridge endpoint.
+	EnvEventBus       = "CARDFLOW_EVENT_BUS"
+	EnvEventsEndpoint = "AWS_ENDPOINT_URL_EVENTS"
 )
 
 // Env is the configuration of one function, read from its environment.
@@ -65,6 +70,8 @@ type Env struct {
 	// StepFunctionsEndpoint and SchedulerEndpoint, when set, replace AWS's
 	// endpoints of those services (emulators in local runs).
 	StepFunctionsEndpoint, SchedulerEndpoint string
+	// EventBus and EventsEndpoint: where the publisher puts events.
+	EventBus, EventsEndpoint string
 
 	// Teams is the Microsoft Teams setup (CARDFLOW_TEAMS_*, CARDFLOW_PUBLIC_URL)
 	// of the functions that deliver cards or receive answers.
@@ -91,6 +98,8 @@ func LoadEnv(getenv func(string) string) (Env, error) {
 		StateMachineARN:        getenv(EnvStateMachineARN),
 		StepFunctionsEndpoint:  getenv(EnvStepFunctionsEndpoint),
 		SchedulerEndpoint:      getenv(EnvSchedulerEndpoint),
+		EventBus:               getenv(EnvEventBus),
+		EventsEndpoint:         getenv(EnvEventsEndpoint),
 	}
 	var err error
 	if e.Teams, err = loadTeams(getenv, e.DynamoDBEndpoint != ""); err != nil {
@@ -108,6 +117,7 @@ func LoadEnv(getenv func(string) string) (Env, error) {
 		{EnvDynamoDBEndpoint, e.DynamoDBEndpoint},
 		{EnvStepFunctionsEndpoint, e.StepFunctionsEndpoint},
 		{EnvSchedulerEndpoint, e.SchedulerEndpoint},
+		{EnvEventsEndpoint, e.EventsEndpoint},
 	} {
 		if ep.value == "" {
 			continue

@@ -238,6 +238,7 @@ type Stack struct {
 	Teams *teams.Integration
 
 	housekeeper *housekeeper
+	events      *events
 }
 
 // NewStack builds the stack over an open store and outbox (which may be the
@@ -248,13 +249,18 @@ func NewStack(store cardflow.Store, outbox *boltstore.Store, cfg Config) (*Stack
 		cfg.Log = slog.Default()
 	}
 	changes := localrunner.NewChanges()
-	eng, tm, err := newEngine(store, outbox, cfg, engine.WithNotifier(changes))
+	events, err := newEvents(store, cfg.Log)
+	if err != nil {
+		return nil, err
+	}
+	notify := events.notifier(changes)
+	eng, tm, err := newEngine(store, outbox, cfg, engine.WithNotifier(notify))
 	if err != nil {
 		return nil, err
 	}
 	early := cfg.earlyResume()
-	st := &Stack{Store: store, Outbox: outbox, Teams: tm, Changes: changes}
-	if st.Runner, err = localrunner.New(eng, store, localrunner.WithLogger(cfg.Log), localrunner.WithNotifier(changes)); err != nil {
+	st := &Stack{Store: store, Outbox: outbox, Teams: tm, Changes: changes, events: events}
+	if st.Runner, err = localrunner.New(eng, store, localrunner.WithLogger(cfg.Log), localrunner.WithNotifier(notify)); err != nil {
 		return nil, err
 	}
 	fire := func(ctx context.Context, sc *cardflow.Schedule, at time.Time) error {
@@ -265,7 +271,7 @@ func NewStack(store cardflow.Store, outbox *boltstore.Store, cfg Config) (*Stack
 		return nil, err
 	}
 	opts := []app.Option{app.WithChecker(eng), app.WithCardChecker(cards.Checker{}), app.WithRunner(st.Runner), app.WithScheduler(st.Scheduler),
-		app.WithEarlyResumeWindow(early), app.WithLogger(cfg.Log), app.WithWatcher(changes), app.WithNotifier(changes), app.WithDeliverer(tm)}
+		app.WithEarlyResumeWindow(early), app.WithLogger(cfg.Log), app.WithWatcher(changes), app.WithNotifier(notify), app.WithDeliverer(tm)}
 	if tm.HasBot() {
 		opts = append(opts, app.WithTeamsBot(tm, tm))
 	}
@@ -348,6 +354,7 @@ func (st *Stack) Start(ctx context.Context) (int, error) {
 	}
 	st.Scheduler.Start()
 	st.housekeeper.start()
+	st.events.start()
 	return n, nil
 }
 
@@ -356,6 +363,7 @@ func (st *Stack) Start(ctx context.Context) (int, error) {
 func (st *Stack) Close() error {
 	st.Changes.Close()
 	st.housekeeper.stop()
+	st.events.stop()
 	st.Scheduler.Close()
 	st.Runner.Close()
 	if cardflow.Store(st.Outbox) != st.Store {

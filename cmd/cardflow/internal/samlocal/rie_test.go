@@ -287,6 +287,7 @@ func TestRuntimeInterfaceEmulator(t *testing.T) {
 		lambdamode.EnvStateMachineARN:                                  aws.ToString(machine.StateMachineArn),
 		lambdamode.EnvStepFunctionsEndpoint:                            moto,
 		lambdamode.EnvSchedulerEndpoint:                                moto,
+		lambdamode.EnvEventsEndpoint:                                   moto,
 		"AWS_REGION":                                                   mototest.Region,
 		"AWS_ACCESS_KEY_ID":                                            "AKIDEXAMPLE",
 		"AWS_SECRET_ACCESS_KEY":                                        "secret",
@@ -382,6 +383,7 @@ func TestRuntimeInterfaceEmulator(t *testing.T) {
 		{samlocal.Advance, "", 0, "", `"status":"CANCELLED"`},
 		{samlocal.Park, "", 0, "", `null`},
 		{samlocal.Housekeeping, "", 0, "", `{"waits_timed_out":0,"processes_closed":0,"early_resumes_dropped":0,"processes_deleted":0,"idempotency_deleted":0}`},
+		{samlocal.PublishEvents, "", 0, "", `{"published":1,"pending":0}`},
 	}
 	var checked []string
 	for i, c := range checks {

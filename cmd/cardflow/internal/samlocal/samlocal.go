@@ -222,6 +222,7 @@ const (
 	TeamsRespondConfirm = "teamsRespondConfirm"
 	Advance             = "advance"
 	Park                = "park"
+	PublishEvents       = "publishEvents"
 )
 
 // Events renders the sample event of every function, by function name.
@@ -349,6 +350,11 @@ func Events(f *Fixture) (map[string]any, error) {
 		AccountID: "123456789012", Time: at, Region: "us-east-1",
 		Resources: []string{"arn:aws:events:us-east-1:123456789012:rule/cardflow-dev-HousekeepingFunctionEvery5Minutes"},
 		Detail:    json.RawMessage(`{}`),
+	}
+	// What the executions table's stream passes the publisher: a new
+	// outbox item, the started event of the sample execution.
+	if out[PublishEvents], err = publishEvent(f, wf); err != nil {
+		return nil, err
 	}
 	// What the runner's state machine passes its tasks for the waiting
 	// execution.

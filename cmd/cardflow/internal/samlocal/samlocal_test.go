@@ -441,6 +441,8 @@ func TestEvents(t *testing.T) {
 		t.Errorf("after PAUSE the stand-in holds %+v (found %v), want a DISABLED schedule", sc, ok)
 	}
 
+	checkPublishEvents(t, ctx, envFor(samlocal.PublishEvents), log, evs[samlocal.PublishEvents])
+
 	t.Run("housekeeping", func(t *testing.T) {
 		h, err := envFor("housekeeping").NewHousekeepingFunction(log, runOpt)
 		if err != nil {
@@ -503,6 +505,11 @@ func TestCommittedEvents(t *testing.T) {
 		case samlocal.Park:
 			if got := decode[sfnrunner.ParkInput](t, name, raw); got.TaskToken == "" || got.Wait != 1 {
 				t.Errorf("events/%s.json: %+v, want a task token for wait 1", name, got)
+			}
+			continue
+		case samlocal.PublishEvents:
+			if got := decode[events.DynamoDBEvent](t, name, raw); len(got.Records) != 1 || got.Records[0].EventName != "INSERT" {
+				t.Errorf("events/%s.json: %+v, want one INSERT of an outbox item", name, got)
 			}
 			continue
 		case samlocal.Housekeeping:

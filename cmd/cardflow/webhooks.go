@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"text/tabwriter"
+
+	"github.com/cardflow/cardflow/pkg/keyadmin"
+	"github.com/cardflow/cardflow/pkg/localmode"
+)
+
+const webhooksAbout = `Manages the webhooks of the local service: each receives its organization's
+events (every execution status change and approval decision), signed with
+HMAC-SHA256 (README "Events"). While ` + "`cardflow serve`" + ` runs, the commands go to
+it through the admin socket in its data directory; otherwise they open the
+store themselves.
+
+  add      add a webhook of an organization; prints its signing secret, once
+  list     list the webhooks (never their secrets)
+  remove   remove a webhook by its id
+`
+
+func webhooksCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	sub, err := group("webhooks", webhooksAbout, []string{"add", "list", "remove"}, args, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	switch sub {
+	case "add":
+		c := newCommand("webhooks add", "URL", "Adds a webhook that receives the events of an organization, and prints the\nsecret that signs its deliveries on stdout. It is shown this once.\n", stdout)
+		dataDir := c.dataDir()
+		org := c.String("org", "", "organization id (required)")
+		pos, err := c.parse(args[1:], 1)
+		if err != nil {
+			return err
+		}
+		return withWebhooks(ctx, *dataDir, func(m keyadmin.WebhookManager) error {
+			w, err := m.AddWebhook(ctx, *org, pos[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stderr, "added webhook %s of %s to %s; its signing secret is shown only now:\n", w.WebhookID, w.OrganizationID, w.URL)
+			fmt.Fprintln(stdout, w.Secret)
+			return nil
+		})
+	case "list":
+		c := newCommand("webhooks list", "", "Lists the webhooks: id, organization, URL and when added. Their secrets are\nnever shown again.\n", stdout)
+		dataDir := c.dataDir()
+		org := c.String("org", "", "only webhooks of this organization")
+		if _, err := c.parse(args[1:], 0); err != nil {
+			return err
+		}
+		return withWebhooks(ctx, *dataDir, func(m keyadmin.WebhookManager) error {
+			list, err := m.ListWebhooks(ctx, *org)
+			if err != nil {
+				return err
+			}
+			tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "WEBHOOK_ID\tORGANIZATION\tURL\tCREATED")
+			for _, w := range list {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", w.WebhookID, w.OrganizationID, w.URL, stamp(w.CreatedOn))
+			}
+			return tw.Flush()
+		})
+	}
+	c := newCommand("webhooks remove", "WEBHOOK_ID", "Removes the webhook with this id (the WEBHOOK_ID column of `cardflow webhooks\nlist`); it receives no more events, not even those still pending.\n", stdout)
+	dataDir := c.dataDir()
+	org := c.String("org", "", "the webhook's organization (optional)")
+	pos, err := c.parse(args[1:], 1)
+	if err != nil {
+		return err
+	}
+	return withWebhooks(ctx, *dataDir, func(m keyadmin.WebhookManager) error {
+		w, err := m.RemoveWebhook(ctx, *org, pos[0])
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "removed webhook %s of %s\n", w.WebhookID, w.OrganizationID)
+		return nil
+	})
+}
+
+// withWebhooks is withManager for webhooks.
+func withWebhooks(ctx context.Context, dataDir string, f func(keyadmin.WebhookManager) error) error {
+	if c, err := keyadmin.Dial(filepath.Join(dataDir, localmode.SocketFile)); err == nil {
+		return f(c)
+	}
+	svc, err := localmode.OpenService(dataDir)
+	if err != nil {
+		return err
+	}
+	defer svc.Store().Close()
+	return f(svc)
+}

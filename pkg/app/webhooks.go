@@ -1,0 +1,74 @@
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"net/url"
+	"strings"
+
+	"github.com/cardflow/cardflow/pkg/cardflow"
+)
+
+// webhookSecretPrefix starts every webhook secret, so a leaked one is easy
+// to recognise.
+const webhookSecretPrefix = "whsec_"
+
+// AddWebhook configures a receiver of org's events (local mode). It
+// returns the webhook with its signing secret, which is shown this once:
+// lists never carry it. This is an operator action, not an API call.
+func (s *Service) AddWebhook(ctx context.Context, org, rawURL string) (*cardflow.Webhook, error) {
+	org = strings.TrimSpace(org)
+	if !tenantIDPattern.MatchString(org) {
+		return nil, cardflow.Errorf(cardflow.EINVALID, "an organization id is required: 1 to 64 letters, digits, . _ or -, starting with a letter or digit")
+	}
+	u, err := url.Parse(strings.TrimSpace(rawURL))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+		return nil, cardflow.Errorf(cardflow.EINVALID, "a webhook needs an http or https URL with a host and no user info")
+	}
+	var secret [32]byte
+	rand.Read(secret[:])
+	now := s.now()
+	w := &cardflow.Webhook{
+		WebhookID: cardflow.NewID(now), OrganizationID: org, URL: u.String(),
+		Secret: webhookSecretPrefix + base64.RawURLEncoding.EncodeToString(secret[:]), CreatedOn: now.UnixMilli(),
+	}
+	if err := s.store.CreateWebhook(ctx, w); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// ListWebhooks lists the webhooks of org, or of every organization when org
+// is "", without their secrets.
+func (s *Service) ListWebhooks(ctx context.Context, org string) ([]*cardflow.Webhook, error) {
+	list, err := s.store.ListWebhooks(ctx, strings.TrimSpace(org))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*cardflow.Webhook, len(list))
+	for i, w := range list {
+		out[i] = w.Redacted()
+	}
+	return out, nil
+}
+
+// RemoveWebhook removes a webhook of org, or of whichever organization has
+// it when org is ""; its events stop at once. It returns the webhook
+// removed, without its secret.
+func (s *Service) RemoveWebhook(ctx context.Context, org, webhookID string) (*cardflow.Webhook, error) {
+	org, webhookID = strings.TrimSpace(org), strings.TrimSpace(webhookID)
+	list, err := s.store.ListWebhooks(ctx, org)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range list {
+		if w.WebhookID == webhookID {
+			if err := s.store.DeleteWebhook(ctx, w.OrganizationID, w.WebhookID); err != nil {
+				return nil, err
+			}
+			return w.Redacted(), nil
+		}
+	}
+	return nil, cardflow.Errorf(cardflow.ENOTFOUND, "webhook %s not found", webhookID)
+}

@@ -1,0 +1,105 @@
+package cardflow
+
+import (
+	"log/slog"
+	"strings"
+	"testing"
+)
+
+func TestEventsOfAWrite(t *testing.T) {
+	ev := func(typ string) Event { return Event{At: 5, Type: typ, StepID: "s", Step: "S"} }
+	decided := Event{At: 6, Type: EventApprovalDecided, StepID: "a", Step: "Approve", Actor: "ann@example.com", Message: "approved"}
+	tests := []struct {
+		name          string
+		status        string // stored before the write
+		total         int    // entries stored before the write
+		entries       []Event
+		after         string // status after the write
+		want          string // types: status, ...
+		wantApprovers string
+	}{
+		{"start and succeed in one write", "", 0, []Event{ev(EventStarted), ev(EventStepStarted), ev(EventStepFinished), ev(EventSucceeded)}, ExecSucceeded,
+			"started:RUNNING succeeded:SUCCEEDED", ""},
+		{"wait", ExecRunning, 1, []Event{ev(EventStarted), ev(EventWaiting)}, ExecWaiting, "waiting:WAITING", ""},
+		{"sleep", ExecRunning, 1, []Event{ev(EventStarted), ev(EventSleeping)}, ExecWaiting, "waiting:WAITING", ""},
+		{"resume then fail", ExecWaiting, 1, []Event{ev(EventWaiting), ev(EventResumed), ev(EventStepFinished), ev(EventStepFailed), ev(EventFailed)}, ExecFailed,
+			"resumed:RUNNING failed:FAILED", ""},
+		{"answers while waiting change nothing", ExecWaiting, 1, []Event{ev(EventWaiting), ev(EventApprovalAnswered), ev(EventApprovalReminded)}, ExecWaiting, "", ""},
+		{"a decision resumes", ExecWaiting, 1, []Event{ev(EventWaiting), decided, ev(EventStepFinished), ev(EventSucceeded)}, ExecSucceeded,
+			"resumed:RUNNING approval.decided:RUNNING succeeded:SUCCEEDED", "ann@example.com/approved"},
+		{"a wait's timeout handled by an exit", ExecWaiting, 1, []Event{ev(EventWaiting), ev(EventTimedOut), ev(EventStepStarted)}, ExecRunning, "resumed:RUNNING", ""},
+		{"a timeout ends it", ExecWaiting, 1, []Event{ev(EventWaiting), ev(EventTimedOut), ev(EventTimedOut)}, ExecTimedOut, "resumed:RUNNING timed_out:TIMED_OUT", ""},
+		{"cancel while waiting", ExecWaiting, 1, []Event{ev(EventWaiting), ev(EventCancelled)}, ExecCancelled, "cancelled:CANCELLED", ""},
+		{"redrive", ExecFailed, 2, []Event{ev(EventStarted), ev(EventFailed), ev(EventRedriven), ev(EventStepStarted)}, ExecRunning, "redriven:RUNNING", ""},
+		{"nothing new", ExecRunning, 2, []Event{ev(EventStarted), ev(EventStepStarted)}, ExecRunning, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := &Execution{OrganizationID: "o", WorkflowID: "w", WorkflowVersion: 2, WorkflowExecutionID: "x", Status: tt.after,
+				WorkflowEventLog: EventLog{Events: tt.entries, Total: len(tt.entries)}}
+			got := e.events(tt.status, tt.total)
+			var types, approvers []string
+			ids := map[string]bool{}
+			for _, p := range got {
+				types = append(types, strings.TrimPrefix(strings.TrimPrefix(p.Type, "cardflow.execution."), "cardflow.")+":"+p.Status)
+				if p.Approver != "" {
+					approvers = append(approvers, p.Approver+"/"+p.Decision)
+				}
+				if ids[p.ID] {
+					t.Errorf("id %s given twice", p.ID)
+				}
+				ids[p.ID] = true
+				if p.OrganizationID != "o" || p.WorkflowID != "w" || p.WorkflowVersion != 2 || p.ExecutionID != "x" {
+					t.Errorf("got event %+v, want it to name o/w/2/x", p)
+				}
+			}
+			if g := strings.Join(types, " "); g != tt.want {
+				t.Errorf("got %q, want %q", g, tt.want)
+			}
+			if g := strings.Join(approvers, " "); g != tt.wantApprovers {
+				t.Errorf("got approvers %q, want %q", g, tt.wantApprovers)
+			}
+		})
+	}
+}
+
+func TestEventIDsStayTheSameAcrossWrites(t *testing.T) {
+	e := &Execution{WorkflowExecutionID: "x", Status: ExecRunning, WorkflowEventLog: EventLog{Events: []Event{{Type: EventStarted}}, Total: 1}}
+	w, err := e.Split()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Events) != 1 || w.Events[0].ID != EventID("x", 1) {
+		t.Fatalf("got %+v, want one event with id %s", w.Events, EventID("x", 1))
+	}
+	e.Wrote(w)
+	e.Status = ExecSucceeded
+	e.WorkflowEventLog.Events = append(e.WorkflowEventLog.Events, Event{Type: EventSucceeded})
+	e.WorkflowEventLog.Total++
+	if w, err = e.Split(); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Events) != 1 || w.Events[0].ID != EventID("x", 2) || w.Events[0].Type != EventTypeSucceeded {
+		t.Fatalf("got %+v, want only the succeeded event, with id %s", w.Events, EventID("x", 2))
+	}
+	// A write that failed is split again: the same events, the same ids.
+	again, err := e.Split()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(again.Events) != 1 || again.Events[0].ID != w.Events[0].ID {
+		t.Fatalf("got %+v, want the same event again", again.Events)
+	}
+}
+
+func TestWebhookSecretStaysOutOfLogsAndLists(t *testing.T) {
+	w := &Webhook{WebhookID: "W1", OrganizationID: "acme", URL: "https://hooks.example.com/x", Secret: "whsec_do-not-show"}
+	var logs strings.Builder
+	slog.New(slog.NewTextHandler(&logs, nil)).Info("webhook", "webhook", w)
+	if strings.Contains(logs.String(), w.Secret) || !strings.Contains(logs.String(), "W1") {
+		t.Errorf("got log %q, want the webhook's id and not its secret", logs.String())
+	}
+	if r := w.Redacted(); r.Secret != "" || r.URL != w.URL || w.Secret == "" {
+		t.Errorf("got redacted %+v (original secret %q), want no secret in the copy only", r, w.Secret)
+	}
+}
