@@ -33,6 +33,8 @@ type Service struct {
 	cardReader  CardReader
 	// deliver sends a sequential approval's card to the next approver.
 	deliver cardflow.Deliverer
+	// limits enforces the organizations' limits (WithLimits).
+	limits *limiter
 }
 
 // Checker validates a workflow version before saveWorkflow stores it: its

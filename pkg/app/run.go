@@ -174,6 +174,10 @@ func (s *Service) start(ctx context.Context, st start) (string, error) {
 	}
 	now := s.now()
 	wf := st.workflow
+	ctx, err := s.withOpenLimit(ctx, wf.OrganizationID)
+	if err != nil {
+		return "", err
+	}
 	id := st.id
 	if id == "" {
 		id = cardflow.NewID(now)

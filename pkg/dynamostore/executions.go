@@ -157,6 +157,9 @@ func (s *Store) CreateExecution(ctx context.Context, e *cardflow.Execution) (err
 	if len(ops) > maxTransactItems {
 		return tooManyParts(e)
 	}
+	if ops, _, err = s.withOpenCount(ctx, ops, e); err != nil {
+		return err
+	}
 	err = retryRaces(ctx, func() error {
 		err := s.transact(ctx, ops...)
 		if i, _ := failedCondition(err); i == 0 {
@@ -200,9 +203,15 @@ func (s *Store) PutExecution(ctx context.Context, e *cardflow.Execution) (err er
 	if err != nil {
 		return err
 	}
-	if len(parts) == 0 {
+	done := false
+	if !e.Open() {
+		done, err = s.putClosing(ctx, e, item, parts, notFound, changed)
+	}
+	switch {
+	case done:
+	case len(parts) == 0:
 		err = s.putRevision(ctx, TableExecutions, item, e.OrganizationID, e.Revision, notFound, changed)
-	} else {
+	default:
 		err = s.putWithParts(ctx, e, w, item, parts, notFound, changed)
 	}
 	if err == nil {

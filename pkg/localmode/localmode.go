@@ -37,6 +37,7 @@ import (
 	"github.com/cardflow/cardflow/pkg/secrets"
 	"github.com/cardflow/cardflow/pkg/secrets/smclient"
 	"github.com/cardflow/cardflow/pkg/teams"
+	"github.com/cardflow/cardflow/pkg/tokenbucket"
 )
 
 // The demo tenant created on first start.
@@ -81,6 +82,9 @@ type Config struct {
 	// Limits bound the connections of the HTTP API and the time a request
 	// and its answer may take.
 	Limits Limits
+	// OrgLimits are the organizations' default limits: request rate and
+	// open executions; zero fields set none.
+	OrgLimits cardflow.Limits
 }
 
 // Defaults of Limits.
@@ -265,7 +269,8 @@ func NewStack(store cardflow.Store, outbox *boltstore.Store, cfg Config) (*Stack
 		return nil, err
 	}
 	opts := []app.Option{app.WithChecker(eng), app.WithCardChecker(cards.Checker{}), app.WithRunner(st.Runner), app.WithScheduler(st.Scheduler),
-		app.WithEarlyResumeWindow(early), app.WithLogger(cfg.Log), app.WithWatcher(changes), app.WithNotifier(changes), app.WithDeliverer(tm)}
+		app.WithEarlyResumeWindow(early), app.WithLogger(cfg.Log), app.WithWatcher(changes), app.WithNotifier(changes), app.WithDeliverer(tm),
+		app.WithLimits(cfg.OrgLimits, tokenbucket.New(nil))}
 	if tm.HasBot() {
 		opts = append(opts, app.WithTeamsBot(tm, tm))
 	}
