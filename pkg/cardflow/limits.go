@@ -23,7 +23,7 @@ type Limits struct {
 	Burst int `json:"burst,omitempty"`
 	// MaxOpenExecutions caps the organization's open executions; a trigger
 	// or scheduled run past it is refused.
-	MaxOpenExecutions int `json:"max_open_executions,omitempty"`
+	MaxOpenExecutions int   `json:"max_open_executions,omitempty"`
 	ModifiedOn        int64 `json:"modified_on,omitempty"`
 }
 

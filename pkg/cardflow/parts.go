@@ -62,6 +62,8 @@ type ExecutionWrite struct {
 type storedParts struct {
 	sums map[string][sha256.Size]byte
 	size int
+	// closed is set when the stored execution had ended.
+	closed bool
 }
 
 // workflowPart is the part that holds what an execution runs.
@@ -130,7 +132,7 @@ func (e *Execution) Split() (*ExecutionWrite, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &ExecutionWrite{Head: head, Size: size, Whole: e.stored == nil, stored: &storedParts{sums: make(map[string][sha256.Size]byte, len(parts)), size: size}}
+	w := &ExecutionWrite{Head: head, Size: size, Whole: e.stored == nil, stored: &storedParts{sums: make(map[string][sha256.Size]byte, len(parts)), size: size, closed: !e.Open()}}
 	for _, name := range slices.Sorted(maps.Keys(parts)) {
 		sum := sha256.Sum256(parts[name])
 		w.stored.sums[name] = sum
@@ -144,6 +146,13 @@ func (e *Execution) Split() (*ExecutionWrite, error) {
 		}
 	}
 	return w, nil
+}
+
+// Ends reports whether writing w may end the execution: its status is
+// final, and the execution was open when read or last written, or that is
+// not known. Stores that count open executions count down on such writes.
+func (w *ExecutionWrite) Ends(e *Execution) bool {
+	return !e.Open() && (e.stored == nil || !e.stored.closed)
 }
 
 // Wrote tells e that w is stored now, so the next Split leaves out what
@@ -255,6 +264,7 @@ func join(head []byte, parts []Part, revision int64) (*Execution, error) {
 		}
 	}
 	e.stored = digests(parts)
+	e.stored.closed = !e.Open()
 	return e, nil
 }
 

@@ -204,7 +204,7 @@ func (s *Store) PutExecution(ctx context.Context, e *cardflow.Execution) (err er
 		return err
 	}
 	done := false
-	if !e.Open() {
+	if w.Ends(e) {
 		done, err = s.putClosing(ctx, e, item, parts, notFound, changed)
 	}
 	switch {

@@ -236,7 +236,6 @@ func NewRateLimiter(s *Store, now func() time.Time) *RateLimiter {
 	return &RateLimiter{s: s, now: now}
 }
 
-
 func storedRevision(item map[string]types.AttributeValue) int64 {
 	n, _ := numAttr[int64](item, attrRevision)
 	return n

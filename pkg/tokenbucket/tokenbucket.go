@@ -43,14 +43,11 @@ func (b *Limiter) Take(_ context.Context, org string, l cardflow.Limits) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	lim, ok := b.buckets[org]
-	switch {
-	case !ok:
+	if !ok || lim.Limit() != limit || lim.Burst() != burst {
+		// A new organization, or its limits changed: a full bucket, so a
+		// raised limit holds at once.
 		lim = rate.NewLimiter(limit, burst)
 		b.buckets[org] = lim
-	case lim.Limit() != limit || lim.Burst() != burst:
-		// The organization's limits changed: keep its tokens.
-		lim.SetLimitAt(now, limit)
-		lim.SetBurstAt(now, burst)
 	}
 	r := lim.ReserveN(now, 1)
 	if d := r.DelayFrom(now); d > 0 {
