@@ -69,6 +69,9 @@ type ExecutionState struct {
 	Wait int `json:"wait,omitempty"`
 	// Integrations are the workflow version's integration profiles.
 	Integrations map[string]any `json:"integrations,omitempty"`
+	// TraceParent is the W3C trace context of the execution's trace, which
+	// every step joins (Observer).
+	TraceParent string `json:"trace_parent,omitempty"`
 }
 
 // Phases of the current step.
