@@ -70,7 +70,7 @@ func (e Env) NewService(log *slog.Logger, opts ...app.Option) (*app.Service, err
 	// The organizations' rates are counted in the limits table, shared by
 	// every instance of every function.
 	limits := app.WithLimits(e.Limits, dynamostore.NewRateLimiter(store, nil))
-	return app.New(store, append([]app.Option{app.WithLogger(log), limits}, opts...)...)
+	return app.New(store, append([]app.Option{app.WithLogger(log), limits, app.WithObserver(e.Observer())}, opts...)...)
 }
 
 // NewEndpointFunction builds the handler of ep's function; ep must be

@@ -130,6 +130,7 @@ func (r *Runner) Start(ctx context.Context, ref cardflow.ExecutionRef) error {
 		StateMachineArn: aws.String(r.stateMachine),
 		Name:            aws.String(ref.ExecutionID),
 		Input:           aws.String(string(input)),
+		TraceHeader:     traceHeader(ctx),
 	})
 	if apiErrorCode(err) == "ExecutionAlreadyExists" {
 		return nil
