@@ -34,7 +34,8 @@ type Service struct {
 	// deliver sends a sequential approval's card to the next approver.
 	deliver cardflow.Deliverer
 	// limits enforces the organizations' limits (WithLimits).
-	limits *limiter	// observe hears of executions and answers, for metrics and traces.
+	limits *limiter
+	// observe hears of executions and answers, for metrics and traces.
 	observe cardflow.Observer
 }
 

@@ -321,6 +321,11 @@ func (s *Service) Resume(ctx context.Context, processID string, body []byte) (*R
 			if err := s.runner.Wake(ctx, ref, proc.Wait); err != nil {
 				return nil, err
 			}
+			if src == cardflow.SourceTeams && proc.Wait != nil {
+				// A card step's answer: the card went out as its wait opened.
+				decision, _ := payload["decision"].(string)
+				s.observe.CardAnswered(ctx, proc.OrganizationID, decision, time.Duration(res.ReceivedOn-proc.Wait.OpenedOn)*time.Millisecond)
+			}
 		}
 		out := &ResumeOutput{
 			Message: "success", ServiceExecutionID: ex.WorkflowExecutionID, WorkflowID: ex.WorkflowID,

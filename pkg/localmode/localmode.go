@@ -86,7 +86,8 @@ type Config struct {
 	Limits Limits
 	// OrgLimits are the organizations' default limits: request rate and
 	// open executions; zero fields set none.
-	OrgLimits cardflow.Limits	// Tracer traces executions (nil: OTLP when the environment names a
+	OrgLimits cardflow.Limits
+	// Tracer traces executions (nil: OTLP when the environment names a
 	// collector, else none).
 	Tracer trace.TracerProvider
 }

@@ -102,6 +102,9 @@ func (o *Observer) ExecutionEnded(ctx context.Context, e *cardflow.Execution) {
 
 // CardAnswered records the time to answer.
 func (o *Observer) CardAnswered(_ context.Context, _ string, answer string, waited time.Duration) {
+	if answer == "" {
+		answer = "none"
+	}
 	for _, s := range o.sinks {
 		s.CardAnswered(answer, waited)
 	}
