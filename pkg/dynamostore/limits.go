@@ -217,7 +217,8 @@ func rateWindow(l cardflow.Limits) (time.Duration, int) {
 		secs = max(1, float64(l.Burst)/l.RatePerSecond)
 	}
 	window := time.Duration(math.Ceil(secs)) * time.Second
-	return window, max(1, int(l.RatePerSecond*window.Seconds()))
+	// The epsilon keeps 0.0003 × 10,000 from reading as 2.
+	return window, max(1, int(math.Floor(l.RatePerSecond*window.Seconds()+1e-9)))
 }
 
 // RateLimiter is the cardflow.RateLimiter of a deployment on AWS: the
