@@ -42,6 +42,7 @@ The local service:
   serve        run the service with the embedded store (what ` + "`make run`" + ` does)
   keys         create, list and revoke API keys (keys create, keys list, keys revoke)
   webhooks     add, list and remove the webhooks that receive events (webhooks add, list, remove)
+  limits       an organization's own request rate and cap on open executions (limits show, set, clear)
   tables       create the DynamoDB tables (tables create)
   sam-events   seed DynamoDB Local and write sample events for ` + "`sam local invoke`" + `
   secrets      where an organization's or the deployment's secret is set (secrets path, secrets set)
@@ -127,6 +128,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return keys(ctx, args[1:], stdout, stderr)
 	case "webhooks":
 		return webhooksCommand(ctx, args[1:], stdout, stderr)
+	case "limits":
+		return limits(ctx, args[1:], stdout, stderr)
 	case "trigger":
 		return trigger(ctx, args[1:], stdout, stderr)
 	case "resume":

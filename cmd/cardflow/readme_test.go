@@ -171,6 +171,9 @@ var readmeBlocks = map[string]struct {
 	"## Approvals #1":                           {skip: "needs a waiting approval's id; pkg/httpapi TestApprovalThroughTheAPI runs these requests end to end"},
 	"### Two approvers, step by step #1":        {check: checkTwoApprovers},
 	"### Redrive #1":                            {before: needPython, check: checkRedrive},
+	"### Limits #1":                             {skip: "serves in the foreground on port 3000; pkg/httpapi's TestRateLimitPerOrganization and TestOpenExecutionCap serve with default limits"},
+	"### Limits #2":                             {inRepo: true, check: checkLimits},
+	"### Metrics and traces #1":                 {check: checkMetrics},
 }
 
 // TestReadme runs every shell block of the README that can run on one
@@ -407,6 +410,25 @@ func checkSAPResume(r *readmeRun) {
 
 // checkKeys: the key was created and shown, listed without its secret, and
 // revoked, so the API refuses it.
+// checkLimits sees the limits set through the running server, shown, and
+// cleared.
+func checkLimits(r *readmeRun) {
+	for _, want := range []string{"organization acme", "rate         200 requests/s", "burst        default", "max open     5000 executions", "acme has no limits of its own now"} {
+		if !strings.Contains(r.out, want) {
+			r.t.Errorf("limits: want %q in the output:\n%s", want, r.out)
+		}
+	}
+}
+
+// checkMetrics sees the executions the README ran counted at /metrics.
+func checkMetrics(r *readmeRun) {
+	for _, want := range []string{`cardflow_executions_started_total{trigger_type="REQUEST"}`, "cardflow_step_duration_seconds_count"} {
+		if !strings.Contains(r.out, want) {
+			r.t.Errorf("/metrics: want %q in the output:\n%s", want, r.out)
+		}
+	}
+}
+
 func checkKeys(r *readmeRun) {
 	var key string
 	for line := range strings.Lines(r.out) {

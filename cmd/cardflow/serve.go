@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/localmode"
 	"github.com/cardflow/cardflow/pkg/teams"
 )
@@ -37,7 +38,14 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	pprofAddr := c.String("pprof", "", "serve runtime profiles (net/http/pprof) on this loopback address, e.g. 127.0.0.1:6060")
 	contention := c.Bool("pprof-contention", os.Getenv("CARDFLOW_PPROF_CONTENTION") == "1", "with --pprof, also record where goroutines block and wait for locks (the block and mutex profiles); env CARDFLOW_PPROF_CONTENTION=1")
 	maxConns := c.String("max-conns", envOr("CARDFLOW_MAX_CONNS", strconv.Itoa(localmode.DefaultMaxConns)), "most open connections of the HTTP API; more wait until one closes; env CARDFLOW_MAX_CONNS")
+	orgRate := c.String("org-rate", os.Getenv(cardflow.EnvOrgRate), "requests a second each organization's keys may make together (none when empty); env "+cardflow.EnvOrgRate)
+	orgBurst := c.String("org-burst", os.Getenv(cardflow.EnvOrgBurst), "requests an organization may make at once above its rate (default: one second's worth); env "+cardflow.EnvOrgBurst)
+	orgMaxOpen := c.String("org-max-open", os.Getenv(cardflow.EnvOrgMaxOpen), "open executions an organization may have; a trigger past it is refused (none when empty); env "+cardflow.EnvOrgMaxOpen)
 	if _, err := c.parse(args, 0); err != nil {
+		return err
+	}
+	orgLimits, err := cardflow.ParseLimits(*orgRate, *orgBurst, *orgMaxOpen)
+	if err != nil {
 		return err
 	}
 	conns, err := strconv.Atoi(*maxConns)
@@ -62,7 +70,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return localmode.Run(ctx, localmode.Config{Addr: *addr, DataDir: *dataDir, Out: stdout, Log: log, EarlyResume: d, Teams: tc,
-		Limits: localmode.Limits{MaxConns: conns}})
+		Limits: localmode.Limits{MaxConns: conns}, OrgLimits: orgLimits})
 }
 
 // teamsSettings are the serve flags of the Microsoft Teams integration.

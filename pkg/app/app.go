@@ -33,6 +33,10 @@ type Service struct {
 	cardReader  CardReader
 	// deliver sends a sequential approval's card to the next approver.
 	deliver cardflow.Deliverer
+	// limits enforces the organizations' limits (WithLimits).
+	limits *limiter
+	// observe hears of executions and answers, for metrics and traces.
+	observe cardflow.Observer
 }
 
 // Checker validates a workflow version before saveWorkflow stores it: its
@@ -68,6 +72,10 @@ func WithCardChecker(c CardChecker) Option { return func(s *Service) { s.cardChe
 // slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
 
+// WithObserver sets who hears of executions that start and end and of
+// answers to cards, for metrics and traces.
+func WithObserver(o cardflow.Observer) Option { return func(s *Service) { s.observe = o } }
+
 // WithRunner sets the runner that executions start on.
 func WithRunner(r cardflow.Runner) Option { return func(s *Service) { s.runner = r } }
 
@@ -83,7 +91,7 @@ func New(store cardflow.Store, opts ...Option) (*Service, error) {
 	if store == nil {
 		return nil, errors.New("app: store is nil")
 	}
-	s := &Service{store: store, now: time.Now, earlyResume: 10 * time.Minute, log: slog.Default(), watcher: pollWatcher{pollFirst, pollMax}}
+	s := &Service{store: store, now: time.Now, earlyResume: 10 * time.Minute, log: slog.Default(), watcher: pollWatcher{pollFirst, pollMax}, observe: cardflow.NopObserver{}}
 	for _, o := range opts {
 		o(s)
 	}

@@ -74,6 +74,7 @@ func (s *Service) answerApproval(ctx context.Context, org string, in ApprovalAns
 			msg += ": " + in.Comment
 		}
 		s.audit(ctx, a, cardflow.Event{At: now, Type: cardflow.EventApprovalAnswered, Actor: in.Actor, Message: msg})
+		s.observe.CardAnswered(ctx, a.OrganizationID, string(decision), time.Duration(now-a.CreatedOn)*time.Millisecond)
 		decided := !a.Open()
 		s.deliverNext(ctx, a)
 		if decided {

@@ -168,12 +168,15 @@ type start struct {
 // start creates the execution with its process record (and idempotency
 // record) in one change, records the input as the version's schema sample,
 // and hands the execution to the runner.
-func (s *Service) start(ctx context.Context, st start) (string, error) {
+func (s *Service) start(ctx context.Context, st start) (_ string, err error) {
 	if s.runner == nil {
 		return "", cardflow.Errorf(cardflow.EUNAVAILABLE, "this deployment runs no executions")
 	}
 	now := s.now()
 	wf := st.workflow
+	if ctx, err = s.withOpenLimit(ctx, wf.OrganizationID); err != nil {
+		return "", err
+	}
 	id := st.id
 	if id == "" {
 		id = cardflow.NewID(now)
@@ -208,6 +211,8 @@ func (s *Service) start(ctx context.Context, st start) (string, error) {
 		st.idem.WorkflowID, st.idem.ExecutionID = wf.WorkflowID, id
 		st.idem.CreatedOn, st.idem.ExpiresAt = ms, now.Add(IdempotencyWindow).Unix()
 	}
+	ctx = s.observe.ExecutionStarting(ctx, ex)
+	defer func() { s.observe.ExecutionStarted(ctx, ex, err) }()
 	if err := s.store.StartExecution(ctx, ex, proc, st.idem); err != nil && !s.storedAnyway(ctx, ex, err) {
 		return "", unreadable(err, "a stored record this execution needs cannot be read (that of process id %s, or of the Idempotency-Key), so it cannot start", pid)
 	}
@@ -315,6 +320,11 @@ func (s *Service) Resume(ctx context.Context, processID string, body []byte) (*R
 			}
 			if err := s.runner.Wake(ctx, ref, proc.Wait); err != nil {
 				return nil, err
+			}
+			if src == cardflow.SourceTeams && proc.Wait != nil {
+				// A card step's answer: the card went out as its wait opened.
+				decision, _ := payload["decision"].(string)
+				s.observe.CardAnswered(ctx, proc.OrganizationID, decision, time.Duration(res.ReceivedOn-proc.Wait.OpenedOn)*time.Millisecond)
 			}
 		}
 		out := &ResumeOutput{
@@ -435,6 +445,7 @@ func (s *Service) Cancel(ctx context.Context, in CancelInput) (*Cancelled, error
 		if s.notify != nil {
 			s.notify.ExecutionChanged(ex.Ref())
 		}
+		s.observe.ExecutionEnded(ctx, ex)
 		if s.runner != nil {
 			if err := s.runner.Stop(ctx, ex.RunRef()); err != nil {
 				return nil, err

@@ -9,7 +9,7 @@ import (
 	"github.com/cardflow/cardflow/pkg/cardflow"
 )
 
-func (s *Store) StartExecution(_ context.Context, e *cardflow.Execution, p *cardflow.Process, idem *cardflow.Idempotency) error {
+func (s *Store) StartExecution(ctx context.Context, e *cardflow.Execution, p *cardflow.Process, idem *cardflow.Idempotency) error {
 	if !validParts(e.OrganizationID, e.WorkflowID, e.WorkflowExecutionID, p.ProcessID) || p.OrganizationID != e.OrganizationID {
 		return cardflow.Errorf(cardflow.EINVALID, "an execution needs an organization, a workflow id, an execution id and a process id")
 	}
@@ -20,7 +20,11 @@ func (s *Store) StartExecution(_ context.Context, e *cardflow.Execution, p *card
 	if err != nil {
 		return err
 	}
+	maxOpen := cardflow.OpenExecutionLimit(ctx)
 	err = s.commits.write(func(tx *bolt.Tx) error {
+		if err := checkOpenLimit(tx, e.OrganizationID, maxOpen); err != nil {
+			return err
+		}
 		procs := tx.Bucket(bProcesses)
 		pk := under(prefix(p.OrganizationID), p.ProcessID)
 		var oldP *cardflow.Process

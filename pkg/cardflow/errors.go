@@ -3,6 +3,7 @@ package cardflow
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Error codes. Each maps to exactly one HTTP status in the httpapi package.
@@ -24,6 +25,8 @@ const (
 type Error struct {
 	Code    string
 	Message string
+	// RetryAfter is when a THROTTLED caller may try again (Retry-After).
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("cardflow: %s: %s", e.Code, e.Message) }

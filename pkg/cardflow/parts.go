@@ -154,6 +154,11 @@ func (e *Execution) Split() (*ExecutionWrite, error) {
 	return w, nil
 }
 
+// Ends reports whether writing w may end the execution: its status is
+// final, and the execution was open when read or last written, or that is
+// not known. Stores that count open executions count down on such writes.
+func (w *ExecutionWrite) Ends(e *Execution) bool { return e.EndsOnWrite() }
+
 // Wrote tells e that w is stored now, so the next Split leaves out what
 // did not change.
 func (e *Execution) Wrote(w *ExecutionWrite) { e.stored = w.stored }

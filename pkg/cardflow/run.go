@@ -75,6 +75,9 @@ type ExecutionState struct {
 	// Run counts the redrives: runners that name their runs tell them
 	// apart by it (see ExecutionRef.Run).
 	Run int `json:"run,omitempty"`
+	// TraceParent is the W3C trace context of the execution's trace, which
+	// every step joins (Observer).
+	TraceParent string `json:"trace_parent,omitempty"`
 }
 
 // Phases of the current step.

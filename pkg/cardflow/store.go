@@ -120,6 +120,7 @@ type Store interface {
 	EngineStore
 	ApprovalStore
 	EventStore
+	LimitStore
 
 	Close() error
 }

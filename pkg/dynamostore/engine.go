@@ -110,9 +110,17 @@ func (s *Store) StartExecution(ctx context.Context, e *cardflow.Execution, p *ca
 	if ops = append(ops, create[1:]...); len(ops) > maxTransactItems {
 		return tooManyParts(e)
 	}
+	ops, counted, err := s.withOpenCount(ctx, ops, e)
+	if err != nil {
+		return err
+	}
 	err = retryRaces(ctx, func() error {
 		err := s.transact(ctx, ops...)
-		switch i, stored := failedCondition(err); i {
+		i, stored := failedCondition(err)
+		if i >= 0 && i == counted {
+			return cardflow.TooManyOpen(e.OrganizationID, cardflow.OpenExecutionLimit(ctx))
+		}
+		switch i {
 		case startProcess:
 			holder, err := decode[cardflow.Process](stored)
 			if err != nil {

@@ -161,6 +161,9 @@ func (s *Store) CreateExecution(ctx context.Context, e *cardflow.Execution) (err
 	if len(ops) > maxTransactItems {
 		return tooManyParts(e)
 	}
+	if ops, _, err = s.withOpenCount(ctx, ops, e); err != nil {
+		return err
+	}
 	err = retryRaces(ctx, func() error {
 		err := s.transact(ctx, ops...)
 		if i, _ := failedCondition(err); i == 0 {
@@ -210,9 +213,16 @@ func (s *Store) PutExecution(ctx context.Context, e *cardflow.Execution) (err er
 	if err != nil {
 		return err
 	}
-	if parts = append(events, parts...); len(parts) == 0 {
+	parts = append(events, parts...)
+	done := false
+	if w.Ends(e) {
+		done, err = s.putClosing(ctx, e, item, parts, notFound, changed)
+	}
+	switch {
+	case done:
+	case len(parts) == 0:
 		err = s.putRevision(ctx, TableExecutions, item, e.OrganizationID, e.Revision, notFound, changed)
-	} else {
+	default:
 		err = s.putWithParts(ctx, e, w, item, parts, notFound, changed)
 	}
 	if err == nil {

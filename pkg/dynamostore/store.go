@@ -21,7 +21,7 @@
 //	SaveWorkflowVersion, SaveCardVersion    1 PutItem for a new record; 1 Query (Limit 1) and 1 PutItem for a version
 //	PublishWorkflow, PublishCard            1 TransactGetItems and 1 TransactWriteItems
 //	CreateExecution                         1 TransactWriteItems
-//	PutExecution                            1 PutItem when no part changed, else 1 TransactWriteItems
+//	PutExecution                            1 PutItem when no part changed, else 1 TransactWriteItems; 1 TransactWriteItems when it ends the execution (with its organization's open count)
 //	PutSchema                               1 PutItem
 //	PutProcess, PutSchedule                 1 PutItem
 //	StartExecution                          1 TransactWriteItems
@@ -30,6 +30,8 @@
 //	RevokeAPIKey                            1 GetItem and 1 UpdateItem
 //	ListOverdueWaits, ListStaleEarlyResumes  1 Query of a global index per MB
 //	DeleteExpiredProcesses, DeleteExpiredIdempotency  1 Query of a global index per MB, and 1 DeleteItem per record
+//	GetLimits, PutLimits, DeleteLimits      1 GetItem, PutItem, DeleteItem
+//	RateLimiter.Take                        1 UpdateItem
 //
 // No call scans a table: lists of every organization query an index with
 // one constant partition.

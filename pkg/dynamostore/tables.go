@@ -26,6 +26,9 @@ const (
 	TableSchedules   = "schedules"
 	TableIdempotency = "idempotency"
 	TableApprovals   = "approvals"
+	// TableLimits holds the organizations' limits and what counts against
+	// them (limits.go).
+	TableLimits = "limits"
 )
 
 // Attribute names. Keys and index keys are top-level attributes; the rest
@@ -103,6 +106,11 @@ const (
 	// getPendingApprovals filters on, beside workflow_id.
 	attrApprovers = "approvers"
 	attrCreatedOn = "created_on"
+
+	// The limits table: an item's kind and the counts it keeps.
+	attrLimitKey       = "limit_key"
+	attrOpenExecutions = "open_executions"
+	attrRequests       = "requests"
 )
 
 // Index names.
@@ -217,6 +225,14 @@ func Tables(prefix string) []Table {
 			GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi(indexPending, attrPendingOrg, attrApprovalID)},
 			BillingMode:            types.BillingModePayPerRequest,
 		}},
+		// An organization's limits and counts, in its own partition; the
+		// counts of past rate windows expire.
+		{Input: &dynamodb.CreateTableInput{
+			TableName:            aws.String(prefix + TableLimits),
+			AttributeDefinitions: []types.AttributeDefinition{str(attrOrg), str(attrLimitKey)},
+			KeySchema:            keySchema(attrOrg, attrLimitKey),
+			BillingMode:          types.BillingModePayPerRequest,
+		}, TTLAttribute: attrExpiresAt},
 	}
 }
 

@@ -58,6 +58,7 @@ type Engine struct {
 	early    time.Duration
 	notify   cardflow.ExecutionNotifier
 	graphs   sync.Map // graphKey -> *graph
+	observe  cardflow.Observer
 }
 
 // Option configures an Engine.
@@ -77,6 +78,10 @@ func WithSecrets(s secrets.Store) Option { return func(e *Engine) { e.secrets = 
 // WithNotifier sets who hears of each change of an execution once it is
 // stored: the requests that wait for it.
 func WithNotifier(n cardflow.ExecutionNotifier) Option { return func(e *Engine) { e.notify = n } }
+
+// WithObserver sets who hears of steps and of executions that end, for
+// metrics and traces.
+func WithObserver(o cardflow.Observer) Option { return func(e *Engine) { e.observe = o } }
 
 // WithLogger sets the logger.
 func WithLogger(l *slog.Logger) Option { return func(e *Engine) { e.log = l } }
@@ -106,7 +111,7 @@ func New(store cardflow.Store, deliver cardflow.Deliverer, env *expr.Env, opts .
 	}
 	e := &Engine{
 		store: store, deliver: deliver, env: env,
-		client: client, secrets: secrets.Env{}, now: time.Now, log: slog.Default(),
+		client: client, secrets: secrets.Env{}, now: time.Now, log: slog.Default(), observe: cardflow.NopObserver{},
 		maxSteps: DefaultMaxSteps, early: DefaultEarlyResume,
 	}
 	for _, o := range opts {

@@ -143,11 +143,15 @@ func (r *run) flush(ctx context.Context) error {
 // steps' changes in the same write, Advance runs the steps again stored
 // one by one (errStepwise), which finds the step that passed the cap.
 func (r *run) write(ctx context.Context) error {
+	ends := r.ex.EndsOnWrite()
 	err := r.e.store.PutExecution(ctx, r.ex)
 	if err == nil {
 		r.pending = false
 		if r.e.notify != nil {
 			r.e.notify.ExecutionChanged(r.ex.Ref())
+		}
+		if ends {
+			r.e.observe.ExecutionEnded(ctx, r.ex)
 		}
 		return nil
 	}
@@ -182,7 +186,9 @@ func (r *run) runStep(ctx context.Context, n *node) (*Result, error) {
 	ex.WorkflowCurrentState = n.step.Name
 	r.event(cardflow.EventStepStarted, n, "")
 	started := r.millis()
-	out := n.run.Run(ctx, r.stepRun(n))
+	stepCtx, observed := r.e.observe.StepStarted(ctx, ex, n.step.ID, n.step.Type)
+	out := n.run.Run(stepCtx, r.stepRun(n))
+	observed(out.Reason)
 	r.outcomeEvents(n, out)
 	switch {
 	case out.Finish != "":

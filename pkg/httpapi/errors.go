@@ -3,6 +3,8 @@ package httpapi
 import (
 	"log/slog"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
 )
@@ -41,6 +43,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	status := StatusOf(err)
 	if status >= 500 {
 		s.log.ErrorContext(r.Context(), "request failed", slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("code", code), slog.Any("error", err))
+	}
+	if d := cardflow.RetryAfterOf(err); d > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int((d+time.Second-1)/time.Second)))
 	}
 	writeJSON(w, status, errorBody{Message: cardflow.ErrorMessage(err), Code: code})
 }

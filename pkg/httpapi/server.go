@@ -171,6 +171,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.writeError(w, r, err)
 			return
 		}
+		// Every request of a key counts against its organization's rate,
+		// whatever comes of it.
+		if err := s.svc.Admit(r.Context(), p); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
 	}
 	rt, ok := methods[r.Method]
 	if !ok {

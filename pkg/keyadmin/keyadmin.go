@@ -20,11 +20,13 @@ import (
 	"github.com/cardflow/cardflow/pkg/cardflow"
 )
 
-// Manager creates, lists and revokes API keys. *app.Service is one.
+// Manager creates, lists and revokes API keys, and sets the
+// organizations' limits. *app.Service is one.
 type Manager interface {
 	CreateKey(ctx context.Context, in app.CreateKeyInput) (string, *cardflow.APIKey, error)
 	ListKeys(ctx context.Context, org string) ([]*cardflow.APIKey, error)
 	RevokeKey(ctx context.Context, keyID string) (*cardflow.APIKey, error)
+	LimitsManager
 }
 
 type createRequest struct {
@@ -77,6 +79,7 @@ func Handler(m Manager) http.Handler {
 	if wm, ok := m.(WebhookManager); ok {
 		webhookRoutes(mux, wm)
 	}
+	limitRoutes(mux, m)
 	return mux
 }
 

@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/dynamostore"
 	"github.com/cardflow/cardflow/pkg/teams"
 )
@@ -79,6 +80,10 @@ type Env struct {
 	// TeamsOptions adjust the Teams integration (tests give a client that
 	// trusts their stand-in for Microsoft).
 	TeamsOptions []teams.Option
+
+	// Limits are the organizations' default limits (CARDFLOW_ORG_RATE,
+	// CARDFLOW_ORG_BURST, CARDFLOW_ORG_MAX_OPEN); zero fields set none.
+	Limits cardflow.Limits
 }
 
 // LoadEnv reads the configuration through getenv (os.Getenv in main).
@@ -102,6 +107,9 @@ func LoadEnv(getenv func(string) string) (Env, error) {
 		EventsEndpoint:         getenv(EnvEventsEndpoint),
 	}
 	var err error
+	if e.Limits, err = cardflow.ParseLimits(getenv(cardflow.EnvOrgRate), getenv(cardflow.EnvOrgBurst), getenv(cardflow.EnvOrgMaxOpen)); err != nil {
+		return Env{}, err
+	}
 	if e.Teams, err = loadTeams(getenv, e.DynamoDBEndpoint != ""); err != nil {
 		return Env{}, err
 	}

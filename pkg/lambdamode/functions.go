@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/cardflow/cardflow/pkg/app"
+	"github.com/cardflow/cardflow/pkg/dynamostore"
 	"github.com/cardflow/cardflow/pkg/httpapi"
 )
 
@@ -67,7 +68,10 @@ func (e Env) NewService(log *slog.Logger, opts ...app.Option) (*app.Service, err
 	if err != nil {
 		return nil, err
 	}
-	return app.New(store, append([]app.Option{app.WithLogger(log)}, opts...)...)
+	// The organizations' rates are counted in the limits table, shared by
+	// every instance of every function.
+	limits := app.WithLimits(e.Limits, dynamostore.NewRateLimiter(store, nil))
+	return app.New(store, append([]app.Option{app.WithLogger(log), limits, app.WithObserver(e.Observer())}, opts...)...)
 }
 
 // NewEndpointFunction builds the handler of ep's function; ep must be

@@ -358,11 +358,14 @@ func TestTemplateFunctions(t *testing.T) {
 }
 
 // checkReadOnly fails unless a read endpoint's policies allow only
-// GetItem and Query.
+// GetItem and Query, but on the limits table, where every request counts.
 func checkReadOnly(t *testing.T, id string, fn node) {
 	t.Helper()
 	for _, p := range fn.get("Properties", "Policies").items() {
 		for _, st := range p.get("Statement").items() {
+			if slices.Equal(st.get("Resource").strs(), []string{"LimitsTable.Arn"}) {
+				continue
+			}
 			for _, a := range st.get("Action").strs() {
 				if a != "dynamodb:GetItem" && a != "dynamodb:Query" {
 					t.Errorf("%s serves a read endpoint but may %s", id, a)

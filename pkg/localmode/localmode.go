@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	"golang.org/x/net/netutil"
 
 	"github.com/cardflow/cardflow/pkg/app"
@@ -33,10 +34,12 @@ import (
 	"github.com/cardflow/cardflow/pkg/localrunner"
 	"github.com/cardflow/cardflow/pkg/localscheduler"
 	"github.com/cardflow/cardflow/pkg/outbound"
+	"github.com/cardflow/cardflow/pkg/promstats"
 	"github.com/cardflow/cardflow/pkg/sample"
 	"github.com/cardflow/cardflow/pkg/secrets"
 	"github.com/cardflow/cardflow/pkg/secrets/smclient"
 	"github.com/cardflow/cardflow/pkg/teams"
+	"github.com/cardflow/cardflow/pkg/tokenbucket"
 )
 
 // The demo tenant created on first start.
@@ -81,6 +84,12 @@ type Config struct {
 	// Limits bound the connections of the HTTP API and the time a request
 	// and its answer may take.
 	Limits Limits
+	// OrgLimits are the organizations' default limits: request rate and
+	// open executions; zero fields set none.
+	OrgLimits cardflow.Limits
+	// Tracer traces executions (nil: OTLP when the environment names a
+	// collector, else none).
+	Tracer trace.TracerProvider
 }
 
 // Defaults of Limits.
@@ -236,6 +245,8 @@ type Stack struct {
 	Changes *localrunner.Changes
 	// Teams delivers cards (to the outbox by default) and checks answers.
 	Teams *teams.Integration
+	// Metrics are served at MetricsPath.
+	Metrics *promstats.Metrics
 
 	housekeeper *housekeeper
 	events      *events
@@ -254,12 +265,13 @@ func NewStack(store cardflow.Store, outbox *boltstore.Store, cfg Config) (*Stack
 		return nil, err
 	}
 	notify := events.notifier(changes)
-	eng, tm, err := newEngine(store, outbox, cfg, engine.WithNotifier(notify))
+	metrics, obs := cfg.observer()
+	eng, tm, err := newEngine(store, outbox, cfg, engine.WithNotifier(notify), engine.WithObserver(obs))
 	if err != nil {
 		return nil, err
 	}
 	early := cfg.earlyResume()
-	st := &Stack{Store: store, Outbox: outbox, Teams: tm, Changes: changes, events: events}
+	st := &Stack{Store: store, Outbox: outbox, Teams: tm, Changes: changes, Metrics: metrics, events: events}
 	if st.Runner, err = localrunner.New(eng, store, localrunner.WithLogger(cfg.Log), localrunner.WithNotifier(notify)); err != nil {
 		return nil, err
 	}
@@ -271,7 +283,8 @@ func NewStack(store cardflow.Store, outbox *boltstore.Store, cfg Config) (*Stack
 		return nil, err
 	}
 	opts := []app.Option{app.WithChecker(eng), app.WithCardChecker(cards.Checker{}), app.WithRunner(st.Runner), app.WithScheduler(st.Scheduler),
-		app.WithEarlyResumeWindow(early), app.WithLogger(cfg.Log), app.WithWatcher(changes), app.WithNotifier(notify), app.WithDeliverer(tm)}
+		app.WithEarlyResumeWindow(early), app.WithLogger(cfg.Log), app.WithWatcher(changes), app.WithNotifier(notify), app.WithDeliverer(tm),
+		app.WithLimits(cfg.OrgLimits, tokenbucket.New(nil)), app.WithObserver(obs)}
 	if tm.HasBot() {
 		opts = append(opts, app.WithTeamsBot(tm, tm))
 	}
@@ -404,6 +417,12 @@ func Run(ctx context.Context, cfg Config) error {
 		store.Close()
 		return err
 	}
+	cfg, stopTracing, err := withTracing(ctx, cfg)
+	if err != nil {
+		store.Close()
+		return err
+	}
+	defer stopTracing()
 	st, err := NewStack(store, outbox, cfg)
 	if err != nil {
 		store.Close()
@@ -434,7 +453,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	os.Chmod(sockPath, 0o600)
 
-	limited, srv := cfg.Limits.serve(ln, api)
+	limited, srv := cfg.Limits.serve(ln, withMetrics(api, st.Metrics.Handler()))
 	admin := &http.Server{Handler: keyadmin.Handler(svc), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(limited) }()

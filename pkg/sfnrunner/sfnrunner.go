@@ -136,6 +136,7 @@ func (r *Runner) Start(ctx context.Context, ref cardflow.ExecutionRef) error {
 		StateMachineArn: aws.String(r.stateMachine),
 		Name:            aws.String(runName(ref)),
 		Input:           aws.String(string(input)),
+		TraceHeader:     traceHeader(ctx),
 	})
 	if apiErrorCode(err) == "ExecutionAlreadyExists" {
 		return nil

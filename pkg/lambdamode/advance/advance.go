@@ -54,7 +54,7 @@ func NewHandlers(env lambdamode.Env, log *slog.Logger, optFns ...func(*sfn.Optio
 		return nil, err
 	}
 	eng, err := engine.New(store, tm, exprs,
-		engine.WithLogger(log), engine.WithHTTPClient(client), engine.WithSecrets(sec), engine.WithBudget(Budget))
+		engine.WithLogger(log), engine.WithHTTPClient(client), engine.WithSecrets(sec), engine.WithBudget(Budget), engine.WithObserver(env.Observer()))
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,225 @@
+package localmode
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/cardflow/cardflow/pkg/app"
+	"github.com/cardflow/cardflow/pkg/boltstore"
+	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/httpapi"
+	"github.com/cardflow/cardflow/pkg/telemetry/otlp"
+)
+
+// span is what the test reads of an exported span.
+type span struct {
+	name, traceID, executionID string
+}
+
+// otlpReceiver is an OTLP/HTTP collector: it decodes each export request
+// (protobuf) and keeps its spans.
+type otlpReceiver struct {
+	mu    sync.Mutex
+	spans []span
+}
+
+func (rc *otlpReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	req := &coltracepb.ExportTraceServiceRequest{}
+	if err != nil || r.URL.Path != "/v1/traces" || proto.Unmarshal(body, req) != nil {
+		http.Error(w, "not an OTLP trace export", http.StatusBadRequest)
+		return
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	for _, rs := range req.ResourceSpans {
+		for _, ss := range rs.ScopeSpans {
+			for _, s := range ss.Spans {
+				sp := span{name: s.Name, traceID: hex.EncodeToString(s.TraceId)}
+				for _, a := range s.Attributes {
+					if a.Key == "cardflow.workflow_execution_id" {
+						sp.executionID = a.Value.GetStringValue()
+					}
+				}
+				rc.spans = append(rc.spans, sp)
+			}
+		}
+	}
+	w.Header().Set("Content-Type", "application/x-protobuf")
+	b, _ := proto.Marshal(&coltracepb.ExportTraceServiceResponse{})
+	w.Write(b)
+}
+
+// TestMetricsAndTraces runs an execution through the HTTP API, its wait
+// resumed by a second request: an OTLP collector sees one trace spanning
+// the trigger and every step, and /metrics counts the start, the end and
+// the steps.
+func TestMetricsAndTraces(t *testing.T) {
+	rc := &otlpReceiver{}
+	collector := httptest.NewServer(rc)
+	defer collector.Close()
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", collector.URL)
+	tp, err := otlp.New(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	store, err := boltstore.Open(filepath.Join(t.TempDir(), StoreFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := NewStack(store, store, Config{Tracer: tp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := st.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	svc := st.Service
+	api, err := httpapi.New(svc, httpapi.KeyAuthenticator{Service: svc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(withMetrics(api, st.Metrics.Handler()))
+	defer srv.Close()
+
+	ctx := cardflow.NewContextWithPrincipal(context.Background(), &cardflow.Principal{OrganizationID: "org-a", WorkspaceID: "ws", Scopes: cardflow.AllScopes, Actor: "test"})
+	wf, err := svc.SaveWorkflow(ctx, app.SaveWorkflowInput{
+		WorkflowName: "traced",
+		WorkflowSteps: []cardflow.Step{
+			{ID: "start", Name: "Start", Type: "trigger", Config: map[string]any{"kind": "REQUEST"}},
+			{ID: "shape", Name: "Shape", Type: "transform", Config: map[string]any{"output": map[string]any{"n": "{{ input.n }}"}}},
+			{ID: "hold", Name: "Hold", Type: "wait", Config: map[string]any{}},
+			{ID: "done", Name: "Done", Type: "end", Config: map[string]any{"status": "SUCCEEDED"}},
+		},
+		WorkflowConnections: []cardflow.Connection{{From: "start", To: "shape"}, {From: "shape", To: "hold"}, {From: "hold", To: "done"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.PublishWorkflow(ctx, wf.WorkflowID, wf.WorkflowVersion); err != nil {
+		t.Fatal(err)
+	}
+	key, _, err := svc.CreateKey(context.Background(), app.CreateKeyInput{OrganizationID: "org-a", WorkspaceID: "ws", Scopes: cardflow.AllScopes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := func(method, path, body string) map[string]any {
+		t.Helper()
+		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		req.Header.Set("x-api-key", key)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != 200 {
+			t.Fatalf("%s %s: got %d %v", method, path, resp.StatusCode, out)
+		}
+		return out
+	}
+	id, _ := call("POST", "/v1/workflows/triggerworkflow/"+wf.WorkflowID+"?process_id=PO-1", `{"n": 1}`)["service_execution_id"].(string)
+	wait := func(status string) map[string]any {
+		t.Helper()
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
+			item, _ := call("GET", "/v1/workflows/waitForExecution?until=change&timeout=1&workflow_id="+wf.WorkflowID+"&workflow_execution_id="+id, "")["item"].(map[string]any)
+			if item["status"] == status {
+				return item
+			}
+		}
+		t.Fatalf("execution %s never got %s", id, status)
+		return nil
+	}
+	wait(cardflow.ExecWaiting)
+	call("POST", "/v1/workflows/resumeworkflow/PO-1", `{"source": "SAP"}`)
+	item := wait(cardflow.ExecSucceeded)
+
+	if err := tp.Shutdown(context.Background()); err != nil {
+		t.Fatalf("flush the spans: %v", err)
+	}
+	rc.mu.Lock()
+	traces, names := map[string]bool{}, map[string]bool{}
+	for _, s := range rc.spans {
+		if s.executionID == id {
+			traces[s.traceID] = true
+			names[s.name] = true
+		}
+	}
+	rc.mu.Unlock()
+	if len(traces) != 1 {
+		t.Errorf("trace ids of the execution's spans: got %d (%v), want 1", len(traces), traces)
+	}
+	want := []string{"trigger " + wf.WorkflowID, "ended " + cardflow.ExecSucceeded}
+	logs, _ := item["condensed_logs"].(map[string]any)
+	for stepID := range logs {
+		want = append(want, "step "+stepID)
+	}
+	if len(logs) < 3 {
+		t.Errorf("steps in the execution's logs: got %d, want at least shape, hold and done", len(logs))
+	}
+	for _, n := range want {
+		if !names[n] {
+			t.Errorf("span %q: missing from the execution's trace; got %v", n, names)
+		}
+	}
+
+	resp, err := http.Get(srv.URL + MetricsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET /metrics without a key: got %d, want 200", resp.StatusCode)
+	}
+	for _, line := range []string{
+		`cardflow_executions_started_total{trigger_type="REQUEST"} 1`,
+		`cardflow_executions_finished_total{status="SUCCEEDED"} 1`,
+		`cardflow_step_duration_seconds_count{kind="transform",outcome="succeeded"} 1`,
+		`cardflow_step_duration_seconds_count{kind="wait",outcome="succeeded"}`,
+	} {
+		if !bytes.Contains(body, []byte(line)) {
+			t.Errorf("/metrics: %q missing", line)
+		}
+	}
+}
+
+// TestMetricsOnlyFromThisMachine refuses /metrics to other machines: they
+// get the API's answer for a path it does not have.
+func TestMetricsOnlyFromThisMachine(t *testing.T) {
+	metrics := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "metrics") })
+	api := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { http.NotFound(w, nil) })
+	h := withMetrics(api, metrics)
+	for _, c := range []struct {
+		remote string
+		want   int
+	}{
+		{"127.0.0.1:5000", 200},
+		{"[::1]:5000", 200},
+		{"192.168.1.20:5000", 404},
+	} {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest("GET", MetricsPath, nil)
+		req.RemoteAddr = c.remote
+		h.ServeHTTP(rec, req)
+		if rec.Code != c.want {
+			t.Errorf("/metrics from %s: got %d, want %d", c.remote, rec.Code, c.want)
+		}
+	}
+}
