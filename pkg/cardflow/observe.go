@@ -44,12 +44,18 @@ func (e *Execution) EndsOnWrite() bool {
 	if e.Open() {
 		return false
 	}
-	if e.stored == nil {
-		return true
+	return e.stored == nil || e.stored.status == ExecRunning || e.stored.status == ExecWaiting
+}
+
+// ReopensOnWrite reports whether storing e now opens it again (a redrive):
+// its status is open and it was final when read or last written.
+func (e *Execution) ReopensOnWrite() bool {
+	if !e.Open() || e.stored == nil {
+		return false
 	}
 	switch e.stored.status {
 	case ExecSucceeded, ExecFailed, ExecCancelled, ExecTimedOut:
-		return false
+		return true
 	}
-	return true
+	return false
 }

@@ -1,6 +1,7 @@
 package dynamostore_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -23,7 +24,7 @@ func newProcess(e *cardflow.Execution, id string) *cardflow.Process {
 
 func newIdempotency(e *cardflow.Execution, key string) *cardflow.Idempotency {
 	return &cardflow.Idempotency{OrganizationID: e.OrganizationID, Key: key, WorkflowID: e.WorkflowID, ExecutionID: e.WorkflowExecutionID,
-		ExpiresAt: e.CreatedOn/1000 + 3600}
+		ExpiresAt: time.Now().Unix() + 3600} // unexpired, so housekeeping running beside leaves it
 }
 
 // TestStartExecutionConflicts checks that a refused start says which of its
@@ -78,7 +79,8 @@ func TestExpiresAt(t *testing.T) {
 	prefix := tables(t)
 	e := newExecution("org-" + cardflow.NewID(time.Now()))
 	p := newProcess(e, "PO-1")
-	if err := s.StartExecution(t.Context(), e, p, newIdempotency(e, "key-1")); err != nil {
+	idem := newIdempotency(e, "key-1")
+	if err := s.StartExecution(t.Context(), e, p, idem); err != nil {
 		t.Fatal(err)
 	}
 	expiresAt := func(table, key string, value string) string {
@@ -98,7 +100,7 @@ func TestExpiresAt(t *testing.T) {
 	}
 	process := func() string { return expiresAt("processes", "process_key", e.OrganizationID+"#PO-1") }
 
-	if got, want := expiresAt("idempotency", "idempotency_key", e.OrganizationID+"#key-1"), "1700003600"; got != want {
+	if got, want := expiresAt("idempotency", "idempotency_key", e.OrganizationID+"#key-1"), strconv.FormatInt(idem.ExpiresAt, 10); got != want {
 		t.Errorf("idempotency record: got expires_at %s, want %s", got, want)
 	}
 	if got, want := process(), "none"; got != want {

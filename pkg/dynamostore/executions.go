@@ -215,8 +215,11 @@ func (s *Store) PutExecution(ctx context.Context, e *cardflow.Execution) (err er
 	}
 	parts = append(events, parts...)
 	done := false
-	if w.Ends(e) {
-		done, err = s.putClosing(ctx, e, item, parts, notFound, changed)
+	switch {
+	case w.Ends(e):
+		done, err = s.putCounted(ctx, e, item, parts, -1, notFound, changed)
+	case e.ReopensOnWrite():
+		done, err = s.putCounted(ctx, e, item, parts, +1, notFound, changed)
 	}
 	switch {
 	case done:

@@ -129,24 +129,29 @@ func (s *Store) withOpenCount(ctx context.Context, ops []types.TransactWriteItem
 	return append(ops, op), len(ops), nil
 }
 
-// putClosing writes an execution that ends (its status is final) together
-// with the decrement of its organization's open count, on the condition
-// that the stored head is still open. It reports false, having written
-// nothing, when the stored execution was final already (or was opened
-// before the count existed): the caller writes it the usual way.
-func (s *Store) putClosing(ctx context.Context, e *cardflow.Execution, item map[string]types.AttributeValue,
-	parts []types.TransactWriteItem, notFound, changed error) (bool, error) {
+// putCounted writes an execution whose write ends it (delta -1: its status
+// is final) or opens it again (delta +1: a redrive) together with the change
+// of its organization's open count, on the condition that the stored head
+// is open (to end) or not (to open again). It reports false, having written
+// nothing, when the stored execution was not as expected (final already,
+// or opened before the count existed): the caller writes it the usual way.
+func (s *Store) putCounted(ctx context.Context, e *cardflow.Execution, item map[string]types.AttributeValue,
+	parts []types.TransactWriteItem, delta int, notFound, changed error) (bool, error) {
 	if len(parts)+2 > maxTransactItems {
 		return false, nil
 	}
+	stored := expression.AttributeExists(expression.Name(attrOpenPartition))
+	if delta > 0 {
+		stored = expression.AttributeNotExists(expression.Name(attrOpenPartition))
+	}
 	head, err := s.putOp(TableExecutions, item, expression.Name(attrRevision).Equal(expression.Value(e.Revision)).
 		And(expression.Name(attrOrg).Equal(expression.Value(e.OrganizationID))).
-		And(expression.AttributeExists(expression.Name(attrOpenPartition))))
+		And(stored))
 	if err != nil {
 		return false, err
 	}
 	head.Put.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
-	count, err := s.openCountOp(e.OrganizationID, -1, 0)
+	count, err := s.openCountOp(e.OrganizationID, delta, 0)
 	if err != nil {
 		return false, err
 	}
@@ -166,7 +171,7 @@ func (s *Store) putClosing(ctx context.Context, e *cardflow.Execution, item map[
 		case !owned(stored, e.OrganizationID):
 			return notFound
 		case storedRevision(stored) == e.Revision:
-			// Stored at this revision but not open: it was final already.
+			// Stored at this revision but not as expected: nothing to count.
 			done = false
 		default:
 			return changed

@@ -89,4 +89,31 @@ func testLimits(t *testing.T, e env) {
 		// counted but not refused.
 		mustOK(t, "start without a cap", s.StartExecution(t.Context(), ex, process(ex, "PO-"+newID()), nil))
 	})
+
+	// An ended execution opened again (a redrive) takes a place again, and
+	// gives it back when it ends again: the count neither drifts up nor down.
+	t.Run("ReopenedExecutionCounts", func(t *testing.T) {
+		s := e.store(t)
+		org := newOrg()
+		wf := workflows.create(t, s, org, 1)
+		ctx := cardflow.WithOpenExecutionLimit(t.Context(), 2)
+		start := func() error {
+			ex := execution(org, wf)
+			return s.StartExecution(ctx, ex, process(ex, "PO-"+newID()), nil)
+		}
+		ex := execution(org, wf)
+		mustOK(t, "start", s.StartExecution(ctx, ex, process(ex, "PO-"+newID()), nil))
+		mustOK(t, "start second", start())
+		ex.Status = cardflow.ExecFailed
+		mustOK(t, "put failed", s.PutExecution(t.Context(), ex))
+		got, err := s.GetExecution(t.Context(), org, ex.WorkflowID, ex.WorkflowExecutionID)
+		mustOK(t, "get failed", err)
+		got.Status = cardflow.ExecRunning
+		mustOK(t, "put running again", s.PutExecution(t.Context(), got))
+		wantCode(t, "start while the reopened one holds a place", start(), cardflow.ETHROTTLED)
+		got.Status = cardflow.ExecFailed
+		mustOK(t, "put failed again", s.PutExecution(t.Context(), got))
+		mustOK(t, "start after it ended again", start())
+		wantCode(t, "start while full", start(), cardflow.ETHROTTLED)
+	})
 }
