@@ -54,7 +54,9 @@ func Endpoints() []Endpoint {
 		GetWorkflowById, GetOrganizationWorkflows, GetWorkflowSchemaById, SaveWorkflow, PublishWorkflow,
 		GetCardById, GetLatestActiveCard, GetOrganizationCards, SaveCard, PublishCard,
 		TriggerWorkflow, ToggleScheduledWorkflow, CancelExecution,
-		GetPendingApprovals, GetApprovalById, AnswerApproval, ReassignApproval, ResumeWorkflow,
+		GetPendingApprovals, GetApprovalById, AnswerApproval, ReassignApproval,
+		SearchExecutions,
+		ResumeWorkflow,
 	}
 }
 
