@@ -9,6 +9,7 @@ import (
 
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/storetest"
 )
 
 // TestSearchIndexBuiltOnOpen opens a file whose executions were written
@@ -71,4 +72,15 @@ func TestSearchIndexBuiltOnOpen(t *testing.T) {
 			t.Errorf("search %+v after reopening: got %d executions, want %d", tc.f, len(page.Items), tc.want)
 		}
 	}
+}
+
+// BenchmarkSearch is the store's share of a searchExecutions page of 20
+// over 1,000 executions of one organization.
+func BenchmarkSearch(b *testing.B) {
+	s, err := boltstore.Open(filepath.Join(b.TempDir(), "cardflow.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	storetest.BenchSearch(b, s, func() {}, func(*testing.B) {})
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/storetest"
 )
 
 // TestSearchRequests checks that a search page is one Query of an index
@@ -58,4 +59,13 @@ func TestSearchRequests(t *testing.T) {
 	if len(counter.inconsistent) > 0 {
 		t.Errorf("got reads of base tables that are not consistent: %v", counter.inconsistent)
 	}
+}
+
+// BenchmarkSearch is the store's share of a searchExecutions page of 20
+// over 1,000 executions of one organization: one Query of a search index
+// and one BatchGetItem of the heads, over loopback to DynamoDB Local.
+func BenchmarkSearch(b *testing.B) {
+	counter := &requestCounter{counts: map[string]int{}}
+	s := newStore(b, counter.clientOption)
+	storetest.BenchSearch(b, s, func() { counter.take() }, func(b *testing.B) { reportRequests(b, counter) })
 }
