@@ -120,6 +120,7 @@ type Store interface {
 	EngineStore
 	ApprovalStore
 	SearchStore
+	BulkStore
 
 	Close() error
 }

@@ -28,6 +28,8 @@ const (
 	TableSchedules   = "schedules"
 	TableIdempotency = "idempotency"
 	TableApprovals   = "approvals"
+	// TableBulkOperations holds bulk operations and their client tokens.
+	TableBulkOperations = "bulk_operations"
 )
 
 // Attribute names. Keys and index keys are top-level attributes; the rest
@@ -117,6 +119,15 @@ const (
 	attrSearchWorkflow       = "search_workflow"        // organization_id#workflow_id
 	attrSearchStatus         = "search_status"          // organization_id#status
 	attrSearchTrigger        = "search_trigger"         // organization_id#trigger_type
+
+	attrBulkKey = "bulk_key" // organization_id#bulk_operation_id, or organization_id#token:<client token>
+	attrBulkID  = "bulk_operation_id"
+	// attrBulkTarget is set on a client token's claim: the operation it
+	// made.
+	attrBulkTarget = "bulk_target"
+	// attrRunningPartition is "running" on RUNNING bulk operations only,
+	// the partition of the sparse running_bulk index.
+	attrRunningPartition = "running_partition"
 )
 
 // Index names.
@@ -136,6 +147,8 @@ const (
 	indexSearchStatus         = "search_status"
 	indexSearchTrigger        = "search_trigger"
 	indexSearchCreated        = "search_created"
+
+	indexRunningBulk = "running_bulk"
 )
 
 // searchIndex is the DynamoDB index of a cardflow.SearchIndex: its name,
@@ -277,6 +290,19 @@ func Tables(prefix string) []Table {
 			KeySchema:              keySchema(attrApprovalKey, ""),
 			GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi(indexPending, attrPendingOrg, attrApprovalID)},
 			BillingMode:            types.BillingModePayPerRequest,
+		}},
+		// Bulk operations by organization and id; the sparse running_bulk
+		// index holds running ones only, for the workers.
+		{Input: &dynamodb.CreateTableInput{
+			TableName:            aws.String(prefix + TableBulkOperations),
+			AttributeDefinitions: []types.AttributeDefinition{str(attrBulkKey), str(attrRunningPartition), str(attrBulkID)},
+			KeySchema:            keySchema(attrBulkKey, ""),
+			GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{
+				IndexName:  aws.String(indexRunningBulk),
+				KeySchema:  keySchema(attrRunningPartition, attrBulkID),
+				Projection: &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{attrOrg}},
+			}},
+			BillingMode: types.BillingModePayPerRequest,
 		}},
 	}
 }

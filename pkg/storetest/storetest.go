@@ -39,6 +39,7 @@ func Run(t *testing.T, newStore func(t *testing.T) cardflow.Store) {
 		{"Unreadable", testUnreadable},
 		{"Approvals", testApprovals},
 		{"Search", testSearch},
+		{"Bulk", testBulk},
 	} {
 		t.Run(s.name, func(t *testing.T) { s.run(t, e) })
 	}
