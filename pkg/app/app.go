@@ -33,6 +33,8 @@ type Service struct {
 	cardReader  CardReader
 	// deliver sends a sequential approval's card to the next approver.
 	deliver cardflow.Deliverer
+	// bulkKick wakes the bulk operation workers (WithBulkWorker).
+	bulkKick func()
 }
 
 // Checker validates a workflow version before saveWorkflow stores it: its

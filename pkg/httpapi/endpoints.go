@@ -55,7 +55,7 @@ func Endpoints() []Endpoint {
 		GetCardById, GetLatestActiveCard, GetOrganizationCards, SaveCard, PublishCard,
 		TriggerWorkflow, ToggleScheduledWorkflow, CancelExecution,
 		GetPendingApprovals, GetApprovalById, AnswerApproval, ReassignApproval,
-		SearchExecutions,
+		SearchExecutions, StartBulkOperation, GetBulkOperation,
 		ResumeWorkflow,
 	}
 }

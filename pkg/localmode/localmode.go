@@ -238,6 +238,7 @@ type Stack struct {
 	Teams *teams.Integration
 
 	housekeeper *housekeeper
+	bulk        *bulkWorker
 }
 
 // NewStack builds the stack over an open store and outbox (which may be the
@@ -266,6 +267,8 @@ func NewStack(store cardflow.Store, outbox *boltstore.Store, cfg Config) (*Stack
 	}
 	opts := []app.Option{app.WithChecker(eng), app.WithCardChecker(cards.Checker{}), app.WithRunner(st.Runner), app.WithScheduler(st.Scheduler),
 		app.WithEarlyResumeWindow(early), app.WithLogger(cfg.Log), app.WithWatcher(changes), app.WithNotifier(changes), app.WithDeliverer(tm)}
+	st.bulk = newBulkWorker(cfg.Log)
+	opts = append(opts, app.WithBulkWorker(st.bulk.kick))
 	if tm.HasBot() {
 		opts = append(opts, app.WithTeamsBot(tm, tm))
 	}
@@ -277,6 +280,7 @@ func NewStack(store cardflow.Store, outbox *boltstore.Store, cfg Config) (*Stack
 		return nil, err
 	}
 	st.housekeeper = newHousekeeper(st.Service, cfg.Housekeeping, cfg.Log)
+	st.bulk.svc = st.Service
 	return st, nil
 }
 
@@ -348,6 +352,7 @@ func (st *Stack) Start(ctx context.Context) (int, error) {
 	}
 	st.Scheduler.Start()
 	st.housekeeper.start()
+	st.bulk.start()
 	return n, nil
 }
 
@@ -356,6 +361,7 @@ func (st *Stack) Start(ctx context.Context) (int, error) {
 func (st *Stack) Close() error {
 	st.Changes.Close()
 	st.housekeeper.stop()
+	st.bulk.stop()
 	st.Scheduler.Close()
 	st.Runner.Close()
 	if cardflow.Store(st.Outbox) != st.Store {
