@@ -29,7 +29,7 @@ const (
 	TableIdempotency = "idempotency"
 	TableApprovals   = "approvals"
 	// TableBulkOperations holds bulk operations and their client tokens.
-	TableBulkOperations = "bulk_operations"
+	TableBulkOperations = "bulkoperations"
 )
 
 // Attribute names. Keys and index keys are top-level attributes; the rest

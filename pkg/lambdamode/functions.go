@@ -26,6 +26,8 @@ var Endpoints = []Function{
 	{"getWorkflowExecutionHistory", []string{"GET /v1/workflows/getWorkflowExecutionHistory"}},
 	{"getOrganizationExecutions", []string{"GET /v1/workflows/getOrganizationExecutions"}},
 	{"searchExecutions", []string{"GET /v1/workflows/searchExecutions"}},
+	{"startBulkOperation", []string{"POST /v1/workflows/startBulkOperation"}},
+	{"getBulkOperation", []string{"GET /v1/workflows/getBulkOperation"}},
 	{"getWorkflowById", []string{"GET /v1/workflows/getWorkflowById"}},
 	{"getOrganizationWorkflows", []string{"GET /v1/workflows/getOrganizationWorkflows"}},
 	{"getWorkflowSchemaById", []string{"GET /v1/workflows/getWorkflowSchemaById"}},

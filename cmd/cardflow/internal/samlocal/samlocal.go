@@ -65,6 +65,8 @@ type Fixture struct {
 	BotToken, BotServiceURL string
 	// SeededAt is when the records were written.
 	SeededAt time.Time
+	// BulkOperationID is a bulk operation that found nothing to do.
+	BulkOperationID string
 }
 
 // Seed writes the sample records to store.
@@ -114,6 +116,15 @@ func Seed(ctx context.Context, store cardflow.Store, now time.Time) (*Fixture, e
 			return nil, err
 		}
 	}
+	bulk := &cardflow.BulkOperation{
+		OrganizationID: Organization, WorkspaceID: Workspace, BulkOperationID: cardflow.NewID(now), Action: cardflow.BulkCancel,
+		Filter: cardflow.ExecutionFilter{ProcessID: "PO-none", CreatedBefore: now.UnixMilli()}, Status: cardflow.BulkSucceeded,
+		Failures: []cardflow.BulkItem{}, CreatedBy: f.Actor, CreatedOn: now.UnixMilli(), ModifiedOn: now.UnixMilli(),
+	}
+	if _, err := store.CreateBulkOperation(ctx, bulk); err != nil {
+		return nil, err
+	}
+	f.BulkOperationID = bulk.BulkOperationID
 	return f, nil
 }
 
@@ -211,6 +222,7 @@ const (
 	Authorizer     = "authorizer"
 	ScheduleTarget = "scheduleTarget"
 	Housekeeping   = "housekeeping"
+	BulkOperations = "bulkOperations"
 	// TeamsRespondConfirm is teamsRespond's second event: the POST of the
 	// confirmation form the page of its first (GET) shows.
 	TeamsRespondConfirm = "teamsRespondConfirm"
@@ -246,6 +258,9 @@ func Events(f *Fixture) (map[string]any, error) {
 		"getWorkflowExecutionHistory": get("/v1/workflows/getWorkflowExecutionHistory", map[string]string{"workflow_id": wf, "limit": "5"}),
 		"getOrganizationExecutions":   get("/v1/workflows/getOrganizationExecutions", map[string]string{"limit": "5"}),
 		"searchExecutions":            get("/v1/workflows/searchExecutions", map[string]string{"workflow_id": wf, "limit": "5"}),
+		// A bulk cancel of what process id PO-none started: nothing.
+		"startBulkOperation": post("/v1/workflows/startBulkOperation", map[string]any{"action": "cancel", "process_id": "PO-none", "client_token": "sam-local"}),
+		"getBulkOperation":   get("/v1/workflows/getBulkOperation", map[string]string{"bulk_operation_id": f.BulkOperationID}),
 		"getWorkflowById":             get("/v1/workflows/getWorkflowById", map[string]string{"workflow_id": wf, "workflow_version": "2"}),
 		"getOrganizationWorkflows":    get("/v1/workflows/getOrganizationWorkflows", map[string]string{"limit": "5"}),
 		"getWorkflowSchemaById":       get("/v1/workflows/getWorkflowSchemaById", map[string]string{"workflow_id": wf, "workflow_version": "2"}),
@@ -342,6 +357,12 @@ func Events(f *Fixture) (map[string]any, error) {
 		Version: "0", ID: "53dc4d37-cffa-4f76-80c9-8b7d4a4d2eaa", DetailType: "Scheduled Event", Source: "aws.events",
 		AccountID: "123456789012", Time: at, Region: "us-east-1",
 		Resources: []string{"arn:aws:events:us-east-1:123456789012:rule/cardflow-dev-HousekeepingFunctionEvery5Minutes"},
+		Detail:    json.RawMessage(`{}`),
+	}
+	out[BulkOperations] = events.EventBridgeEvent{
+		Version: "0", ID: "0c5e6a1e-3f1d-4b8e-9a57-6f2d0b9e4c11", DetailType: "Scheduled Event", Source: "aws.events",
+		AccountID: "123456789012", Time: at, Region: "us-east-1",
+		Resources: []string{"arn:aws:events:us-east-1:123456789012:rule/cardflow-dev-BulkOperationsFunctionEveryMinute"},
 		Detail:    json.RawMessage(`{}`),
 	}
 	// What the runner's state machine passes its tasks for the waiting
