@@ -259,11 +259,11 @@ func Events(f *Fixture) (map[string]any, error) {
 		"getOrganizationExecutions":   get("/v1/workflows/getOrganizationExecutions", map[string]string{"limit": "5"}),
 		"searchExecutions":            get("/v1/workflows/searchExecutions", map[string]string{"workflow_id": wf, "limit": "5"}),
 		// A bulk cancel of what process id PO-none started: nothing.
-		"startBulkOperation": post("/v1/workflows/startBulkOperation", map[string]any{"action": "cancel", "process_id": "PO-none", "client_token": "sam-local"}),
-		"getBulkOperation":   get("/v1/workflows/getBulkOperation", map[string]string{"bulk_operation_id": f.BulkOperationID}),
-		"getWorkflowById":             get("/v1/workflows/getWorkflowById", map[string]string{"workflow_id": wf, "workflow_version": "2"}),
-		"getOrganizationWorkflows":    get("/v1/workflows/getOrganizationWorkflows", map[string]string{"limit": "5"}),
-		"getWorkflowSchemaById":       get("/v1/workflows/getWorkflowSchemaById", map[string]string{"workflow_id": wf, "workflow_version": "2"}),
+		"startBulkOperation":       post("/v1/workflows/startBulkOperation", map[string]any{"action": "cancel", "process_id": "PO-none", "client_token": "sam-local"}),
+		"getBulkOperation":         get("/v1/workflows/getBulkOperation", map[string]string{"bulk_operation_id": f.BulkOperationID}),
+		"getWorkflowById":          get("/v1/workflows/getWorkflowById", map[string]string{"workflow_id": wf, "workflow_version": "2"}),
+		"getOrganizationWorkflows": get("/v1/workflows/getOrganizationWorkflows", map[string]string{"limit": "5"}),
+		"getWorkflowSchemaById":    get("/v1/workflows/getWorkflowSchemaById", map[string]string{"workflow_id": wf, "workflow_version": "2"}),
 		"saveWorkflow": post("/v1/workflows/saveWorkflow", map[string]any{
 			"workflow_name": "Leave request",
 			"workflow_steps": []any{
