@@ -39,6 +39,7 @@ func TestUsage(t *testing.T) {
 		{[]string{"resume", "--help"}, 0, []string{"usage: cardflow resume PROCESS_ID [flags]", "--data string"}, nil},
 		{[]string{"executions", "--help"}, 0, []string{"usage: cardflow executions [flags]", "--workflow string", "--limit int"}, nil},
 		{[]string{"watch", "--help"}, 0, []string{"usage: cardflow watch WORKFLOW_ID EXECUTION_ID [flags]", "waitForExecution"}, nil},
+		{[]string{"redrive", "--help"}, 0, []string{"usage: cardflow redrive WORKFLOW_ID EXECUTION_ID [flags]", "FAILED or TIMED_OUT"}, nil},
 		{[]string{"outbox", "--help"}, 0, []string{"usage: cardflow outbox [flags]", "--limit int"}, nil},
 		{[]string{"sam-events", "--help"}, 0, nil, []string{"cardflow sam-events"}},
 
@@ -49,6 +50,7 @@ func TestUsage(t *testing.T) {
 		{[]string{"keys", "revoke"}, 2, nil, []string{"keys revoke takes KEY_ID, got 0 argument(s)", "cardflow keys revoke --help"}},
 		{[]string{"trigger", "wf", "--bogus"}, 2, nil, []string{"-bogus", "cardflow trigger --help"}},
 		{[]string{"watch", "wf"}, 2, nil, []string{"watch takes WORKFLOW_ID EXECUTION_ID, got 1 argument(s)"}},
+		{[]string{"redrive", "wf"}, 2, nil, []string{"redrive takes WORKFLOW_ID EXECUTION_ID, got 1 argument(s)"}},
 		{[]string{"outbox", "extra"}, 2, nil, []string{`outbox takes no arguments, got "extra"`}},
 
 		// A service error reads as its message, said once.

@@ -11,6 +11,7 @@
 //	cardflow resume PROCESS_ID [--data JSON]
 //	cardflow executions [--workflow ID]
 //	cardflow watch WORKFLOW_ID EXECUTION_ID
+//	cardflow redrive WORKFLOW_ID EXECUTION_ID
 //	cardflow outbox
 //
 // `cardflow help COMMAND` and `cardflow COMMAND --help` describe a command.
@@ -48,6 +49,7 @@ Against a running service:
   resume       answer the execution waiting on a process id
   executions   list executions
   watch        follow an execution's steps until it ends
+  redrive      continue a failed execution from the step that failed
   outbox       list the cards card steps sent
 
   help COMMAND, COMMAND --help   what a command does, its arguments and flags
@@ -129,6 +131,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return executions(ctx, args[1:], stdout, stderr)
 	case "watch":
 		return watch(ctx, args[1:], stdout, stderr)
+	case "redrive":
+		return redrive(ctx, args[1:], stdout, stderr)
 	case "outbox":
 		return outbox(ctx, args[1:], stdout, stderr)
 	case "tables":

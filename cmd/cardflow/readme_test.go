@@ -170,6 +170,7 @@ var readmeBlocks = map[string]struct {
 	"## Approvals #1":                           {skip: "needs a waiting approval's id; pkg/httpapi TestApprovalThroughTheAPI runs these requests end to end"},
 	"### Two approvers, step by step #1":        {check: checkTwoApprovers},
 	"### Search #1":                             {check: checkSearch},
+	"### Redrive #1":                            {before: needPython, check: checkRedrive},
 }
 
 // TestReadme runs every shell block of the README that can run on one
@@ -186,6 +187,9 @@ func TestReadme(t *testing.T) {
 		}
 	}
 	bin := binary(t)
+	// Outbound calls may reach this machine, as the blocks that call a
+	// service of their own ask the reader to allow.
+	t.Setenv("CARDFLOW_OUTBOUND_ALLOW", "127.0.0.1")
 	work := t.TempDir()
 	dataDir := filepath.Join(work, ".cardflow")
 	port := freePort(t)

@@ -436,7 +436,7 @@ func (s *Service) Cancel(ctx context.Context, in CancelInput) (*Cancelled, error
 			s.notify.ExecutionChanged(ex.Ref())
 		}
 		if s.runner != nil {
-			if err := s.runner.Stop(ctx, ex.Ref()); err != nil {
+			if err := s.runner.Stop(ctx, ex.RunRef()); err != nil {
 				return nil, err
 			}
 		}

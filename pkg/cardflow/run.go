@@ -69,6 +69,12 @@ type ExecutionState struct {
 	Wait int `json:"wait,omitempty"`
 	// Integrations are the workflow version's integration profiles.
 	Integrations map[string]any `json:"integrations,omitempty"`
+	// FailedStep is the step a FAILED or TIMED_OUT execution failed in,
+	// which a redrive runs again; "" when it ended as its workflow says.
+	FailedStep string `json:"failed_step,omitempty"`
+	// Run counts the redrives: runners that name their runs tell them
+	// apart by it (see ExecutionRef.Run).
+	Run int `json:"run,omitempty"`
 }
 
 // Phases of the current step.
@@ -92,6 +98,9 @@ type ExecutionRef struct {
 	OrganizationID string `json:"organization_id"`
 	WorkflowID     string `json:"workflow_id"`
 	ExecutionID    string `json:"workflow_execution_id"`
+	// Run is which run of the execution a runner starts or stops: 0 the
+	// first, n the one after its nth redrive. Only runners read it.
+	Run int `json:"run,omitempty"`
 }
 
 // executionFields is Execution without its methods, for encoding and

@@ -64,6 +64,7 @@ func FailUnreadable(ctx context.Context, s Store, ref ExecutionRef, now time.Tim
 	ex.WorkflowEventLog.Events = append(ex.WorkflowEventLog.Events,
 		Event{At: ms, Type: EventFailed, StepID: ex.State.StepID, Step: ex.WorkflowCurrentState, Message: reason})
 	ex.WorkflowEventLog.Total++
+	ex.State.FailedStep = ex.State.StepID
 	ex.State.StepID, ex.State.Phase, ex.State.WakeAt, ex.State.Wait = "", "", 0, 0
 	if err := s.PutExecution(ctx, ex); err != nil {
 		return nil, err

@@ -227,9 +227,13 @@ func TestStepFailures(t *testing.T) {
 		conns      []cardflow.Connection
 		wantStatus string
 		wantOutput string
+		// wantFailed is the step a redrive runs again: none when the
+		// workflow ended FAILED by its own end step.
+		wantFailed string
 	}{
 		{
 			name:       "no error exit",
+			wantFailed: "call",
 			steps:      base,
 			conns:      []cardflow.Connection{{From: "start", To: "call"}, {From: "call", To: "done"}},
 			wantStatus: cardflow.ExecFailed,
@@ -242,6 +246,7 @@ func TestStepFailures(t *testing.T) {
 			conns:      []cardflow.Connection{{From: "start", To: "call"}, {From: "call", To: "done"}, {From: "call", To: "handle", On: "error"}},
 			wantStatus: cardflow.ExecFailed,
 			wantOutput: `{"status":404,"why":"Purchase order 99 does not exist"}`,
+			wantFailed: "",
 		},
 		{
 			name: "bad data at run time",
@@ -252,6 +257,7 @@ func TestStepFailures(t *testing.T) {
 			},
 			conns:      []cardflow.Connection{{From: "start", To: "calc"}, {From: "calc", To: "done"}},
 			wantStatus: cardflow.ExecFailed,
+			wantFailed: "calc",
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -267,6 +273,9 @@ func TestStepFailures(t *testing.T) {
 			last := ex.WorkflowEventLog.Events[len(ex.WorkflowEventLog.Events)-1]
 			if last.Type != cardflow.EventFailed || last.Message == "" {
 				t.Errorf("last event: got %+v, want ExecutionFailed with a reason", last)
+			}
+			if got := ex.State.FailedStep; got != tc.wantFailed {
+				t.Errorf("failed step: got %q, want %q", got, tc.wantFailed)
 			}
 		})
 	}

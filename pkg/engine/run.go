@@ -228,6 +228,7 @@ func (r *run) leave(ctx context.Context, n *node, out steps.Outcome, started int
 		to, ok := n.exits[exit]
 		if !ok {
 			r.log(n, out, status, started)
+			r.ex.State.FailedStep = n.step.ID
 			return r.finish(ctx, n, final, map[string]any{"error": out.Reason, "step": n.step.ID},
 				fmt.Sprintf("step %s (%s) %s%s", n.step.ID, n.step.Name, verb, out.Reason))
 		}
@@ -243,6 +244,7 @@ func (r *run) leave(ctx context.Context, n *node, out steps.Outcome, started int
 			to, ok := n.exits[out.Exit]
 			if !ok {
 				r.log(n, out, cardflow.ExecFailed, started)
+				r.ex.State.FailedStep = n.step.ID
 				return r.finish(ctx, n, cardflow.ExecFailed, map[string]any{"error": "no connection leaves on " + out.Exit, "step": n.step.ID, "output": out.Output},
 					fmt.Sprintf("step %s (%s) decided %s, and no connection leaves it on %s", n.step.ID, n.step.Name, out.Exit, out.Exit))
 			}
@@ -313,6 +315,7 @@ func condense(v any) any {
 
 // fail ends the execution as FAILED in step n.
 func (r *run) fail(ctx context.Context, n *node, reason string) error {
+	r.ex.State.FailedStep = n.step.ID // a redrive runs it again
 	return r.finish(ctx, n, cardflow.ExecFailed, map[string]any{"error": reason, "step": n.step.ID},
 		fmt.Sprintf("step %s (%s) failed: %s", n.step.ID, n.step.Name, reason))
 }

@@ -43,6 +43,7 @@ var (
 	}, cardflow.ScopeExecute, (*Server).trigger}
 	ToggleScheduledWorkflow = Endpoint{"toggleScheduledWorkflow", []string{"POST /v1/workflows/toggleScheduledWorkflow"}, cardflow.ScopeExecute, (*Server).toggle}
 	CancelExecution         = Endpoint{"cancelExecution", []string{"POST /v1/workflows/cancelExecution"}, cardflow.ScopeExecute, (*Server).cancel}
+	RedriveExecution        = Endpoint{"redriveExecution", []string{"POST /v1/workflows/redriveExecution"}, cardflow.ScopeExecute, (*Server).redrive}
 	ResumeWorkflow          = Endpoint{"resumeWorkflow", []string{"POST /v1/workflows/{action}/{process_id}"}, cardflow.ScopeExecute, (*Server).resume}
 )
 
@@ -53,7 +54,7 @@ func Endpoints() []Endpoint {
 		GetWorkflowExecutionById, WaitForExecution, GetWorkflowExecutionHistory, GetOrganizationExecutions,
 		GetWorkflowById, GetOrganizationWorkflows, GetWorkflowSchemaById, SaveWorkflow, PublishWorkflow,
 		GetCardById, GetLatestActiveCard, GetOrganizationCards, SaveCard, PublishCard,
-		TriggerWorkflow, ToggleScheduledWorkflow, CancelExecution,
+		TriggerWorkflow, ToggleScheduledWorkflow, CancelExecution, RedriveExecution,
 		GetPendingApprovals, GetApprovalById, AnswerApproval, ReassignApproval,
 		SearchExecutions, StartBulkOperation, GetBulkOperation,
 		ResumeWorkflow,

@@ -105,6 +105,11 @@ var isolationRows = map[string]isolationRow{
 	"POST /v1/workflows/cancelExecution": {scope: "execute", target: func(a tenant) (string, any) {
 		return "/v1/workflows/cancelExecution", map[string]any{"workflow_id": a.workflowID, "workflow_execution_id": a.executionID}
 	}},
+	// Organization B finds no execution to redrive, before its status is
+	// looked at (A's own key would get 409: it waits).
+	"POST /v1/workflows/redriveExecution": {scope: "execute", target: func(a tenant) (string, any) {
+		return "/v1/workflows/redriveExecution", map[string]any{"workflow_id": a.workflowID, "workflow_execution_id": a.executionID}
+	}},
 	"POST /v1/workflows/{action}/{process_id}": {scope: "execute", target: func(a tenant) (string, any) {
 		return "/v1/workflows/resumeworkflow/" + a.processID, map[string]any{"source": "TEAMS", "decision": "approve"}
 	}},

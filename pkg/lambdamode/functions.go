@@ -45,6 +45,7 @@ var Endpoints = []Function{
 	}},
 	{"toggleScheduledWorkflow", []string{"POST /v1/workflows/toggleScheduledWorkflow"}},
 	{"cancelExecution", []string{"POST /v1/workflows/cancelExecution"}},
+	{"redriveExecution", []string{"POST /v1/workflows/redriveExecution"}},
 	{"getPendingApprovals", []string{"GET /v1/approvals/getPendingApprovals"}},
 	{"getApprovalById", []string{"GET /v1/approvals/getApprovalById"}},
 	{"answerApproval", []string{"POST /v1/approvals/answerApproval"}},

@@ -29,6 +29,9 @@ type Runner struct {
 	now   func() time.Time
 	after func(time.Duration) <-chan time.Time
 	retry time.Duration
+	// attempts is how many Advance calls in a row may fail before the
+	// runner gives up on the execution (see giveUp).
+	attempts int
 	// notify hears of the executions the runner itself ends as FAILED.
 	notify cardflow.ExecutionNotifier
 
@@ -67,6 +70,16 @@ func WithNotifier(n cardflow.ExecutionNotifier) Option { return func(r *Runner) 
 // it doubles up to a minute.
 func WithRetryDelay(d time.Duration) Option { return func(r *Runner) { r.retry = d } }
 
+// DefaultAttempts is how many Advance calls in a row may fail before the
+// runner ends the execution as FAILED: with the delays doubling from 1s up
+// to a minute, about four minutes of trying, as Step Functions' retries of
+// Advance take minutes too.
+const DefaultAttempts = 10
+
+// WithAttempts sets how many Advance calls in a row may fail before the
+// runner gives up on the execution (default DefaultAttempts).
+func WithAttempts(n int) Option { return func(r *Runner) { r.attempts = n } }
+
 // New returns a runner over eng and the store eng runs executions in,
 // where the runner finds the open ones and ends those it cannot run.
 // Close stops it.
@@ -74,7 +87,7 @@ func New(eng Advancer, store cardflow.Store, opts ...Option) (*Runner, error) {
 	if eng == nil || store == nil {
 		return nil, errors.New("localrunner: engine and store are required")
 	}
-	r := &Runner{eng: eng, store: store, log: slog.Default(), now: time.Now, after: time.After, retry: time.Second, running: map[string]chan struct{}{}}
+	r := &Runner{eng: eng, store: store, log: slog.Default(), now: time.Now, after: time.After, retry: time.Second, attempts: DefaultAttempts, running: map[string]chan struct{}{}}
 	for _, o := range opts {
 		o(r)
 	}
@@ -136,7 +149,7 @@ func (r *Runner) spawn(ref cardflow.ExecutionRef) error {
 
 func (r *Runner) loop(ref cardflow.ExecutionRef, wake chan struct{}) {
 	defer r.wg.Done()
-	delay := r.retry
+	delay, failures := r.retry, 0
 	for {
 		res, err := r.eng.Advance(r.ctx, ref)
 		if r.ctx.Err() != nil {
@@ -158,11 +171,17 @@ func (r *Runner) loop(ref cardflow.ExecutionRef, wake chan struct{}) {
 				}
 				continue // woken meanwhile: look again
 			}
+			if failures++; failures >= r.attempts && r.giveUp(ref, failures, err) {
+				if r.done(ref, wake) {
+					return
+				}
+				continue
+			}
 			r.log.Error("advance failed; retrying", "execution", ref.ExecutionID, "retry_in", delay, "error", err)
 			timer = time.After(delay)
 			delay = min(delay*2, time.Minute)
 		case res.Status == cardflow.ExecRunning:
-			delay = r.retry
+			delay, failures = r.retry, 0
 			continue
 		case res.Done():
 			if r.done(ref, wake) {
@@ -170,7 +189,7 @@ func (r *Runner) loop(ref cardflow.ExecutionRef, wake chan struct{}) {
 			}
 			continue // woken while finishing: look again
 		default: // waiting or sleeping
-			delay = r.retry
+			delay, failures = r.retry, 0
 			if res.WakeAt > 0 {
 				timer = r.after(time.UnixMilli(res.WakeAt).Sub(r.now()) + time.Millisecond)
 			}

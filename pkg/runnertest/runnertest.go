@@ -40,6 +40,7 @@ func Run(t *testing.T, newHarness func(t *testing.T) Harness) {
 		{"ConcurrentIdempotentTriggers", testConcurrentIdempotentTriggers},
 		{"UnreadableExecution", testUnreadableExecution},
 		{"UnreadableResume", testUnreadableResume},
+		{"Redrive", testRedrive},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -68,6 +68,9 @@ type Config struct {
 	Functions map[string]Func
 	// Name names the state machine (default "runner").
 	Name string
+	// RetryScale multiplies every Retry delay (default 1), so that a test
+	// can use up a definition's retries in moments.
+	RetryScale float64
 }
 
 // Server is the fake service. Close stops it and every execution.
@@ -78,6 +81,7 @@ type Server struct {
 
 	def    *definition
 	funcs  map[string]Func
+	scale  float64
 	srv    *http.Server
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -132,7 +136,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		URL:             "http://" + ln.Addr().String(),
 		StateMachineARN: fmt.Sprintf("arn:aws:states:%s:%s:stateMachine:%s", region, account, name),
-		def:             def, funcs: cfg.Functions,
+		def:             def, funcs: cfg.Functions, scale: cfg.RetryScale,
 		execs: map[string]*execution{}, tasks: map[string]*task{},
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
@@ -519,6 +523,9 @@ func (s *Server) runTask(ctx context.Context, ex *execution, st *state, data any
 			return nil, "", ctx.Err()
 		}
 		if delay, ok := retryDelay(st.Retry, attempts, se.name); ok {
+			if s.scale > 0 {
+				delay = time.Duration(float64(delay) * s.scale)
+			}
 			t := time.NewTimer(delay)
 			select {
 			case <-ctx.Done():
@@ -634,7 +641,9 @@ func (s *Server) attempt(ctx context.Context, ex *execution, st *state, data any
 		return nil, &stateError{"States.Timeout", "the task timed out"}
 	}
 	if ferr != nil {
-		return nil, &stateError{errorType(ferr), ferr.Error()}
+		// The cause is what the Lambda runtime reports, as JSON.
+		cause, _ := json.Marshal(map[string]string{"errorMessage": ferr.Error(), "errorType": errorType(ferr)})
+		return nil, &stateError{errorType(ferr), string(cause)}
 	}
 	var out any
 	if len(res) > 0 {

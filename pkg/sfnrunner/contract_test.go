@@ -68,7 +68,7 @@ type stack struct {
 	// millisecond as Lambda bills them.
 	billed atomic.Int64
 	// failAdvance makes that many Advance invocations fail, as they would
-	// with the store out of reach.
+	// with the store out of reach (those that give up excepted).
 	failAdvance atomic.Int32
 }
 
@@ -106,7 +106,8 @@ func timed[In, Out any](billed *atomic.Int64, h func(context.Context, In) (Out, 
 	}
 }
 
-func newStack(t testing.TB, store cardflow.Store, outbox *boltstore.Store) *stack {
+// newStack builds the stack; opts adjust the fake's configuration.
+func newStack(t testing.TB, store cardflow.Store, outbox *boltstore.Store, opts ...func(*sfnfake.Config)) *stack {
 	t.Helper()
 	eng, err := localmode.NewEngine(store, outbox, localmode.Config{})
 	if err != nil {
@@ -114,12 +115,12 @@ func newStack(t testing.TB, store cardflow.Store, outbox *boltstore.Store) *stac
 	}
 	var h *sfnrunner.Handlers
 	st := &stack{}
-	fake, err := sfnfake.New(sfnfake.Config{
+	cfg := sfnfake.Config{
 		Definition:    definition(t),
 		Substitutions: map[string]string{"AdvanceFunctionArn": advanceARN, "ParkFunctionArn": parkARN},
 		Functions: map[string]sfnfake.Func{
 			advanceARN: timed(&st.billed, func(ctx context.Context, in sfnrunner.AdvanceInput) (sfnrunner.AdvanceOutput, error) {
-				if st.failAdvance.Add(-1) >= 0 {
+				if in.GiveUp == nil && st.failAdvance.Add(-1) >= 0 {
 					return sfnrunner.AdvanceOutput{}, cardflow.Errorf(cardflow.EUNAVAILABLE, "the store cannot be reached")
 				}
 				return h.Advance(ctx, in)
@@ -128,7 +129,11 @@ func newStack(t testing.TB, store cardflow.Store, outbox *boltstore.Store) *stac
 				return nil, h.Park(ctx, in)
 			}),
 		},
-	})
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	fake, err := sfnfake.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,6 +34,9 @@ type Advancer interface {
 // AdvanceInput is the input of the Advance Lambda handler.
 type AdvanceInput struct {
 	Execution cardflow.ExecutionRef `json:"execution"`
+	// GiveUp is set by the definition's GiveUp state once Advance has
+	// failed for good: Advance then records the execution FAILED.
+	GiveUp *GiveUpInput `json:"give_up,omitempty"`
 }
 
 // AdvanceOutput is what Advance answers; the definition routes on Status.
@@ -130,6 +133,9 @@ func newHandlers(opts []HandlerOption) *Handlers {
 func (h *Handlers) Advance(ctx context.Context, in AdvanceInput) (AdvanceOutput, error) {
 	if in.Execution.OrganizationID == "" || in.Execution.WorkflowID == "" || in.Execution.ExecutionID == "" {
 		return AdvanceOutput{}, errors.New("sfnrunner: the input names no execution")
+	}
+	if in.GiveUp != nil {
+		return h.giveUp(ctx, in.Execution, *in.GiveUp)
 	}
 	res, err := h.eng.Advance(ctx, in.Execution)
 	if errors.Is(err, cardflow.ErrUnreadable) {

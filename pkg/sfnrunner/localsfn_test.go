@@ -34,6 +34,10 @@ const npmCommand = "npm ci --prefix tools/stepfunctions"
 // of a Lambda function, which handler to run (see TestMain).
 const taskEnv = "CARDFLOW_SFN_TASK"
 
+// failEnv names a file whose presence makes Advance fail, as it would with
+// the store out of reach; Advance that gives up still runs.
+const failEnv = "CARDFLOW_SFN_FAIL"
+
 func TestMain(m *testing.M) {
 	if task := os.Getenv(taskEnv); task != "" {
 		if err := runTask(task, os.Args[len(os.Args)-1], os.Stdout); err != nil {
@@ -88,6 +92,9 @@ func runTask(task, arg string, out *os.File) error {
 		var a sfnrunner.AdvanceInput
 		if err := json.Unmarshal(in.Payload, &a); err != nil {
 			return err
+		}
+		if _, err := os.Stat(os.Getenv(failEnv)); err == nil && a.GiveUp == nil {
+			return cardflow.Errorf(cardflow.EUNAVAILABLE, "the store cannot be reached")
 		}
 		if result, err = h.Advance(ctx, a); err != nil {
 			return err
@@ -182,6 +189,9 @@ func (r *localSFN) Start(_ context.Context, ref cardflow.ExecutionRef) error {
 		"-f", filepath.Join(r.root, "statemachine", "runner.asl.json"),
 		"-t", "Advance:"+filepath.Join(r.scripts, "advance"),
 		"-t", "Park:"+filepath.Join(r.scripts, "park"),
+		"-t", "GiveUp:"+filepath.Join(r.scripts, "advance"),
+		// Retries, minutes apart on AWS, follow at once.
+		"-r", "Advance:0", "-r", "GiveUp:0",
 		"--context-file", ctxFile)
 	cmd.Stdin = bytes.NewReader(append(input, '\n'))
 	var out bytes.Buffer
@@ -229,7 +239,9 @@ func (r *localSFN) result(id string) error {
 // TestDefinitionOnLocalStepFunctions validates statemachine/runner.asl.json
 // with asl-validator and runs four workflows through it with
 // aws-local-stepfunctions, whose Task states run the real Advance and Park
-// handlers in processes of their own over the same DynamoDB tables.
+// handlers in processes of their own over the same DynamoDB tables, and a
+// fifth whose Advance fails for good, which GiveUp records, and which is
+// then redriven.
 func TestDefinitionOnLocalStepFunctions(t *testing.T) {
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
@@ -256,8 +268,9 @@ func TestDefinitionOnLocalStepFunctions(t *testing.T) {
 		t.Fatal(err)
 	}
 	scripts := t.TempDir()
+	failFile := filepath.Join(scripts, "fail")
 	for _, task := range []string{"advance", "park"} {
-		script := fmt.Sprintf("#!/bin/sh\nCARDFLOW_TABLE_PREFIX=%q %s=%s exec %q \"$1\"\n", prefix, taskEnv, task, self)
+		script := fmt.Sprintf("#!/bin/sh\nCARDFLOW_TABLE_PREFIX=%q %s=%s %s=%q exec %q \"$1\"\n", prefix, taskEnv, task, failEnv, failFile, self)
 		if err := os.WriteFile(filepath.Join(scripts, task), []byte(script), 0o700); err != nil {
 			t.Fatal(err)
 		}
@@ -364,6 +377,69 @@ func TestDefinitionOnLocalStepFunctions(t *testing.T) {
 			}
 		})
 	}
+
+	// Advance fails for good while the execution sleeps: GiveUp records it
+	// FAILED in the step it was in, and a redrive runs it on from there.
+	t.Run("GiveUpAndRedrive", func(t *testing.T) {
+		wf, err := svc.SaveWorkflow(ctx, app.SaveWorkflowInput{WorkflowName: "give up", WorkflowSteps: []cardflow.Step{
+			step("start", "trigger", obj{"kind": "REQUEST"}),
+			step("double", "transform", obj{"output": "{{ input.n * 2.0 }}"}),
+			step("pause", "delay", obj{"duration": "PT1S"}),
+			step("done", "end", obj{"status": "SUCCEEDED", "output": "{{ steps.double.output }}"}),
+		}, WorkflowConnections: []cardflow.Connection{{From: "start", To: "double"}, {From: "double", To: "pause"}, {From: "pause", To: "done"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := svc.PublishWorkflow(ctx, wf.WorkflowID, wf.WorkflowVersion); err != nil {
+			t.Fatal(err)
+		}
+		out, err := svc.Trigger(ctx, app.TriggerInput{WorkflowID: wf.WorkflowID, Body: []byte(`{"n": 21}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			ex, err := svc.GetExecution(ctx, wf.WorkflowID, out.ExecutionID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ex.Status == cardflow.ExecWaiting {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("got %s, want the execution asleep", ex.Status)
+			}
+		}
+		if err := os.WriteFile(failFile, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := runner.result(out.ExecutionID); err == nil || !strings.Contains(err.Error(), "The workflow ended FAILED") {
+			t.Errorf("state machine: got %v, want it failed in the Failed state", err)
+		}
+		ex, err := svc.GetExecution(ctx, wf.WorkflowID, out.ExecutionID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if reason, _ := ex.WorkflowOutputPayload["error"].(string); ex.Status != cardflow.ExecFailed || ex.WorkflowCurrentState != "pause" || !strings.Contains(reason, "gave up") {
+			t.Errorf("got %s in %q saying %q, want FAILED in pause saying the runner gave up", ex.Status, ex.WorkflowCurrentState, reason)
+		}
+		if err := os.Remove(failFile); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := svc.RedriveExecution(ctx, app.RedriveInput{WorkflowID: wf.WorkflowID, WorkflowExecutionID: out.ExecutionID}); err != nil {
+			t.Fatalf("redrive: %v", err)
+		}
+		if err := runner.result(out.ExecutionID); err != nil {
+			t.Fatal(err)
+		}
+		ex, err = svc.GetExecution(ctx, wf.WorkflowID, out.ExecutionID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(ex.WorkflowOutputPayload[cardflow.PayloadValueKey])
+		if got, want := ex.Status+" "+string(b), "SUCCEEDED 42"; got != want {
+			t.Errorf("after the redrive: got %s, want %s", got, want)
+		}
+	})
 }
 
 // awaitToken polls until Park has registered its token on the wait.

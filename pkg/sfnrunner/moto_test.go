@@ -123,6 +123,31 @@ func TestOnMoto(t *testing.T) {
 		t.Errorf("Stop of an execution that never started: %v", err)
 	}
 
+	// A redrive's run is a state machine execution of its own, <id>-r1,
+	// which a repeated start does not start twice and Stop stops.
+	rerun := ref
+	rerun.Run = 1
+	arn += "-r1"
+	for range 2 {
+		if err := r.Start(ctx, rerun); err != nil {
+			t.Fatalf("Start the redrive's run: %v", err)
+		}
+	}
+	got = describe("after the redrive's start")
+	wantInput, _ = json.Marshal(sfnrunner.ExecutionInput{Execution: rerun})
+	if got.Status != types.ExecutionStatusRunning || aws.ToString(got.Name) != ref.ExecutionID+"-r1" || aws.ToString(got.Input) != string(wantInput) {
+		t.Errorf("the redrive's run: got %s named %s with %s, want RUNNING named %s-r1 with %s", got.Status, aws.ToString(got.Name), aws.ToString(got.Input), ref.ExecutionID, wantInput)
+	}
+	if list, err := client.ListExecutions(ctx, &sfn.ListExecutionsInput{StateMachineArn: aws.String(machine)}); err != nil || len(list.Executions) != 2 {
+		t.Errorf("executions after the redrive: got %d, %v; want 2", len(list.Executions), err)
+	}
+	if err := r.Stop(ctx, rerun); err != nil {
+		t.Fatalf("Stop the redrive's run: %v", err)
+	}
+	if got := describe("after stopping the redrive's run"); got.Status != types.ExecutionStatusAborted {
+		t.Errorf("after stopping the redrive's run: got %s, want ABORTED", got.Status)
+	}
+
 	// StateMachineDoesNotExist, as AWS and the fake answer it.
 	missing, err := sfnrunner.New(client, machine+"-missing", sfnrunner.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {

@@ -10,6 +10,11 @@
 // wake_at, WAITING to Park, and a final status to Succeed (SUCCEEDED,
 // CANCELLED) or Fail (FAILED, TIMED_OUT).
 //
+// When Advance fails for good (its retries used up), GiveUp invokes it
+// again with the error ("give_up"): it records the execution FAILED with
+// the reason, in the step it was in, so that the record never says
+// RUNNING once the machine has ended, and a redrive continues it.
+//
 // Park is a lambda:invoke.waitForTaskToken task: it stores the task token
 // on the process record's open wait, and the resume use case calls Wake,
 // which sends the token back with SendTaskSuccess. The task times out a
@@ -118,8 +123,9 @@ func executionARNPrefix(stateMachineARN string) (string, error) {
 }
 
 // Start implements cardflow.Runner. The execution id names the state
-// machine execution, so a repeated start starts nothing twice: Step
-// Functions answers a repeated name and input with the first execution, and
+// machine execution (with the run's number after a redrive, see runName),
+// so a repeated start starts nothing twice: Step Functions answers a
+// repeated name and input with the first execution, and
 // ExecutionAlreadyExists once that execution has ended.
 func (r *Runner) Start(ctx context.Context, ref cardflow.ExecutionRef) error {
 	input, err := json.Marshal(ExecutionInput{Execution: ref})
@@ -128,7 +134,7 @@ func (r *Runner) Start(ctx context.Context, ref cardflow.ExecutionRef) error {
 	}
 	_, err = r.api.StartExecution(ctx, &sfn.StartExecutionInput{
 		StateMachineArn: aws.String(r.stateMachine),
-		Name:            aws.String(ref.ExecutionID),
+		Name:            aws.String(runName(ref)),
 		Input:           aws.String(string(input)),
 	})
 	if apiErrorCode(err) == "ExecutionAlreadyExists" {
@@ -178,7 +184,7 @@ func (r *Runner) Wake(ctx context.Context, _ cardflow.ExecutionRef, w *cardflow.
 func (r *Runner) Stop(ctx context.Context, ref cardflow.ExecutionRef) error {
 	prefix, _ := executionARNPrefix(r.stateMachine)
 	_, err := r.api.StopExecution(ctx, &sfn.StopExecutionInput{
-		ExecutionArn: aws.String(prefix + ref.ExecutionID),
+		ExecutionArn: aws.String(prefix + runName(ref)),
 		Error:        aws.String("cardflow.Cancelled"),
 		Cause:        aws.String("the execution was cancelled"),
 	})
@@ -197,4 +203,17 @@ func (r *Runner) translate(op string, err error) error {
 		r.log.Error("step functions request failed", slog.String("op", op), slog.String("code", code), slog.Any("error", err))
 	}
 	return tr
+}
+
+// runName names the state machine execution of a run: the execution id
+// for the first, "<id>-r<n>" for the one after the nth redrive. A redrive
+// starts a new state machine execution rather than redriving the old one
+// (docs/DECISIONS.md): Step Functions' RedriveExecution restarts only
+// executions that failed within 14 days, and ours end in a Fail state
+// after Advance has recorded the failure.
+func runName(ref cardflow.ExecutionRef) string {
+	if ref.Run == 0 {
+		return ref.ExecutionID
+	}
+	return fmt.Sprintf("%s-r%d", ref.ExecutionID, ref.Run)
 }

@@ -1,7 +1,7 @@
 // Package runner wires the Step Functions runner into the Lambda functions
 // that start, wake or stop executions: triggerWorkflow, resumeWorkflow,
-// cancelExecution, the schedule target, housekeeping and Park. It links the
-// Step Functions client but not the engine.
+// cancelExecution, redriveExecution, the schedule target, housekeeping and
+// Park. It links the Step Functions client but not the engine.
 package runner
 
 import (
@@ -41,7 +41,7 @@ func Option(env lambdamode.Env, log *slog.Logger, optFns ...func(*sfn.Options)) 
 }
 
 // NewEndpointFunction builds an endpoint function that runs executions
-// (triggerWorkflow, resumeWorkflow, cancelExecution).
+// (triggerWorkflow, resumeWorkflow, cancelExecution, redriveExecution).
 func NewEndpointFunction(env lambdamode.Env, log *slog.Logger, ep httpapi.Endpoint, optFns ...func(*sfn.Options)) (*lambdamode.Endpoint, error) {
 	opt, err := Option(env, log, optFns...)
 	if err != nil {

@@ -378,6 +378,7 @@ func TestRuntimeInterfaceEmulator(t *testing.T) {
 		{"toggleScheduledWorkflow", "", 200, "application/json", `\"status\":\"PAUSED\"`},
 		{"resumeWorkflow", "", 200, "application/json", `\"resumed\":true`},
 		{"cancelExecution", "", 200, "application/json", `\"status\":\"CANCELLED\"`},
+		{"redriveExecution", "", 200, "application/json", `\"status\":\"RUNNING\"`},
 		{lambdamode.TeamsRespond, "", 200, "text/html; charset=utf-8", "Nothing is recorded until you confirm."},
 		{lambdamode.TeamsRespond, samlocal.TeamsRespondConfirm, 200, "text/html; charset=utf-8", "Thank you: your answer was recorded."},
 		{lambdamode.TeamsMessages, "", 200, "application/json", `application/vnd.microsoft.card.adaptive`},
@@ -446,12 +447,18 @@ func TestRuntimeInterfaceEmulator(t *testing.T) {
 		})
 	}
 
-	// What the functions asked of moto: the scheduled run and the trigger
-	// started executions of the state machine, and the toggle disabled the
-	// published workflow's schedule.
+	// What the functions asked of moto: the scheduled run, the trigger and
+	// the redrive (as <id>-r1) started executions of the state machine, and
+	// the toggle disabled the published workflow's schedule.
 	list, err := sfnClient.ListExecutions(ctx, &sfn.ListExecutionsInput{StateMachineArn: machine.StateMachineArn})
-	if err != nil || len(list.Executions) != 2 {
-		t.Errorf("executions at moto: got %d, %v; want 2 (the schedule target's and the trigger's)", len(list.Executions), err)
+	var redriven bool
+	if err == nil {
+		for _, e := range list.Executions {
+			redriven = redriven || aws.ToString(e.Name) == f.TimedOutExecutionID+"-r1"
+		}
+	}
+	if err != nil || len(list.Executions) != 3 || !redriven {
+		t.Errorf("executions at moto: got %d, %v; want 3 (the schedule target's, the trigger's and the redrive's %s-r1)", len(list.Executions), err, f.TimedOutExecutionID)
 	}
 	sc, err := sched.GetSchedule(ctx, &scheduler.GetScheduleInput{
 		Name: aws.String(ebscheduler.Name(samlocal.Organization, f.ScheduleWorkflowID)), GroupName: aws.String(group),

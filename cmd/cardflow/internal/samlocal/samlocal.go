@@ -59,6 +59,9 @@ type Fixture struct {
 	// through the bot.
 	LinkExecutionID, LinkProcessID string
 	BotExecutionID, BotProcessID   string
+	// TimedOutExecutionID ended TIMED_OUT at the approval card, which
+	// nobody answered; redriveExecution asks again.
+	TimedOutExecutionID string
 	// BotToken is the Bot Framework JWT of the bot's event, issued for
 	// BotServiceURL (default DefaultBotServiceURL). Only Microsoft signs
 	// tokens a deployment accepts: without one the event carries none.
@@ -125,6 +128,9 @@ func Seed(ctx context.Context, store cardflow.Store, now time.Time) (*Fixture, e
 		return nil, err
 	}
 	f.BulkOperationID = bulk.BulkOperationID
+	if f.TimedOutExecutionID, err = f.seedTimedOut(ctx, svc, now); err != nil {
+		return nil, err
+	}
 	return f, nil
 }
 
@@ -301,6 +307,7 @@ func Events(f *Fixture) (map[string]any, error) {
 		},
 		"toggleScheduledWorkflow": post("/v1/workflows/toggleScheduledWorkflow", map[string]any{"workflow_id": f.ScheduleWorkflowID, "workflow_version": 1, "action": "PAUSE"}),
 		"cancelExecution":         post("/v1/workflows/cancelExecution", map[string]any{"workflow_id": wf, "workflow_execution_id": f.WaitingExecutionID, "reason": "order withdrawn"}),
+		"redriveExecution":        post("/v1/workflows/redriveExecution", map[string]any{"workflow_id": wf, "workflow_execution_id": f.TimedOutExecutionID}),
 		"resumeWorkflow": {
 			method: "POST", resource: "/v1/workflows/{action}/{process_id}",
 			path:       "/v1/workflows/resumeworkflow/" + f.ProcessID,

@@ -88,7 +88,7 @@ func newEndpoint(t *testing.T, env lambdamode.Env, log *slog.Logger, name, sched
 		t.Fatalf("the API has no endpoint %s", name)
 	}
 	ep := httpapi.Endpoints()[i]
-	if name == "triggerWorkflow" || name == "resumeWorkflow" || name == "cancelExecution" || name == "answerApproval" {
+	if name == "triggerWorkflow" || name == "resumeWorkflow" || name == "cancelExecution" || name == "answerApproval" || name == "redriveExecution" {
 		h, err := runner.NewEndpointFunction(env, log, ep, atSFN)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -323,6 +323,8 @@ func TestEvents(t *testing.T) {
 		{"toggleScheduledWorkflow", 200, `"status":"PAUSED"`},
 		{"resumeWorkflow", 200, `"resumed":true`},
 		{"cancelExecution", 200, `"status":"CANCELLED"`},
+		// The card that timed out is asked again.
+		{"redriveExecution", 200, `"status":"RUNNING"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := newEndpoint(t, envFor(c.name), log, c.name, standin.URL, atSFN)
