@@ -209,6 +209,14 @@ func (s *Service) bulkAct(ctx context.Context, op *cardflow.BulkOperation, item 
 	switch op.Action {
 	case cardflow.BulkCancel:
 		_, err = s.Cancel(ctx, CancelInput{WorkflowID: item.WorkflowID, WorkflowExecutionID: item.ExecutionID, Reason: "cancelled in bulk"})
+	case cardflow.BulkRedrive:
+		// A redriven execution may fail again, and a second redrive would
+		// then act twice: its log tells whether this operation redrove it.
+		ex, gerr := s.store.GetExecution(ctx, op.OrganizationID, item.WorkflowID, item.ExecutionID)
+		if gerr == nil && actedOn(ex, op) {
+			return "", false
+		}
+		_, err = s.RedriveExecution(ctx, RedriveInput{WorkflowID: item.WorkflowID, WorkflowExecutionID: item.ExecutionID})
 	default:
 		return "action " + op.Action + " is not known", true
 	}
@@ -236,6 +244,12 @@ func actedOn(ex *cardflow.Execution, op *cardflow.BulkOperation) bool {
 	switch op.Action {
 	case cardflow.BulkCancel:
 		return ex.Status == cardflow.ExecCancelled && ex.ModifiedBy != nil && *ex.ModifiedBy == actor
+	case cardflow.BulkRedrive:
+		for _, ev := range ex.WorkflowEventLog.Events {
+			if ev.Type == cardflow.EventRedriven && ev.Actor == actor {
+				return true
+			}
+		}
 	}
 	return false
 }

@@ -2,7 +2,10 @@ package httpapi_test
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -116,6 +119,68 @@ func TestStartBulkOperationRefuses(t *testing.T) {
 	for _, q := range [][]string{{}, {"bulk_operation_id", "x"}} {
 		if r := e.get("/v1/workflows/getBulkOperation", key, q...); r.status != 400 {
 			t.Errorf("getBulkOperation %v: got %d %s, want 400", q, r.status, r.raw)
+		}
+	}
+}
+
+// TestBulkRedriveThroughTheAPI: executions that failed at an HTTP step
+// while its service was down are redriven in bulk once it is back, each
+// once, and succeed; a redrive the operation made is not made again when
+// the same start is repeated.
+func TestBulkRedriveThroughTheAPI(t *testing.T) {
+	t.Setenv("CARDFLOW_OUTBOUND_ALLOW", "127.0.0.1")
+	var up atomic.Bool
+	stock := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !up.Load() {
+			http.Error(w, "not found", http.StatusNotFound)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"in_stock": 3}`))
+	}))
+	defer stock.Close()
+	e := newEnv(t)
+	admin := e.key("org-a", "read", "admin", "execute")
+	r := e.do("POST", "/v1/workflows/saveWorkflow", admin, map[string]any{
+		"workflow_name": "Stock check",
+		"workflow_steps": []any{
+			map[string]any{"id": "start", "name": "Order", "type": "trigger", "config": map[string]any{"kind": "REQUEST"}},
+			map[string]any{"id": "check", "name": "Check stock", "type": "http", "config": map[string]any{"method": "GET", "url": stock.URL + "/items/4711"}},
+			map[string]any{"id": "done", "name": "Done", "type": "end", "config": map[string]any{}},
+		},
+		"workflow_connections": []any{map[string]any{"from": "start", "to": "check"}, map[string]any{"from": "check", "to": "done"}},
+	})
+	if r.status != 200 {
+		t.Fatalf("saveWorkflow: got %d %s", r.status, r.raw)
+	}
+	wf := str(r.body["item"].(map[string]any)["workflow_id"])
+	e.do("POST", "/v1/workflows/publishWorkflow", admin, map[string]any{"workflow_id": wf, "workflow_version": 1})
+	var failed []string
+	for i := range 12 {
+		id := str(e.trigger(admin, fmt.Sprintf("/v1/workflows/triggerworkflow/%s?process_id=SO-%d", wf, i), map[string]any{}).body["service_execution_id"])
+		e.awaitStatus(admin, wf, id, "FAILED")
+		failed = append(failed, id)
+	}
+	up.Store(true)
+	body := map[string]any{"action": "redrive", "workflow_id": wf, "status": "FAILED", "client_token": "retry-stock"}
+	r = e.do("POST", "/v1/workflows/startBulkOperation", admin, body)
+	if r.status != 200 {
+		t.Fatalf("startBulkOperation: got %d %s", r.status, r.raw)
+	}
+	id := str(r.body["item"].(map[string]any)["bulk_operation_id"])
+	if op := e.awaitBulk(admin, id); op["status"] != "SUCCEEDED" || op["done"] != float64(len(failed)) || op["failed"] != float64(0) {
+		t.Errorf("the operation: got %v, want SUCCEEDED with %d done", op, len(failed))
+	}
+	for _, ex := range failed {
+		item := e.awaitStatus(admin, wf, ex, "SUCCEEDED")
+		redrives := 0
+		for _, ev := range item["workflow_event_log"].(map[string]any)["events"].([]any) {
+			if ev := ev.(map[string]any); ev["type"] == "ExecutionRedriven" && ev["actor"] == app.BulkActor(id) {
+				redrives++
+			}
+		}
+		if redrives != 1 {
+			t.Errorf("execution %s: got %d redrives by the operation, want 1", ex, redrives)
 		}
 	}
 }
