@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -162,8 +163,9 @@ func (s *Service) runBulk(ctx context.Context, ref cardflow.BulkRef, until time.
 				return err
 			}
 		}
-		for _, item := range op.Batch {
-			switch reason, failed := s.bulkAct(actor, op, item); {
+		for i, res := range s.bulkActAll(actor, op) {
+			item, reason, failed := op.Batch[i], res.reason, res.failed
+			switch {
 			case failed:
 				op.Failed++
 				if len(op.Failures) < cardflow.MaxBulkFailures {
@@ -192,6 +194,35 @@ func (s *Service) runBulk(ctx context.Context, ref cardflow.BulkRef, until time.
 			return s.store.PutBulkOperation(ctx, op)
 		}
 	}
+}
+
+// bulkParallel is how many executions of a page a worker acts on at once:
+// each action is a few store requests and the executions are independent,
+// so they overlap their waits (and the embedded store commits them
+// together).
+const bulkParallel = 10
+
+type bulkResult struct {
+	reason string
+	failed bool
+}
+
+// bulkActAll acts on every execution of op's batch, bulkParallel at a
+// time, and returns what became of each.
+func (s *Service) bulkActAll(ctx context.Context, op *cardflow.BulkOperation) []bulkResult {
+	out := make([]bulkResult, len(op.Batch))
+	sem := make(chan struct{}, bulkParallel)
+	var wg sync.WaitGroup
+	for i, item := range op.Batch {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			out[i].reason, out[i].failed = s.bulkAct(ctx, op, item)
+		}()
+	}
+	wg.Wait()
+	return out
 }
 
 // BulkActor is who a bulk operation acts as: what the executions it
