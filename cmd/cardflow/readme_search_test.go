@@ -24,3 +24,12 @@ func checkSearch(r *readmeRun) {
 		t.Errorf("cardflow executions --status: got %q, want a table", r.out)
 	}
 }
+
+// checkBulk: the bulk cancel of LEAVE-17's execution succeeds with it
+// done.
+func checkBulk(r *readmeRun) {
+	op := item(r.successes(1)[0])
+	if op["status"] != "SUCCEEDED" || op["done"] != float64(1) || op["failed"] != float64(0) {
+		r.t.Errorf("the bulk cancel: got %v, want SUCCEEDED with 1 done", op)
+	}
+}

@@ -170,6 +170,7 @@ var readmeBlocks = map[string]struct {
 	"## Approvals #1":                           {skip: "needs a waiting approval's id; pkg/httpapi TestApprovalThroughTheAPI runs these requests end to end"},
 	"### Two approvers, step by step #1":        {check: checkTwoApprovers},
 	"### Search #1":                             {check: checkSearch},
+	"### Bulk operations #1":                    {check: checkBulk},
 	"### Redrive #1":                            {before: needPython, check: checkRedrive},
 }
 
