@@ -359,12 +359,14 @@ type TablesClient interface {
 	DescribeTable(context.Context, *dynamodb.DescribeTableInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
 	DescribeTimeToLive(context.Context, *dynamodb.DescribeTimeToLiveInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error)
 	UpdateTimeToLive(context.Context, *dynamodb.UpdateTimeToLiveInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error)
+	UpdateTable(context.Context, *dynamodb.UpdateTableInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateTableOutput, error)
 }
 
 // CreateTables creates the tables of Tables(prefix) that do not exist yet,
 // waits until every one is ACTIVE and enables TTL where a table has it. It
-// leaves existing tables as they are, so running it again changes nothing.
-// It returns the names of the tables it created.
+// leaves existing tables as they are but for the global indexes their
+// definitions gained since (addMissingIndexes), so running it again
+// changes nothing. It returns the names of the tables it created.
 func CreateTables(ctx context.Context, client TablesClient, prefix string) ([]string, error) {
 	if err := checkPrefix(prefix); err != nil {
 		return nil, err
@@ -389,6 +391,9 @@ func CreateTables(ctx context.Context, client TablesClient, prefix string) ([]st
 		name := *t.Input.TableName
 		if err := waiter.Wait(ctx, &dynamodb.DescribeTableInput{TableName: t.Input.TableName}, 5*time.Minute); err != nil {
 			return created, fmt.Errorf("wait for table %s: %w", name, err)
+		}
+		if _, err := addMissingIndexes(ctx, client, t); err != nil {
+			return created, err
 		}
 		if t.TTLAttribute == "" {
 			continue
