@@ -150,6 +150,11 @@ func (s *Service) runBulk(ctx context.Context, ref cardflow.BulkRef, until time.
 		Scopes: []string{cardflow.ScopeExecute}, Actor: BulkActor(op.BulkOperationID),
 	})
 	for {
+		// A worker asked to stop stops between pages; the page in hand
+		// is recorded, and the next worker works it again.
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		if len(op.Batch) == 0 && !op.Last {
 			page, err := s.store.SearchExecutions(ctx, op.OrganizationID, op.Filter, cardflow.ListOptions[cardflow.SearchKey]{Limit: cardflow.MaxLimit, After: op.Cursor})
 			if err != nil {
