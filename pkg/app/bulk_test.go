@@ -177,3 +177,102 @@ func TestStartBulkOperation(t *testing.T) {
 		t.Errorf("a read key: got %v, want FORBIDDEN", err)
 	}
 }
+
+// idleRunner takes executions and runs none of them.
+type idleRunner struct{}
+
+func (idleRunner) Start(context.Context, cardflow.ExecutionRef) error                { return nil }
+func (idleRunner) Wake(context.Context, cardflow.ExecutionRef, *cardflow.Wait) error { return nil }
+func (idleRunner) Stop(context.Context, cardflow.ExecutionRef) error                 { return nil }
+
+// TestBulkRedriveSurvivesCrashes: a worker stopped at each write in turn
+// after redriving some executions, which then fail again before another
+// worker takes over; the other worker does not redrive those a second
+// time, and the operation counts each once.
+func TestBulkRedriveSurvivesCrashes(t *testing.T) {
+	const n = 35
+	for at := int64(1); at <= 5; at++ {
+		t.Run(fmt.Sprint("stopped at write ", at), func(t *testing.T) {
+			base := openStore(t)
+			ctx := context.Background()
+			var exs []*cardflow.Execution
+			for i := range n {
+				ex := &cardflow.Execution{
+					WorkflowExecutionID: cardflow.NewID(time.Now()), WorkflowID: "01KWF000000000000000000000", WorkflowVersion: 1,
+					OrganizationID: "acme", WorkspaceID: "finance", WorkflowCurrentState: "Check stock", WorkflowTriggerType: cardflow.TriggerRequest,
+					Status: cardflow.ExecFailed, CreatedOn: time.Now().UnixMilli() - 1000,
+					WorkflowDetails: cardflow.WorkflowDetails{WorkflowSteps: []cardflow.Step{{ID: "check", Name: "Check stock", Type: "http"}}},
+					State:           cardflow.ExecutionState{FailedStep: "check", ProcessID: fmt.Sprintf("SO-%d", i)},
+				}
+				proc := &cardflow.Process{OrganizationID: "acme", ProcessID: ex.State.ProcessID, WorkflowID: ex.WorkflowID, ExecutionID: ex.WorkflowExecutionID}
+				if err := base.StartExecution(ctx, ex, proc, nil); err != nil {
+					t.Fatal(err)
+				}
+				proc.Closed = true
+				if err := base.PutProcess(ctx, proc); err != nil {
+					t.Fatal(err)
+				}
+				exs = append(exs, ex)
+			}
+			store := &crashingStore{Store: base}
+			store.at.Store(at)
+			var now atomic.Int64
+			now.Store(time.Now().UnixNano())
+			clock := func() time.Time { return time.Unix(0, now.Load()) }
+			first, err := app.New(store, app.WithClock(clock), app.WithRunner(idleRunner{}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			op, err := first.StartBulkOperation(admin, app.StartBulkInput{Action: cardflow.BulkRedrive, Status: cardflow.ExecFailed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := first.RunBulkOperations(ctx, clock().Add(time.Minute)); err != nil {
+				t.Fatal(err)
+			}
+			// What the first worker redrove fails again.
+			for _, ex := range exs {
+				got, err := base.GetExecution(ctx, "acme", ex.WorkflowID, ex.WorkflowExecutionID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.Status == cardflow.ExecRunning {
+					got.Status, got.State.FailedStep = cardflow.ExecFailed, "check"
+					if err := base.PutExecution(ctx, got); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			now.Add(int64(app.BulkLease + time.Second))
+			second, err := app.New(base, app.WithClock(clock), app.WithRunner(idleRunner{}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := second.RunBulkOperations(ctx, clock().Add(time.Minute)); err != nil {
+				t.Fatal(err)
+			}
+			got, err := base.GetBulkOperation(ctx, "acme", op.BulkOperationID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Status != cardflow.BulkSucceeded || got.Done != n || got.Failed+got.Skipped != 0 {
+				t.Errorf("got %s, done %d, failed %d, skipped %d; want SUCCEEDED with %d done", got.Status, got.Done, got.Failed, got.Skipped, n)
+			}
+			for _, ex := range exs {
+				e, err := base.GetExecution(ctx, "acme", ex.WorkflowID, ex.WorkflowExecutionID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				redrives := 0
+				for _, ev := range e.WorkflowEventLog.Events {
+					if ev.Type == cardflow.EventRedriven && ev.Actor == app.BulkActor(op.BulkOperationID) {
+						redrives++
+					}
+				}
+				if redrives != 1 {
+					t.Errorf("execution %s: redriven %d times by the operation, want once", ex.WorkflowExecutionID, redrives)
+				}
+			}
+		})
+	}
+}
