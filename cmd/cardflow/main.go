@@ -10,7 +10,7 @@
 //	cardflow secrets path --org ORG NAME where an organization's secret is set
 //	cardflow trigger WORKFLOW_ID [--version N] [--process-id P] [--data JSON]
 //	cardflow resume PROCESS_ID [--data JSON]
-//	cardflow executions [--workflow ID]
+//	cardflow executions [--workflow ID] [--status S] [--process-id P] [--trigger-type T] [--created-after T] [--created-before T]
 //	cardflow watch WORKFLOW_ID EXECUTION_ID
 //	cardflow redrive WORKFLOW_ID EXECUTION_ID
 //	cardflow outbox

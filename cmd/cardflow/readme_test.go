@@ -170,6 +170,8 @@ var readmeBlocks = map[string]struct {
 	"## Robustness #1":                          {skip: "the longer checks CI runs after make test (.ci/run)"},
 	"## Approvals #1":                           {skip: "needs a waiting approval's id; pkg/httpapi TestApprovalThroughTheAPI runs these requests end to end"},
 	"### Two approvers, step by step #1":        {check: checkTwoApprovers},
+	"### Search #1":                             {check: checkSearch},
+	"### Bulk operations #1":                    {check: checkBulk},
 	"### Redrive #1":                            {before: needPython, check: checkRedrive},
 	"### Limits #1":                             {skip: "serves in the foreground on port 3000; pkg/httpapi's TestRateLimitPerOrganization and TestOpenExecutionCap serve with default limits"},
 	"### Limits #2":                             {inRepo: true, check: checkLimits},

@@ -37,6 +37,9 @@ type Service struct {
 	limits *limiter
 	// observe hears of executions and answers, for metrics and traces.
 	observe cardflow.Observer
+
+	// bulkKick wakes the bulk operation workers (WithBulkWorker).
+	bulkKick func()
 }
 
 // Checker validates a workflow version before saveWorkflow stores it: its

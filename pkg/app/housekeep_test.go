@@ -45,7 +45,7 @@ func newNode(t *testing.T, store cardflow.Store, ahead time.Duration) *node {
 	return &node{svc: svc, runner: runner}
 }
 
-func openStore(t *testing.T) *boltstore.Store {
+func openStore(t testing.TB) *boltstore.Store {
 	t.Helper()
 	store, err := boltstore.Open(filepath.Join(t.TempDir(), "cardflow.db"))
 	if err != nil {

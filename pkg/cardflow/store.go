@@ -121,6 +121,8 @@ type Store interface {
 	ApprovalStore
 	EventStore
 	LimitStore
+	SearchStore
+	BulkStore
 
 	Close() error
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/cardflow/cardflow/pkg/cardflow"
 )
 
 // DefaultPrefix is the table name prefix when none is configured.
@@ -29,6 +31,9 @@ const (
 	// TableLimits holds the organizations' limits and what counts against
 	// them (limits.go).
 	TableLimits = "limits"
+
+	// TableBulkOperations holds bulk operations and their client tokens.
+	TableBulkOperations = "bulkoperations"
 )
 
 // Attribute names. Keys and index keys are top-level attributes; the rest
@@ -111,6 +116,27 @@ const (
 	attrLimitKey       = "limit_key"
 	attrOpenExecutions = "open_executions"
 	attrRequests       = "requests"
+
+	// Search attributes of an execution's head (cardflow.SearchIndex),
+	// written on every put. attrCreatedKey sorts every search index: the
+	// created_on zero-padded to 15 digits, "#" and the execution id. The
+	// others are partitions: the organization, "#" and the values the
+	// index holds, joined by "#".
+	attrCreatedKey           = "created_key"
+	attrSearchProcess        = "search_process"         // organization_id#process_id
+	attrSearchWorkflowStatus = "search_workflow_status" // organization_id#workflow_id#status
+	attrSearchWorkflow       = "search_workflow"        // organization_id#workflow_id
+	attrSearchStatus         = "search_status"          // organization_id#status
+	attrSearchTrigger        = "search_trigger"         // organization_id#trigger_type
+
+	attrBulkKey = "bulk_key" // organization_id#bulk_operation_id, or organization_id#token:<client token>
+	attrBulkID  = "bulk_operation_id"
+	// attrBulkTarget is set on a client token's claim: the operation it
+	// made.
+	attrBulkTarget = "bulk_target"
+	// attrRunningPartition is "running" on RUNNING bulk operations only,
+	// the partition of the sparse running_bulk index.
+	attrRunningPartition = "running_partition"
 )
 
 // Index names.
@@ -123,7 +149,55 @@ const (
 	indexByDue           = "by_due"
 	indexByExpiry        = "by_expiry"
 	indexPending         = "pending"
+
+	indexSearchProcess        = "search_process"
+	indexSearchWorkflowStatus = "search_workflow_status"
+	indexSearchWorkflow       = "search_workflow"
+	indexSearchStatus         = "search_status"
+	indexSearchTrigger        = "search_trigger"
+	indexSearchCreated        = "search_created"
+
+	indexRunningBulk = "running_bulk"
 )
+
+// searchIndex is the DynamoDB index of a cardflow.SearchIndex: its name,
+// its partition attribute, and the search attributes it projects beside
+// its keys, which are the filters a search on it may still apply. An index
+// projects no record: an execution's head changes at every step, and an
+// index that held it would be written at every step too; these are
+// written only when an execution starts or its status changes, and a
+// search reads the heads it finds from the table.
+type searchIndex struct {
+	name, partition string
+	include         []string
+}
+
+var searchIndexes = map[cardflow.SearchIndex]searchIndex{
+	cardflow.SearchByProcess:        {indexSearchProcess, attrSearchProcess, []string{attrSearchWorkflow, attrSearchStatus, attrSearchTrigger}},
+	cardflow.SearchByWorkflowStatus: {indexSearchWorkflowStatus, attrSearchWorkflowStatus, []string{attrSearchTrigger}},
+	cardflow.SearchByWorkflow:       {indexSearchWorkflow, attrSearchWorkflow, []string{attrSearchTrigger}},
+	cardflow.SearchByStatus:         {indexSearchStatus, attrSearchStatus, []string{attrSearchTrigger}},
+	cardflow.SearchByTrigger:        {indexSearchTrigger, attrSearchTrigger, nil},
+	cardflow.SearchByCreated:        {indexSearchCreated, attrOrg, nil},
+}
+
+// searchGSIs returns the definitions of the search indexes.
+func searchGSIs() ([]types.AttributeDefinition, []types.GlobalSecondaryIndex) {
+	defs := []types.AttributeDefinition{str(attrCreatedKey)}
+	var gsis []types.GlobalSecondaryIndex
+	for _, idx := range cardflow.SearchIndexes {
+		si := searchIndexes[idx]
+		if si.partition != attrOrg {
+			defs = append(defs, str(si.partition))
+		}
+		proj := &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}
+		if len(si.include) > 0 {
+			proj = &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: si.include}
+		}
+		gsis = append(gsis, types.GlobalSecondaryIndex{IndexName: aws.String(si.name), KeySchema: keySchema(si.partition, attrCreatedKey), Projection: proj})
+	}
+	return defs, gsis
+}
 
 // Table is the definition of one table: what CreateTable takes, and the TTL
 // attribute to enable once it exists ("" for none).
@@ -135,13 +209,14 @@ type Table struct {
 // Tables returns the definitions of every table, their names starting with
 // prefix. Tables are billed per request, so no capacity is planned here.
 func Tables(prefix string) []Table {
+	searchDefs, searchIndexes := searchGSIs()
 	return []Table{
 		{Input: versionedTable(prefix+TableWorkflows, attrWorkflow, attrWFVersion, nil)},
 		{Input: &dynamodb.CreateTableInput{
 			TableName:            aws.String(prefix + TableExecutions),
-			AttributeDefinitions: []types.AttributeDefinition{str(attrWorkflow), str(attrExecution), str(attrOrg), str(attrOpenPartition)},
+			AttributeDefinitions: append([]types.AttributeDefinition{str(attrWorkflow), str(attrExecution), str(attrOrg), str(attrOpenPartition)}, searchDefs...),
 			KeySchema:            keySchema(attrWorkflow, attrExecution),
-			GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
+			GlobalSecondaryIndexes: append([]types.GlobalSecondaryIndex{
 				gsi(indexByOrganization, attrOrg, attrExecution),
 				// Open executions by key and organization only: an index
 				// write costs only when an execution opens or closes, not
@@ -154,7 +229,7 @@ func Tables(prefix string) []Table {
 						NonKeyAttributes: []string{attrOrg},
 					},
 				},
-			},
+			}, searchIndexes...),
 			BillingMode: types.BillingModePayPerRequest,
 		}},
 		// Cards kept active_version on ACTIVE versions for this local index
@@ -233,6 +308,20 @@ func Tables(prefix string) []Table {
 			KeySchema:            keySchema(attrOrg, attrLimitKey),
 			BillingMode:          types.BillingModePayPerRequest,
 		}, TTLAttribute: attrExpiresAt},
+
+		// Bulk operations by organization and id; the sparse running_bulk
+		// index holds running ones only, for the workers.
+		{Input: &dynamodb.CreateTableInput{
+			TableName:            aws.String(prefix + TableBulkOperations),
+			AttributeDefinitions: []types.AttributeDefinition{str(attrBulkKey), str(attrRunningPartition), str(attrBulkID)},
+			KeySchema:            keySchema(attrBulkKey, ""),
+			GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{
+				IndexName:  aws.String(indexRunningBulk),
+				KeySchema:  keySchema(attrRunningPartition, attrBulkID),
+				Projection: &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{attrOrg}},
+			}},
+			BillingMode: types.BillingModePayPerRequest,
+		}},
 	}
 }
 
@@ -288,12 +377,14 @@ type TablesClient interface {
 	DescribeTable(context.Context, *dynamodb.DescribeTableInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
 	DescribeTimeToLive(context.Context, *dynamodb.DescribeTimeToLiveInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error)
 	UpdateTimeToLive(context.Context, *dynamodb.UpdateTimeToLiveInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error)
+	UpdateTable(context.Context, *dynamodb.UpdateTableInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateTableOutput, error)
 }
 
 // CreateTables creates the tables of Tables(prefix) that do not exist yet,
 // waits until every one is ACTIVE and enables TTL where a table has it. It
-// leaves existing tables as they are, so running it again changes nothing.
-// It returns the names of the tables it created.
+// leaves existing tables as they are but for the global indexes their
+// definitions gained since (addMissingIndexes), so running it again
+// changes nothing. It returns the names of the tables it created.
 func CreateTables(ctx context.Context, client TablesClient, prefix string) ([]string, error) {
 	if err := checkPrefix(prefix); err != nil {
 		return nil, err
@@ -318,6 +409,9 @@ func CreateTables(ctx context.Context, client TablesClient, prefix string) ([]st
 		name := *t.Input.TableName
 		if err := waiter.Wait(ctx, &dynamodb.DescribeTableInput{TableName: t.Input.TableName}, 5*time.Minute); err != nil {
 			return created, fmt.Errorf("wait for table %s: %w", name, err)
+		}
+		if _, err := addMissingIndexes(ctx, client, t); err != nil {
+			return created, err
 		}
 		if t.TTLAttribute == "" {
 			continue

@@ -55,7 +55,9 @@ func Endpoints() []Endpoint {
 		GetWorkflowById, GetOrganizationWorkflows, GetWorkflowSchemaById, SaveWorkflow, PublishWorkflow,
 		GetCardById, GetLatestActiveCard, GetOrganizationCards, SaveCard, PublishCard,
 		TriggerWorkflow, ToggleScheduledWorkflow, CancelExecution, RedriveExecution,
-		GetPendingApprovals, GetApprovalById, AnswerApproval, ReassignApproval, ResumeWorkflow,
+		GetPendingApprovals, GetApprovalById, AnswerApproval, ReassignApproval,
+		SearchExecutions, StartBulkOperation, GetBulkOperation,
+		ResumeWorkflow,
 	}
 }
 

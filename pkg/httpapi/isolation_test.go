@@ -17,6 +17,8 @@ import (
 // with its process id, and a scheduled workflow.
 type tenant struct {
 	org, workflowID, cardID, executionID, processID, scheduledID, approvalID string
+	// bulkID is a bulk operation of the organization that acts on nothing.
+	bulkID string
 }
 
 // isolationRow is one route of the matrix: the request that aims at the
@@ -45,6 +47,19 @@ var isolationRows = map[string]isolationRow{
 	}},
 	"GET /v1/workflows/getOrganizationExecutions": {scope: "read", list: true, target: func(a tenant) (string, any) {
 		return "/v1/workflows/getOrganizationExecutions?limit=30", nil
+	}},
+	// Aimed at A's execution by every filter that can name it.
+	"GET /v1/workflows/searchExecutions": {scope: "read", list: true, target: func(a tenant) (string, any) {
+		return "/v1/workflows/searchExecutions?limit=30&status=WAITING&workflow_id=" + a.workflowID + "&process_id=" + a.processID + "&trigger_type=REQUEST", nil
+	}},
+	// Another organization's bulk cancel of every REQUEST execution
+	// answers its own operation; that A's waiting execution stays is the
+	// snapshot's to show.
+	"POST /v1/workflows/startBulkOperation": {scope: "execute", list: true, target: func(a tenant) (string, any) {
+		return "/v1/workflows/startBulkOperation", map[string]any{"action": "cancel", "trigger_type": "REQUEST"}
+	}},
+	"GET /v1/workflows/getBulkOperation": {scope: "read", target: func(a tenant) (string, any) {
+		return "/v1/workflows/getBulkOperation?bulk_operation_id=" + a.bulkID, nil
 	}},
 	"GET /v1/workflows/getWorkflowById": {scope: "read", target: func(a tenant) (string, any) {
 		return "/v1/workflows/getWorkflowById?workflow_id=" + a.workflowID + "&workflow_version=1", nil
@@ -138,6 +153,12 @@ func (e *env) newTenant(org string) tenant {
 	}); err != nil {
 		e.t.Fatal(err)
 	}
+
+	r = e.do("POST", "/v1/workflows/startBulkOperation", admin, map[string]any{"action": "cancel", "process_id": "PO-none"})
+	if r.status != 200 {
+		e.t.Fatalf("start a bulk operation: got %d %s", r.status, r.raw)
+	}
+	a.bulkID = str(r.body["item"].(map[string]any)["bulk_operation_id"])
 
 	b := minimalBody()
 	b["workflow_name"] = "New year"

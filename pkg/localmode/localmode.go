@@ -250,6 +250,7 @@ type Stack struct {
 
 	housekeeper *housekeeper
 	events      *events
+	bulk        *bulkWorker
 }
 
 // NewStack builds the stack over an open store and outbox (which may be the
@@ -285,6 +286,8 @@ func NewStack(store cardflow.Store, outbox *boltstore.Store, cfg Config) (*Stack
 	opts := []app.Option{app.WithChecker(eng), app.WithCardChecker(cards.Checker{}), app.WithRunner(st.Runner), app.WithScheduler(st.Scheduler),
 		app.WithEarlyResumeWindow(early), app.WithLogger(cfg.Log), app.WithWatcher(changes), app.WithNotifier(notify), app.WithDeliverer(tm),
 		app.WithLimits(cfg.OrgLimits, tokenbucket.New(nil)), app.WithObserver(obs)}
+	st.bulk = newBulkWorker(cfg.Log)
+	opts = append(opts, app.WithBulkWorker(st.bulk.kick))
 	if tm.HasBot() {
 		opts = append(opts, app.WithTeamsBot(tm, tm))
 	}
@@ -296,6 +299,7 @@ func NewStack(store cardflow.Store, outbox *boltstore.Store, cfg Config) (*Stack
 		return nil, err
 	}
 	st.housekeeper = newHousekeeper(st.Service, cfg.Housekeeping, cfg.Log)
+	st.bulk.svc = st.Service
 	return st, nil
 }
 
@@ -368,6 +372,7 @@ func (st *Stack) Start(ctx context.Context) (int, error) {
 	st.Scheduler.Start()
 	st.housekeeper.start()
 	st.events.start()
+	st.bulk.start()
 	return n, nil
 }
 
@@ -377,6 +382,7 @@ func (st *Stack) Close() error {
 	st.Changes.Close()
 	st.housekeeper.stop()
 	st.events.stop()
+	st.bulk.stop()
 	st.Scheduler.Close()
 	st.Runner.Close()
 	if cardflow.Store(st.Outbox) != st.Store {

@@ -40,6 +40,8 @@ func Run(t *testing.T, newStore func(t *testing.T) cardflow.Store) {
 		{"Approvals", testApprovals},
 		{"Events", testEvents},
 		{"Limits", testLimits},
+		{"Search", testSearch},
+		{"Bulk", testBulk},
 	} {
 		t.Run(s.name, func(t *testing.T) { s.run(t, e) })
 	}

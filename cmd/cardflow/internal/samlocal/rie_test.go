@@ -358,6 +358,9 @@ func TestRuntimeInterfaceEmulator(t *testing.T) {
 		{"getWorkflowExecutionHistory", "", 200, "application/json", `\"workflow_execution_id\":\"` + f.ExecutionID + `\"`},
 		{"waitForExecution", "", 200, "application/json", `\"workflow_execution_id\":\"` + f.ExecutionID + `\"`},
 		{"getOrganizationExecutions", "", 200, "application/json", `\"count\":5`},
+		{"searchExecutions", "", 200, "application/json", `\"workflow_execution_id\":\"` + f.ExecutionID + `\"`},
+		{"startBulkOperation", "", 200, "application/json", `\"status\":\"RUNNING\"`},
+		{"getBulkOperation", "", 200, "application/json", `\"status\":\"SUCCEEDED\"`},
 		{"getWorkflowById", "", 200, "application/json", `\"workflow_status_version\":\"ACTIVE_2\"`},
 		{"getOrganizationWorkflows", "", 200, "application/json", `\"count\":5`},
 		{"getWorkflowSchemaById", "", 200, "application/json", `\"workflow_mock_payload\"`},
@@ -384,6 +387,7 @@ func TestRuntimeInterfaceEmulator(t *testing.T) {
 		{samlocal.Park, "", 0, "", `null`},
 		{samlocal.Housekeeping, "", 0, "", `{"waits_timed_out":0,"processes_closed":0,"early_resumes_dropped":0,"processes_deleted":0,"idempotency_deleted":0}`},
 		{samlocal.PublishEvents, "", 0, "", `{"published":1,"pending":0}`},
+		{samlocal.BulkOperations, "", 0, "", `null`},
 	}
 	var checked []string
 	for i, c := range checks {

@@ -68,6 +68,8 @@ type Fixture struct {
 	BotToken, BotServiceURL string
 	// SeededAt is when the records were written.
 	SeededAt time.Time
+	// BulkOperationID is a bulk operation that found nothing to do.
+	BulkOperationID string
 }
 
 // Seed writes the sample records to store.
@@ -117,6 +119,15 @@ func Seed(ctx context.Context, store cardflow.Store, now time.Time) (*Fixture, e
 			return nil, err
 		}
 	}
+	bulk := &cardflow.BulkOperation{
+		OrganizationID: Organization, WorkspaceID: Workspace, BulkOperationID: cardflow.NewID(now), Action: cardflow.BulkCancel,
+		Filter: cardflow.ExecutionFilter{ProcessID: "PO-none", CreatedBefore: now.UnixMilli()}, Status: cardflow.BulkSucceeded,
+		Failures: []cardflow.BulkItem{}, CreatedBy: f.Actor, CreatedOn: now.UnixMilli(), ModifiedOn: now.UnixMilli(),
+	}
+	if _, err := store.CreateBulkOperation(ctx, bulk); err != nil {
+		return nil, err
+	}
+	f.BulkOperationID = bulk.BulkOperationID
 	if f.TimedOutExecutionID, err = f.seedTimedOut(ctx, svc, now); err != nil {
 		return nil, err
 	}
@@ -217,6 +228,7 @@ const (
 	Authorizer     = "authorizer"
 	ScheduleTarget = "scheduleTarget"
 	Housekeeping   = "housekeeping"
+	BulkOperations = "bulkOperations"
 	// TeamsRespondConfirm is teamsRespond's second event: the POST of the
 	// confirmation form the page of its first (GET) shows.
 	TeamsRespondConfirm = "teamsRespondConfirm"
@@ -252,9 +264,13 @@ func Events(f *Fixture) (map[string]any, error) {
 		"waitForExecution":            get("/v1/workflows/waitForExecution", map[string]string{"workflow_id": wf, "workflow_execution_id": f.ExecutionID, "until": "final", "timeout": "5"}),
 		"getWorkflowExecutionHistory": get("/v1/workflows/getWorkflowExecutionHistory", map[string]string{"workflow_id": wf, "limit": "5"}),
 		"getOrganizationExecutions":   get("/v1/workflows/getOrganizationExecutions", map[string]string{"limit": "5"}),
-		"getWorkflowById":             get("/v1/workflows/getWorkflowById", map[string]string{"workflow_id": wf, "workflow_version": "2"}),
-		"getOrganizationWorkflows":    get("/v1/workflows/getOrganizationWorkflows", map[string]string{"limit": "5"}),
-		"getWorkflowSchemaById":       get("/v1/workflows/getWorkflowSchemaById", map[string]string{"workflow_id": wf, "workflow_version": "2"}),
+		"searchExecutions":            get("/v1/workflows/searchExecutions", map[string]string{"workflow_id": wf, "limit": "5"}),
+		// A bulk cancel of what process id PO-none started: nothing.
+		"startBulkOperation":       post("/v1/workflows/startBulkOperation", map[string]any{"action": "cancel", "process_id": "PO-none", "client_token": "sam-local"}),
+		"getBulkOperation":         get("/v1/workflows/getBulkOperation", map[string]string{"bulk_operation_id": f.BulkOperationID}),
+		"getWorkflowById":          get("/v1/workflows/getWorkflowById", map[string]string{"workflow_id": wf, "workflow_version": "2"}),
+		"getOrganizationWorkflows": get("/v1/workflows/getOrganizationWorkflows", map[string]string{"limit": "5"}),
+		"getWorkflowSchemaById":    get("/v1/workflows/getWorkflowSchemaById", map[string]string{"workflow_id": wf, "workflow_version": "2"}),
 		"saveWorkflow": post("/v1/workflows/saveWorkflow", map[string]any{
 			"workflow_name": "Leave request",
 			"workflow_steps": []any{
@@ -355,6 +371,12 @@ func Events(f *Fixture) (map[string]any, error) {
 	// outbox item, the started event of the sample execution.
 	if out[PublishEvents], err = publishEvent(f, wf); err != nil {
 		return nil, err
+	}
+	out[BulkOperations] = events.EventBridgeEvent{
+		Version: "0", ID: "0c5e6a1e-3f1d-4b8e-9a57-6f2d0b9e4c11", DetailType: "Scheduled Event", Source: "aws.events",
+		AccountID: "123456789012", Time: at, Region: "us-east-1",
+		Resources: []string{"arn:aws:events:us-east-1:123456789012:rule/cardflow-dev-BulkOperationsFunctionEveryMinute"},
+		Detail:    json.RawMessage(`{}`),
 	}
 	// What the runner's state machine passes its tasks for the waiting
 	// execution.

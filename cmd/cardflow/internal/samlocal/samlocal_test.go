@@ -300,6 +300,9 @@ func TestEvents(t *testing.T) {
 		{"waitForExecution", 200, `"workflow_execution_id":"` + f.ExecutionID + `"`},
 		{"getWorkflowExecutionHistory", 200, `"workflow_execution_id":"` + f.ExecutionID + `"`},
 		{"getOrganizationExecutions", 200, `"count":5`},
+		{"searchExecutions", 200, `"workflow_execution_id":"` + f.ExecutionID + `"`},
+		{"startBulkOperation", 200, `"status":"RUNNING"`},
+		{"getBulkOperation", 200, `"status":"SUCCEEDED"`},
 		{"getWorkflowById", 200, `"workflow_status_version":"ACTIVE_2"`},
 		{"getOrganizationWorkflows", 200, `"count":5`},
 		{"getWorkflowSchemaById", 200, `"workflow_mock_payload"`},
@@ -454,6 +457,16 @@ func TestEvents(t *testing.T) {
 		}
 	})
 
+	t.Run("bulkOperations", func(t *testing.T) {
+		w, err := envFor("bulkOperations").NewBulkWorkerFunction(log, runOpt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Handle(ctx, decode[events.EventBridgeEvent](t, samlocal.BulkOperations, evs[samlocal.BulkOperations])); err != nil {
+			t.Errorf("got %v, want the bulk operation of startBulkOperation worked", err)
+		}
+	})
+
 	perms.checkTemplate(t)
 }
 
@@ -512,7 +525,7 @@ func TestCommittedEvents(t *testing.T) {
 				t.Errorf("events/%s.json: %+v, want one INSERT of an outbox item", name, got)
 			}
 			continue
-		case samlocal.Housekeeping:
+		case samlocal.Housekeeping, samlocal.BulkOperations:
 			if got := decode[events.EventBridgeEvent](t, name, raw); got.DetailType != "Scheduled Event" {
 				t.Errorf("events/%s.json: detail-type %q, want Scheduled Event", name, got.DetailType)
 			}
