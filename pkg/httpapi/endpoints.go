@@ -53,6 +53,7 @@ func Endpoints() []Endpoint {
 		GetWorkflowExecutionById, WaitForExecution, GetWorkflowExecutionHistory, GetOrganizationExecutions,
 		GetWorkflowById, GetOrganizationWorkflows, GetWorkflowSchemaById, SaveWorkflow, PublishWorkflow,
 		GetCardById, GetLatestActiveCard, GetOrganizationCards, SaveCard, PublishCard,
+		PreviewCard,
 		TriggerWorkflow, ToggleScheduledWorkflow, CancelExecution,
 		GetPendingApprovals, GetApprovalById, AnswerApproval, ReassignApproval, ResumeWorkflow,
 	}

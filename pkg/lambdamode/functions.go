@@ -35,6 +35,7 @@ var Endpoints = []Function{
 	{"getOrganizationCards", []string{"GET /v1/adaptive-cards/getOrganizationCards"}},
 	{"saveCard", []string{"POST /v1/adaptive-cards/saveCard"}},
 	{"publishCard", []string{"POST /v1/adaptive-cards/publishCard"}},
+	{"previewCard", []string{"POST /v1/adaptive-cards/previewCard"}},
 	// One endpoint with an optional version segment.
 	{"triggerWorkflow", []string{
 		"POST /v1/workflows/triggerworkflow/{workflow_id}",

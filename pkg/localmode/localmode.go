@@ -24,6 +24,7 @@ import (
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/cards"
+	"github.com/cardflow/cardflow/pkg/console"
 	"github.com/cardflow/cardflow/pkg/dynamostore"
 	"github.com/cardflow/cardflow/pkg/dynamostore/dynamoclient"
 	"github.com/cardflow/cardflow/pkg/engine"
@@ -426,7 +427,11 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	os.Chmod(sockPath, 0o600)
 
-	limited, srv := cfg.Limits.serve(ln, api)
+	ui, err := console.New()
+	if err != nil {
+		return err
+	}
+	limited, srv := cfg.Limits.serve(ln, console.Mount(ui, api))
 	admin := &http.Server{Handler: keyadmin.Handler(svc), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(limited) }()
