@@ -55,15 +55,18 @@ export function Graph({ steps, connections, taken = [], waiting = '', failed = '
     if (id === waiting) state = 'waiting';
     else if (id === failed) state = 'failed';
     else if (took.has(id)) state = 'taken';
-    const label = `${s.name} (${s.type}${state ? ', ' + (state === 'taken' ? 'ran' : state) : ''})`;
+    // The name starts with the text shown, as speech input users say it.
+    const shown = s.name.length > 26 ? s.name.slice(0, 25) + '…' : s.name;
+    const kind = s.type + (state === 'waiting' ? ' · waiting' : '');
+    const label = `${shown} ${kind}${state === 'taken' ? ', ran' : ''}${state === 'failed' ? ', failed here' : ''}`;
     const pick = () => onSelect && onSelect(id);
     return html`<g key=${id} class=${`node ${state} kind-${s.type}` + (selected === id ? ' selected' : '')}
         transform=${`translate(${n.x - W / 2},${n.y - H / 2})`} role="button" tabindex="0"
         aria-label=${label} aria-pressed=${selected === id ? 'true' : 'false'} data-step=${id}
         onClick=${pick} onKeyDown=${(ev) => { if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); pick(); } }}>
       <rect width=${W} height=${H} rx="8" />
-      <text x="12" y="22" class="name">${s.name.length > 26 ? s.name.slice(0, 25) + '…' : s.name}</text>
-      <text x="12" y="41" class="kind">${s.type}${state === 'waiting' ? ' · waiting' : ''}</text>
+      <text x="12" y="22" class="name">${shown}</text>
+      <text x="12" y="41" class="kind">${" " + kind}</text>
     </g>`;
   });
   return html`<svg class="graph" role="group" aria-label="Steps and connections" width=${width} height=${height} viewBox=${`0 0 ${width} ${height}`}>

@@ -115,7 +115,7 @@ function Workflows() {
       <tbody>${groups.map((vs) => html`<tr key=${vs[0].workflow_id}>
         <td><a href=${`#/workflows/${vs[0].workflow_id}/${vs[0].version}`}>${vs[0].workflow_name}</a><div class="id">${vs[0].workflow_id}</div></td>
         <td><ul class="versions">${vs.map((v) => html`<li key=${v.version}><a href=${`#/workflows/${v.workflow_id}/${v.version}`}
-          aria-label=${`${v.workflow_name} version ${v.version}, ${v.workflow_status}`}>v${v.version}</a> <${Badge} status=${v.workflow_status} /></li>`)}</ul></td>
+          aria-label=${`v${v.version} of ${v.workflow_name}, ${v.workflow_status}`}>v${v.version}</a> <${Badge} status=${v.workflow_status} /></li>`)}</ul></td>
         <td>${when(vs[0].modified_on)}</td>
       </tr>`)}</tbody>
     </table>`;
@@ -373,6 +373,10 @@ function Inbox() {
   // oldest first, as the one that has waited longest comes first.
   const [items, error, reload] = useLoad(() => pages('approvals/getPendingApprovals').then((xs) => xs.sort((a, b) => a.created_on - b.created_on)), []);
   const [done, setDone] = useState('');
+  useEffect(() => {
+    // Marks the first render of the list, which the browser test measures.
+    if (items && performance.getEntriesByName('inbox-rendered').length === 0) performance.mark('inbox-rendered');
+  }, [items]);
   const onDone = useCallback((msg) => { setDone(msg); reload(); }, []);
   return html`<h1>Approvals inbox</h1>
     <p class="hint">What waits on the person of this key (on anyone, for an admin key), oldest first.</p>
@@ -396,7 +400,7 @@ function Cards() {
       <tbody>${groups.map((vs) => html`<tr key=${vs[0].card_id}>
         <td><a href=${`#/cards/${vs[0].card_id}/${vs[0].card_version}`}>${vs[0].card_name}</a><div class="id">${vs[0].card_id}</div></td>
         <td><ul class="versions">${vs.map((v) => html`<li key=${v.card_version}><a href=${`#/cards/${v.card_id}/${v.card_version}`}
-          aria-label=${`${v.card_name} version ${v.card_version}, ${v.status}`}>v${v.card_version}</a> <${Badge} status=${v.status} /></li>`)}</ul></td>
+          aria-label=${`v${v.card_version} of ${v.card_name}, ${v.status}`}>v${v.card_version}</a> <${Badge} status=${v.status} /></li>`)}</ul></td>
         <td>${when(vs[0].created_on)}</td>
       </tr>`)}</tbody>
     </table>`;
