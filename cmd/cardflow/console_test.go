@@ -239,7 +239,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	p.open("#/workflows")
 	p.wait("the workflow list", `document.body.innerText.includes('Purchase request approval')`)
 	p.check("workflows")
-	p.open("#/workflows/"+env["WORKFLOW_ID"]+"/2")
+	p.open("#/workflows/" + env["WORKFLOW_ID"] + "/2")
 	p.wait("the graph", `document.querySelector('[data-step=approve]') !== null`)
 	for _, label := range []string{"when input.amount > 1000", "on timeout", "Manager approval"} {
 		if !strings.Contains(string(p.eval(`document.querySelector('svg.graph').textContent`)), label) {
@@ -253,7 +253,7 @@ func TestConsoleInBrowser(t *testing.T) {
 
 	// Trigger the two-approver workflow from its page; the execution page
 	// shows it waiting at the approval step.
-	p.open("#/workflows/"+env["TWO_APPROVER_WORKFLOW_ID"]+"/1")
+	p.open("#/workflows/" + env["TWO_APPROVER_WORKFLOW_ID"] + "/1")
 	p.wait("the trigger form", `document.getElementById('trigger-input') !== null`)
 	p.do("trigger",
 		chromedp.SendKeys(chromedp.ID("trigger-pid"), "PO-CONSOLE-1"),
@@ -306,7 +306,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	// Cards: a version previewed with sample data through the service's templating.
 	p.open("#/cards")
 	p.wait("the card list", `document.querySelectorAll('table.list tbody tr').length > 0`)
-	p.open("#/cards/"+env["CARD_ID"]+"/2")
+	p.open("#/cards/" + env["CARD_ID"] + "/2")
 	p.wait("the card page", `document.getElementById('card-data') !== null`)
 	p.do("preview", chromedp.Click(`//form[@aria-label='Preview with sample data']//button[@type='submit']`))
 	p.wait("the preview", `document.querySelector('.preview .ac-host') && document.querySelector('.preview .ac-host').textContent.includes('Purchase request for Ann Example')`)

@@ -7,6 +7,8 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
+	"github.com/cardflow/cardflow/pkg/app"
+	"github.com/cardflow/cardflow/pkg/cards"
 	"github.com/cardflow/cardflow/pkg/httpapi"
 	"github.com/cardflow/cardflow/pkg/lambdamode"
 )
@@ -16,7 +18,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	h, err := env.NewEndpointFunction(env.Logger(os.Stdout), httpapi.PreviewCard)
+	h, err := env.NewEndpointFunction(env.Logger(os.Stdout), httpapi.PreviewCard, app.WithCardExpander(cards.Checker{}))
 	if err != nil {
 		log.Fatal(err)
 	}

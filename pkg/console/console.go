@@ -80,7 +80,9 @@ func New() (*Handler, error) {
 // ServeHTTP implements http.Handler.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == strings.TrimSuffix(Prefix, "/") {
-		http.Redirect(w, r, Prefix, http.StatusMovedPermanently)
+		// Relative, so that it keeps a path prefix such as API Gateway's stage.
+		w.Header().Set("Location", "console/")
+		w.WriteHeader(http.StatusMovedPermanently)
 		return
 	}
 	name := strings.TrimPrefix(r.URL.Path, Prefix)

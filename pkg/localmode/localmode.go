@@ -152,7 +152,7 @@ func OpenService(dataDir string) (*app.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	svc, err := app.New(store, app.WithChecker(checker), app.WithCardChecker(cards.Checker{}))
+	svc, err := app.New(store, app.WithChecker(checker), app.WithCardChecker(cards.Checker{}), app.WithCardExpander(cards.Checker{}))
 	if err != nil {
 		store.Close()
 		return nil, err
@@ -265,7 +265,7 @@ func NewStack(store cardflow.Store, outbox *boltstore.Store, cfg Config) (*Stack
 	if st.Scheduler, err = localscheduler.New(fire, localscheduler.WithLogger(cfg.Log)); err != nil {
 		return nil, err
 	}
-	opts := []app.Option{app.WithChecker(eng), app.WithCardChecker(cards.Checker{}), app.WithRunner(st.Runner), app.WithScheduler(st.Scheduler),
+	opts := []app.Option{app.WithChecker(eng), app.WithCardChecker(cards.Checker{}), app.WithCardExpander(cards.Checker{}), app.WithRunner(st.Runner), app.WithScheduler(st.Scheduler),
 		app.WithEarlyResumeWindow(early), app.WithLogger(cfg.Log), app.WithWatcher(changes), app.WithNotifier(changes), app.WithDeliverer(tm)}
 	if tm.HasBot() {
 		opts = append(opts, app.WithTeamsBot(tm, tm))

@@ -367,6 +367,8 @@ func TestRuntimeInterfaceEmulator(t *testing.T) {
 		{"getOrganizationCards", "", 200, "application/json", `\"count\":5`},
 		{"saveCard", "", 200, "application/json", `\"card_name\":\"Leave request\"`},
 		{"publishCard", "", 200, "application/json", `\"status_version\":\"ACTIVE-2\"`},
+		{"previewCard", "", 200, "application/json", `Purchase request for Ann Example`},
+		{samlocal.Console, "", 200, "text/html; charset=utf-8", `<title>cardflow console</title>`},
 		{"getPendingApprovals", "", 200, "application/json", `\"approval_id\":\"` + f.ApprovalID + `\"`},
 		{"getApprovalById", "", 200, "application/json", `\"status\":\"PENDING\"`},
 		{"answerApproval", "", 200, "application/json", `\"decision\":\"approve\",\"comment\":\"Within budget\",\"channel\":\"api\"`},

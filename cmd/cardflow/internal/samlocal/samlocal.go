@@ -216,6 +216,8 @@ const (
 	TeamsRespondConfirm = "teamsRespondConfirm"
 	Advance             = "advance"
 	Park                = "park"
+	// Console is the browser console's function, asked for its page.
+	Console = "console"
 )
 
 // Events renders the sample event of every function, by function name.
@@ -276,6 +278,8 @@ func Events(f *Fixture) (map[string]any, error) {
 			},
 		}),
 		"publishCard": post("/v1/adaptive-cards/publishCard", map[string]any{"card_id": card, "card_version": 2}),
+		"previewCard": post("/v1/adaptive-cards/previewCard", map[string]any{"card_id": card, "card_version": 2,
+			"data": map[string]any{"requester": "Ann Example", "item": "Laptop", "amount": 1840}}),
 		"triggerWorkflow": {
 			method: "POST", resource: "/v1/workflows/triggerworkflow/{workflow_id}/{workflow_version}",
 			path:       "/v1/workflows/triggerworkflow/" + wf + "/2",
@@ -304,6 +308,12 @@ func Events(f *Fixture) (map[string]any, error) {
 		}
 		out[fn.Name] = ev
 	}
+	// The console's page is public: no authorizer context.
+	page, err := request{method: "GET", resource: "/console", path: "/console/"}.event(nil)
+	if err != nil {
+		return nil, fmt.Errorf("samlocal: %s: %w", Console, err)
+	}
+	out[Console] = page
 	teamsReqs, err := f.teamsRequests()
 	if err != nil {
 		return nil, err
