@@ -79,12 +79,6 @@ func New() (*Handler, error) {
 
 // ServeHTTP implements http.Handler.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path == strings.TrimSuffix(Prefix, "/") {
-		// Relative, so that it keeps a path prefix such as API Gateway's stage.
-		w.Header().Set("Location", "console/")
-		w.WriteHeader(http.StatusMovedPermanently)
-		return
-	}
 	name := strings.TrimPrefix(r.URL.Path, Prefix)
 	if name == "" {
 		name = "index.html"
@@ -94,6 +88,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Referrer-Policy", "no-referrer")
 	hd.Set("X-Frame-Options", "DENY")
+	if r.URL.Path == strings.TrimSuffix(Prefix, "/") {
+		// Relative, so that it keeps a path prefix such as API Gateway's stage.
+		hd.Set("Location", "console/")
+		w.WriteHeader(http.StatusMovedPermanently)
+		return
+	}
 	a, ok := h.assets[name]
 	if !ok || !strings.HasPrefix(r.URL.Path, Prefix) {
 		http.Error(w, "not found", http.StatusNotFound)
