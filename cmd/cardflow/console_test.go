@@ -318,6 +318,23 @@ func TestConsoleInBrowser(t *testing.T) {
 	p.do("pause", chromedp.Click(`//button[@aria-label='Pause Overdue invoice digest']`))
 	p.wait("paused", `document.querySelector('.schedule-state').textContent.includes('PAUSED')`)
 	p.check("schedules")
+
+	// Dan's key is revoked while his tab is open: the next call leads back
+	// to the key prompt with a plain message, and the key is forgotten.
+	danID := strings.SplitN(strings.TrimPrefix(dan, "cfk_"), "_", 2)[0]
+	if _, err := cli(t, bin, dataDir, "keys", "revoke", danID); err != nil {
+		t.Fatalf("keys revoke: %v", err)
+	}
+	q.open("#/workflows")
+	q.wait("the prompt after revocation", `document.getElementById('api-key') !== null && document.body.innerText.includes('no longer accepts this key')`)
+	if got := string(q.eval(`sessionStorage.getItem('cardflow.apiKey')`)); got != "null" {
+		t.Errorf("session storage after revocation: got %s, want no key", got)
+	}
+	for _, e := range q.takeErrors() {
+		if !strings.Contains(e, "401") {
+			t.Errorf("revoked key: got console error %q, want only the refused request", e)
+		}
+	}
 }
 
 // measureInbox reloads the inbox with the browser cache off and logs the
