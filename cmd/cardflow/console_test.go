@@ -314,9 +314,9 @@ func TestConsoleInBrowser(t *testing.T) {
 
 	// Schedules: pause the sample's weekday schedule.
 	p.open("#/schedules")
-	p.wait("the schedules", `document.body.innerText.includes('Overdue invoice digest')`)
+	p.wait("the schedules", `document.body.innerText.includes('Overdue invoice digest') && document.querySelector('.schedule-state').textContent.includes('ACTIVE') && document.querySelectorAll('.runs li').length === 3`)
 	p.do("pause", chromedp.Click(`//button[@aria-label='Pause Overdue invoice digest']`))
-	p.wait("paused", `document.querySelector('.schedule-state').textContent.includes('PAUSED')`)
+	p.wait("paused", `document.querySelector('.schedule-state').textContent.includes('PAUSED') && document.querySelector('button[aria-label="Play Overdue invoice digest"]') !== null`)
 	p.check("schedules")
 
 	// Dan's key is revoked while his tab is open: the next call leads back

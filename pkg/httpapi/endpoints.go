@@ -55,6 +55,7 @@ func Endpoints() []Endpoint {
 		GetCardById, GetLatestActiveCard, GetOrganizationCards, SaveCard, PublishCard,
 		PreviewCard,
 		TriggerWorkflow, ToggleScheduledWorkflow, CancelExecution,
+		GetWorkflowSchedule,
 		GetPendingApprovals, GetApprovalById, AnswerApproval, ReassignApproval, ResumeWorkflow,
 	}
 }

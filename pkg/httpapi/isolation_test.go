@@ -90,6 +90,9 @@ var isolationRows = map[string]isolationRow{
 	"POST /v1/workflows/toggleScheduledWorkflow": {scope: "execute", target: func(a tenant) (string, any) {
 		return "/v1/workflows/toggleScheduledWorkflow", map[string]any{"workflow_id": a.scheduledID, "workflow_version": 1, "action": "PAUSE"}
 	}},
+	"GET /v1/workflows/getWorkflowSchedule": {scope: "read", target: func(a tenant) (string, any) {
+		return "/v1/workflows/getWorkflowSchedule?workflow_id=" + a.scheduledID, nil
+	}},
 	"POST /v1/workflows/cancelExecution": {scope: "execute", target: func(a tenant) (string, any) {
 		return "/v1/workflows/cancelExecution", map[string]any{"workflow_id": a.workflowID, "workflow_execution_id": a.executionID}
 	}},

@@ -42,6 +42,7 @@ var Endpoints = []Function{
 		"POST /v1/workflows/triggerworkflow/{workflow_id}/{workflow_version}",
 	}},
 	{"toggleScheduledWorkflow", []string{"POST /v1/workflows/toggleScheduledWorkflow"}},
+	{"getWorkflowSchedule", []string{"GET /v1/workflows/getWorkflowSchedule"}},
 	{"cancelExecution", []string{"POST /v1/workflows/cancelExecution"}},
 	{"getPendingApprovals", []string{"GET /v1/approvals/getPendingApprovals"}},
 	{"getApprovalById", []string{"GET /v1/approvals/getApprovalById"}},

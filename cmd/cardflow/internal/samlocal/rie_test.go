@@ -374,6 +374,7 @@ func TestRuntimeInterfaceEmulator(t *testing.T) {
 		{"answerApproval", "", 200, "application/json", `\"decision\":\"approve\",\"comment\":\"Within budget\",\"channel\":\"api\"`},
 		{"reassignApproval", "", 409, "application/json", `does not allow reassignment`},
 		{"triggerWorkflow", "", 200, "application/json", `\"service_execution_id\"`},
+		{"getWorkflowSchedule", "", 200, "application/json", `\"status\":\"ACTIVE\"`},
 		{"toggleScheduledWorkflow", "", 200, "application/json", `\"status\":\"PAUSED\"`},
 		{"resumeWorkflow", "", 200, "application/json", `\"resumed\":true`},
 		{"cancelExecution", "", 200, "application/json", `\"status\":\"CANCELLED\"`},

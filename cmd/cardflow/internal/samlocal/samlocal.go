@@ -287,6 +287,7 @@ func Events(f *Fixture) (map[string]any, error) {
 			query:      map[string]string{"process_id": "PO-sample-trigger"},
 			body:       map[string]any{"requester": "ann@example.com", "item": "Workstation", "amount": 4800},
 		},
+		"getWorkflowSchedule":     get("/v1/workflows/getWorkflowSchedule", map[string]string{"workflow_id": f.ScheduleWorkflowID}),
 		"toggleScheduledWorkflow": post("/v1/workflows/toggleScheduledWorkflow", map[string]any{"workflow_id": f.ScheduleWorkflowID, "workflow_version": 1, "action": "PAUSE"}),
 		"cancelExecution":         post("/v1/workflows/cancelExecution", map[string]any{"workflow_id": wf, "workflow_execution_id": f.WaitingExecutionID, "reason": "order withdrawn"}),
 		"resumeWorkflow": {
