@@ -203,11 +203,14 @@ type summary struct {
 
 func executions(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	c := newCommand("executions", "", `Lists the executions of the organization on a running service, newest
-first, or those of one workflow with --workflow.
+first, or those of one workflow with --workflow. --status, --process-id,
+--trigger-type, --created-after and --created-before search them
+(searchExecutions), with --workflow too.
 `, stdout)
 	client := clientFlags(c)
 	workflow := c.String("workflow", "", "only the executions of this workflow")
 	limit := c.Int("limit", 20, "how many (at most 30)")
+	search := addSearchFlags(c)
 	_, api, _, err := setup(c, client, args, 0, nil)
 	if err != nil {
 		return err
@@ -215,6 +218,11 @@ first, or those of one workflow with --workflow.
 	path := "/v1/workflows/getOrganizationExecutions?limit=" + strconv.Itoa(*limit)
 	if *workflow != "" {
 		path = "/v1/workflows/getWorkflowExecutionHistory?limit=" + strconv.Itoa(*limit) + "&workflow_id=" + url.QueryEscape(*workflow)
+	}
+	if p, ok, err := search.searchPath(*workflow, *limit); err != nil {
+		return err
+	} else if ok {
+		path = p
 	}
 	var out struct{ Items []summary }
 	if err := api.call(ctx, "GET", path, nil, nil, &out); err != nil {

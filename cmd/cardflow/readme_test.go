@@ -169,6 +169,7 @@ var readmeBlocks = map[string]struct {
 	"## Robustness #1":                          {skip: "the longer checks CI runs after make test (.ci/run)"},
 	"## Approvals #1":                           {skip: "needs a waiting approval's id; pkg/httpapi TestApprovalThroughTheAPI runs these requests end to end"},
 	"### Two approvers, step by step #1":        {check: checkTwoApprovers},
+	"### Search #1":                             {check: checkSearch},
 }
 
 // TestReadme runs every shell block of the README that can run on one

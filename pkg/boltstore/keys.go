@@ -41,7 +41,8 @@ var (
 
 	allBuckets = [][]byte{bWorkflows, bCards, bExecutions, bOrgExecutions, bSchemas, bAPIKeys, bAPIKeyIDs, bOrgAPIKeys,
 		bOpenExecutions, bExecutionRevisions, bProcesses, bIdempotency, bSchedules, bDeliveries, bProcessDue, bIdempotencyDue,
-		bExecutionStarts, bExecutionSteps, bMeta, bApprovals, bPendingApprovals}
+		bExecutionStarts, bExecutionSteps, bMeta, bApprovals, bPendingApprovals,
+		bExecutionSearch, bExecutionSearchOf}
 
 	// retiredBuckets were written by earlier versions and are read no more;
 	// Open drops them. active_cards indexed ACTIVE card versions, when

@@ -83,6 +83,8 @@ func Open(path string, opts ...Option) (*Store, error) {
 		// A file from before executions were kept in parts (format 2) is
 		// rewritten into parts.
 		split := tx.Bucket(bExecutions) != nil && formatOf(tx) < formatParts
+		// A file from before searches gets its executions indexed.
+		search := tx.Bucket(bExecutions) != nil && tx.Bucket(bExecutionSearchOf) == nil
 		for _, name := range allBuckets {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return err
@@ -95,6 +97,11 @@ func Open(path string, opts ...Option) (*Store, error) {
 		}
 		if split {
 			if err := splitParts(tx); err != nil {
+				return err
+			}
+		}
+		if search {
+			if err := buildSearchIndex(tx); err != nil {
 				return err
 			}
 		}
@@ -258,7 +265,11 @@ func createExecution(tx *bolt.Tx, e *cardflow.Execution, w *cardflow.ExecutionWr
 	if err := idx.Put(ik, []byte(e.WorkflowID)); err != nil {
 		return err
 	}
-	return writeExecution(tx, under(prefix(e.OrganizationID, e.WorkflowID), e.WorkflowExecutionID), e.Open(), w, 1)
+	k := under(prefix(e.OrganizationID, e.WorkflowID), e.WorkflowExecutionID)
+	if err := indexSearch(tx, k, e); err != nil {
+		return err
+	}
+	return writeExecution(tx, k, e.Open(), w, 1)
 }
 
 // PutExecution runs in the committer: executions advance one step per
@@ -280,6 +291,9 @@ func (s *Store) PutExecution(_ context.Context, e *cardflow.Execution) error {
 		}
 		if got := int64(binary.BigEndian.Uint64(rev)); got != e.Revision {
 			return cardflow.Errorf(cardflow.ECONFLICT, "execution %s changed meanwhile (revision %d, not %d)", e.WorkflowExecutionID, got, e.Revision)
+		}
+		if err := indexSearch(tx, k, e); err != nil {
+			return err
 		}
 		return writeExecution(tx, k, e.Open(), w, e.Revision+1)
 	})

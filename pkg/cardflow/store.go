@@ -119,6 +119,7 @@ type Store interface {
 
 	EngineStore
 	ApprovalStore
+	SearchStore
 
 	Close() error
 }

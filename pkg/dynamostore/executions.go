@@ -53,6 +53,7 @@ func headItem(e *cardflow.Execution, w *cardflow.ExecutionWrite, revision int64)
 	if e.Open() {
 		item[attrOpenPartition] = avS(openPartition)
 	}
+	setSearchAttributes(item, e)
 	return item, nil
 }
 

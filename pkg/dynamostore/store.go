@@ -15,6 +15,7 @@
 //	GetProcess, GetIdempotency, GetSchedule  1 GetItem
 //	GetLatestWorkflow, GetLatestActiveCard  2 GetItem (the head, then the version it names)
 //	ListWorkflows, ListCards, ListExecutions  1 Query per page
+//	SearchExecutions                        1 Query of a global index and 1 BatchGetItem (the heads) per page
 //	ListWorkflowExecutions                  1 Query per page, and 1 GetItem when the page is empty
 //	ListAPIKeys, ListWorkflowSchedules      1 Query per MB
 //	ListOpenExecutions, ListSchedules       1 Query of a global index per MB
@@ -64,6 +65,7 @@ type Client interface {
 	Query(context.Context, *dynamodb.QueryInput, ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
 	TransactGetItems(context.Context, *dynamodb.TransactGetItemsInput, ...func(*dynamodb.Options)) (*dynamodb.TransactGetItemsOutput, error)
 	TransactWriteItems(context.Context, *dynamodb.TransactWriteItemsInput, ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
+	BatchGetItem(context.Context, *dynamodb.BatchGetItemInput, ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error)
 }
 
 // Store is a cardflow.Store on DynamoDB; its methods follow the port's doc

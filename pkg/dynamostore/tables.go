@@ -9,6 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/cardflow/cardflow/pkg/cardflow"
 )
 
 // DefaultPrefix is the table name prefix when none is configured.
@@ -103,6 +105,18 @@ const (
 	// getPendingApprovals filters on, beside workflow_id.
 	attrApprovers = "approvers"
 	attrCreatedOn = "created_on"
+
+	// Search attributes of an execution's head (cardflow.SearchIndex),
+	// written on every put. attrCreatedKey sorts every search index: the
+	// created_on zero-padded to 15 digits, "#" and the execution id. The
+	// others are partitions: the organization, "#" and the values the
+	// index holds, joined by "#".
+	attrCreatedKey           = "created_key"
+	attrSearchProcess        = "search_process"         // organization_id#process_id
+	attrSearchWorkflowStatus = "search_workflow_status" // organization_id#workflow_id#status
+	attrSearchWorkflow       = "search_workflow"        // organization_id#workflow_id
+	attrSearchStatus         = "search_status"          // organization_id#status
+	attrSearchTrigger        = "search_trigger"         // organization_id#trigger_type
 )
 
 // Index names.
@@ -115,7 +129,53 @@ const (
 	indexByDue           = "by_due"
 	indexByExpiry        = "by_expiry"
 	indexPending         = "pending"
+
+	indexSearchProcess        = "search_process"
+	indexSearchWorkflowStatus = "search_workflow_status"
+	indexSearchWorkflow       = "search_workflow"
+	indexSearchStatus         = "search_status"
+	indexSearchTrigger        = "search_trigger"
+	indexSearchCreated        = "search_created"
 )
+
+// searchIndex is the DynamoDB index of a cardflow.SearchIndex: its name,
+// its partition attribute, and the search attributes it projects beside
+// its keys, which are the filters a search on it may still apply. An index
+// projects no record: an execution's head changes at every step, and an
+// index that held it would be written at every step too; these are
+// written only when an execution starts or its status changes, and a
+// search reads the heads it finds from the table.
+type searchIndex struct {
+	name, partition string
+	include         []string
+}
+
+var searchIndexes = map[cardflow.SearchIndex]searchIndex{
+	cardflow.SearchByProcess:        {indexSearchProcess, attrSearchProcess, []string{attrSearchWorkflow, attrSearchStatus, attrSearchTrigger}},
+	cardflow.SearchByWorkflowStatus: {indexSearchWorkflowStatus, attrSearchWorkflowStatus, []string{attrSearchTrigger}},
+	cardflow.SearchByWorkflow:       {indexSearchWorkflow, attrSearchWorkflow, []string{attrSearchTrigger}},
+	cardflow.SearchByStatus:         {indexSearchStatus, attrSearchStatus, []string{attrSearchTrigger}},
+	cardflow.SearchByTrigger:        {indexSearchTrigger, attrSearchTrigger, nil},
+	cardflow.SearchByCreated:        {indexSearchCreated, attrOrg, nil},
+}
+
+// searchGSIs returns the definitions of the search indexes.
+func searchGSIs() ([]types.AttributeDefinition, []types.GlobalSecondaryIndex) {
+	defs := []types.AttributeDefinition{str(attrCreatedKey)}
+	var gsis []types.GlobalSecondaryIndex
+	for _, idx := range cardflow.SearchIndexes {
+		si := searchIndexes[idx]
+		if si.partition != attrOrg {
+			defs = append(defs, str(si.partition))
+		}
+		proj := &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}
+		if len(si.include) > 0 {
+			proj = &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: si.include}
+		}
+		gsis = append(gsis, types.GlobalSecondaryIndex{IndexName: aws.String(si.name), KeySchema: keySchema(si.partition, attrCreatedKey), Projection: proj})
+	}
+	return defs, gsis
+}
 
 // Table is the definition of one table: what CreateTable takes, and the TTL
 // attribute to enable once it exists ("" for none).
@@ -127,13 +187,14 @@ type Table struct {
 // Tables returns the definitions of every table, their names starting with
 // prefix. Tables are billed per request, so no capacity is planned here.
 func Tables(prefix string) []Table {
+	searchDefs, searchIndexes := searchGSIs()
 	return []Table{
 		{Input: versionedTable(prefix+TableWorkflows, attrWorkflow, attrWFVersion, nil)},
 		{Input: &dynamodb.CreateTableInput{
 			TableName:            aws.String(prefix + TableExecutions),
-			AttributeDefinitions: []types.AttributeDefinition{str(attrWorkflow), str(attrExecution), str(attrOrg), str(attrOpenPartition)},
+			AttributeDefinitions: append([]types.AttributeDefinition{str(attrWorkflow), str(attrExecution), str(attrOrg), str(attrOpenPartition)}, searchDefs...),
 			KeySchema:            keySchema(attrWorkflow, attrExecution),
-			GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
+			GlobalSecondaryIndexes: append([]types.GlobalSecondaryIndex{
 				gsi(indexByOrganization, attrOrg, attrExecution),
 				// Open executions by key and organization only: an index
 				// write costs only when an execution opens or closes, not
@@ -146,7 +207,7 @@ func Tables(prefix string) []Table {
 						NonKeyAttributes: []string{attrOrg},
 					},
 				},
-			},
+			}, searchIndexes...),
 			BillingMode: types.BillingModePayPerRequest,
 		}},
 		// Cards kept active_version on ACTIVE versions for this local index

@@ -56,7 +56,9 @@ func Endpoints() []Endpoint {
 		PreviewCard,
 		TriggerWorkflow, ToggleScheduledWorkflow, CancelExecution,
 		GetWorkflowSchedule,
-		GetPendingApprovals, GetApprovalById, AnswerApproval, ReassignApproval, ResumeWorkflow,
+		GetPendingApprovals, GetApprovalById, AnswerApproval, ReassignApproval,
+		SearchExecutions,
+		ResumeWorkflow,
 	}
 }
 

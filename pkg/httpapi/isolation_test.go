@@ -46,6 +46,10 @@ var isolationRows = map[string]isolationRow{
 	"GET /v1/workflows/getOrganizationExecutions": {scope: "read", list: true, target: func(a tenant) (string, any) {
 		return "/v1/workflows/getOrganizationExecutions?limit=30", nil
 	}},
+	// Aimed at A's execution by every filter that can name it.
+	"GET /v1/workflows/searchExecutions": {scope: "read", list: true, target: func(a tenant) (string, any) {
+		return "/v1/workflows/searchExecutions?limit=30&status=WAITING&workflow_id=" + a.workflowID + "&process_id=" + a.processID + "&trigger_type=REQUEST", nil
+	}},
 	"GET /v1/workflows/getWorkflowById": {scope: "read", target: func(a tenant) (string, any) {
 		return "/v1/workflows/getWorkflowById?workflow_id=" + a.workflowID + "&workflow_version=1", nil
 	}},

@@ -25,6 +25,7 @@ var Endpoints = []Function{
 	{"waitForExecution", []string{"GET /v1/workflows/waitForExecution"}},
 	{"getWorkflowExecutionHistory", []string{"GET /v1/workflows/getWorkflowExecutionHistory"}},
 	{"getOrganizationExecutions", []string{"GET /v1/workflows/getOrganizationExecutions"}},
+	{"searchExecutions", []string{"GET /v1/workflows/searchExecutions"}},
 	{"getWorkflowById", []string{"GET /v1/workflows/getWorkflowById"}},
 	{"getOrganizationWorkflows", []string{"GET /v1/workflows/getOrganizationWorkflows"}},
 	{"getWorkflowSchemaById", []string{"GET /v1/workflows/getWorkflowSchemaById"}},

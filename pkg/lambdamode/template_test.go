@@ -364,7 +364,7 @@ func checkReadOnly(t *testing.T, id string, fn node) {
 	for _, p := range fn.get("Properties", "Policies").items() {
 		for _, st := range p.get("Statement").items() {
 			for _, a := range st.get("Action").strs() {
-				if a != "dynamodb:GetItem" && a != "dynamodb:Query" {
+				if a != "dynamodb:GetItem" && a != "dynamodb:Query" && a != "dynamodb:BatchGetItem" {
 					t.Errorf("%s serves a read endpoint but may %s", id, a)
 				}
 			}

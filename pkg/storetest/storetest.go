@@ -38,6 +38,7 @@ func Run(t *testing.T, newStore func(t *testing.T) cardflow.Store) {
 		{"Housekeeping", testHousekeeping},
 		{"Unreadable", testUnreadable},
 		{"Approvals", testApprovals},
+		{"Search", testSearch},
 	} {
 		t.Run(s.name, func(t *testing.T) { s.run(t, e) })
 	}

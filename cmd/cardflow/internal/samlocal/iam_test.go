@@ -59,6 +59,8 @@ type dynamoRequest struct {
 	TableName     string
 	IndexName     string
 	TransactItems []map[string]struct{ TableName string }
+	// RequestItems names the tables of a batch read.
+	RequestItems map[string]json.RawMessage
 }
 
 // record notes the permissions one request needs: a transaction needs
@@ -85,6 +87,10 @@ func (p *permissions) record(fn, op string, body []byte) {
 			for kind, part := range item {
 				add(actionOf[kind], part.TableName, "")
 			}
+		}
+	case "BatchGetItem":
+		for table := range req.RequestItems {
+			add(op, table, "")
 		}
 	default:
 		add(op, req.TableName, req.IndexName)

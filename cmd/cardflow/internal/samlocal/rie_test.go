@@ -357,6 +357,7 @@ func TestRuntimeInterfaceEmulator(t *testing.T) {
 		{"getWorkflowExecutionHistory", "", 200, "application/json", `\"workflow_execution_id\":\"` + f.ExecutionID + `\"`},
 		{"waitForExecution", "", 200, "application/json", `\"workflow_execution_id\":\"` + f.ExecutionID + `\"`},
 		{"getOrganizationExecutions", "", 200, "application/json", `\"count\":5`},
+		{"searchExecutions", "", 200, "application/json", `\"workflow_execution_id\":\"` + f.ExecutionID + `\"`},
 		{"getWorkflowById", "", 200, "application/json", `\"workflow_status_version\":\"ACTIVE_2\"`},
 		{"getOrganizationWorkflows", "", 200, "application/json", `\"count\":5`},
 		{"getWorkflowSchemaById", "", 200, "application/json", `\"workflow_mock_payload\"`},

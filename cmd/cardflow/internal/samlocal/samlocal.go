@@ -247,6 +247,7 @@ func Events(f *Fixture) (map[string]any, error) {
 		"waitForExecution":            get("/v1/workflows/waitForExecution", map[string]string{"workflow_id": wf, "workflow_execution_id": f.ExecutionID, "until": "final", "timeout": "5"}),
 		"getWorkflowExecutionHistory": get("/v1/workflows/getWorkflowExecutionHistory", map[string]string{"workflow_id": wf, "limit": "5"}),
 		"getOrganizationExecutions":   get("/v1/workflows/getOrganizationExecutions", map[string]string{"limit": "5"}),
+		"searchExecutions":            get("/v1/workflows/searchExecutions", map[string]string{"workflow_id": wf, "limit": "5"}),
 		"getWorkflowById":             get("/v1/workflows/getWorkflowById", map[string]string{"workflow_id": wf, "workflow_version": "2"}),
 		"getOrganizationWorkflows":    get("/v1/workflows/getOrganizationWorkflows", map[string]string{"limit": "5"}),
 		"getWorkflowSchemaById":       get("/v1/workflows/getWorkflowSchemaById", map[string]string{"workflow_id": wf, "workflow_version": "2"}),

@@ -300,6 +300,7 @@ func TestEvents(t *testing.T) {
 		{"waitForExecution", 200, `"workflow_execution_id":"` + f.ExecutionID + `"`},
 		{"getWorkflowExecutionHistory", 200, `"workflow_execution_id":"` + f.ExecutionID + `"`},
 		{"getOrganizationExecutions", 200, `"count":5`},
+		{"searchExecutions", 200, `"workflow_execution_id":"` + f.ExecutionID + `"`},
 		{"getWorkflowById", 200, `"workflow_status_version":"ACTIVE_2"`},
 		{"getOrganizationWorkflows", 200, `"count":5`},
 		{"getWorkflowSchemaById", 200, `"workflow_mock_payload"`},

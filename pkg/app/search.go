@@ -1,0 +1,21 @@
+package app
+
+import (
+	"context"
+
+	"github.com/cardflow/cardflow/pkg/cardflow"
+)
+
+// SearchExecutions finds the executions of the caller's organization that
+// f selects, newest first (see cardflow.SearchStore).
+func (s *Service) SearchExecutions(ctx context.Context, f cardflow.ExecutionFilter, opt cardflow.ListOptions[cardflow.SearchKey]) (cardflow.Page[*cardflow.Execution, cardflow.SearchKey], error) {
+	p, err := principal(ctx, cardflow.ScopeRead)
+	if err != nil {
+		return cardflow.Page[*cardflow.Execution, cardflow.SearchKey]{}, err
+	}
+	if err := f.Validate(); err != nil {
+		return cardflow.Page[*cardflow.Execution, cardflow.SearchKey]{}, err
+	}
+	opt.Limit = cardflow.PageSize(opt.Limit)
+	return s.store.SearchExecutions(ctx, p.OrganizationID, f, opt)
+}
