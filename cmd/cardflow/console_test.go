@@ -302,6 +302,14 @@ func TestConsoleInBrowser(t *testing.T) {
 	p.open("#/executions")
 	p.wait("the executions list", `document.body.innerText.includes('PO-CONSOLE-1') || document.querySelectorAll('table.list tbody tr').length >= 2`)
 	p.check("executions")
+	// Filtered by status and process id, through searchExecutions.
+	p.do("choose a status", chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById('f-status'); s.value = 'SUCCEEDED'; s.dispatchEvent(new Event('change', {bubbles: true})); })()`))
+	p.do("filter",
+		chromedp.SendKeys(chromedp.ID("f-pid"), "PO-CONSOLE-1"),
+		chromedp.Click(`//form[@aria-label='Filter executions']//button[@type='submit']`))
+	execID := execHash[strings.LastIndex(execHash, "/")+1:]
+	p.wait("the filtered list", fmt.Sprintf(`document.querySelectorAll('table.list tbody tr').length === 1 && document.querySelector('table.list tbody').textContent.includes(%q)`, execID))
+	p.check("executions-filtered")
 
 	// Cards: a version previewed with sample data through the service's templating.
 	p.open("#/cards")
