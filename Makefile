@@ -63,7 +63,8 @@ console-check: $(NODE_CONSOLE)/node_modules/.package-lock.json
 ## console-screenshots: the browser test of the console (chromium), writing docs/console-*.png
 ## and printing the inbox's first-load figures for BENCHMARKS.md
 console-screenshots: $(NODE_CONSOLE)/node_modules/.package-lock.json
-	CARDFLOW_STRICT_TESTS=1 CARDFLOW_CONSOLE_SCREENSHOTS=docs $(GO) test -count=1 -run '^TestConsoleInBrowser$$' -v ./cmd/cardflow/ | sed -n 's/.*console: //p'
+	@out=$$(CARDFLOW_STRICT_TESTS=1 CARDFLOW_CONSOLE_SCREENSHOTS=docs $(GO) test -count=1 -run '^TestConsoleInBrowser$$' -v ./cmd/cardflow/ 2>&1); rc=$$?; \
+	if [ $$rc -ne 0 ]; then echo "$$out"; exit $$rc; fi; echo "$$out" | sed -n 's/.*console: //p'
 
 ## openapi-lint: Redocly CLI (pinned in tools/openapilint) lints openapi.yaml with its
 ## recommended rules, warnings as errors (redocly.yaml)
