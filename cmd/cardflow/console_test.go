@@ -251,6 +251,12 @@ func TestConsoleInBrowser(t *testing.T) {
 	p.wait("the step's config", `document.querySelector('.config pre') && document.querySelector('.config pre').textContent.includes('card_id')`)
 	p.check("workflow")
 
+	// A draft is published from its page.
+	p.open("#/workflows/" + env["ONBOARDING_WORKFLOW_ID"] + "/1")
+	p.wait("the draft", `document.body.innerText.includes('Publish version 1')`)
+	p.do("publish", chromedp.Click(`//button[normalize-space()='Publish version 1']`))
+	p.wait("published", `document.querySelector('h1 .badge').textContent === 'ACTIVE' && document.getElementById('trigger-input') !== null`)
+
 	// Trigger the two-approver workflow from its page; the execution page
 	// shows it waiting at the approval step.
 	p.open("#/workflows/" + env["TWO_APPROVER_WORKFLOW_ID"] + "/1")
