@@ -18,14 +18,15 @@ type Service struct {
 	now         func() time.Time
 	checker     Checker
 	cardChecker CardChecker
+	runner      cardflow.Runner
+	scheduler   cardflow.Scheduler
+	earlyResume time.Duration
+	log         *slog.Logger
+	watcher     cardflow.ExecutionWatcher
+	notify      cardflow.ExecutionNotifier
+
 	// cardExpander expands cards for previewCard (card_preview.go).
 	cardExpander CardExpander
-	runner       cardflow.Runner
-	scheduler    cardflow.Scheduler
-	earlyResume  time.Duration
-	log          *slog.Logger
-	watcher      cardflow.ExecutionWatcher
-	notify       cardflow.ExecutionNotifier
 
 	// What answers cards through Teams: the bot's activities and response
 	// links.
