@@ -24,7 +24,7 @@ run:
 ## DynamoDB store's tests run against DynamoDB Local (needs Java; Maven for the first download),
 ## the EventBridge Scheduler and Step Functions adapters' against moto, and every Lambda
 ## function under AWS's Runtime Interface Emulator (from SAM CLI; needs Python 3 with venv)
-test: fmt-check vet node-deps openapi-lint template-check moto
+test: fmt-check vet node-deps console-check openapi-lint template-check moto
 	CARDFLOW_STRICT_TESTS=1 $(DYNAMODB_LOCAL) $(MOTO) $(GO) test -race -count=1 ./...
 
 fmt-check:
@@ -40,6 +40,31 @@ node-deps: $(NODE_ACS)/node_modules/.package-lock.json
 $(NODE_ACS)/node_modules/.package-lock.json: $(NODE_ACS)/package-lock.json
 	@command -v node >/dev/null || { echo "make test needs Node.js (node and npm) for the differential tests of pkg/cards"; exit 1; }
 	npm ci --prefix $(NODE_ACS) --no-audit --no-fund
+
+## console: the browser console's bundle in pkg/console/dist (committed, so that go build
+## needs no Node.js) from console/src, with the esbuild, Preact, htm, dagre and adaptivecards
+## of console/package-lock.json; axe-core, from the same lockfile, is for the browser test only
+NODE_CONSOLE = console
+node-deps: $(NODE_CONSOLE)/node_modules/.package-lock.json
+
+$(NODE_CONSOLE)/node_modules/.package-lock.json: $(NODE_CONSOLE)/package-lock.json
+	@command -v node >/dev/null || { echo "make test needs Node.js (node and npm) to build and test the console"; exit 1; }
+	npm ci --prefix $(NODE_CONSOLE) --no-audit --no-fund
+
+.PHONY: console console-check console-screenshots
+console: $(NODE_CONSOLE)/node_modules/.package-lock.json
+	$(NODE_CONSOLE)/build.sh
+
+## console-check: the committed bundle is what console/src builds to
+console-check: $(NODE_CONSOLE)/node_modules/.package-lock.json
+	@tmp=$$(mktemp -d) && $(NODE_CONSOLE)/build.sh $$tmp && diff -r $$tmp pkg/console/dist >/dev/null; rc=$$?; rm -rf $$tmp; \
+	if [ $$rc -ne 0 ]; then echo "pkg/console/dist is not what console/src builds to: run make console and commit it"; exit 1; fi
+
+## console-screenshots: the browser test of the console (chromium), writing docs/console-*.png
+## and printing the inbox's first-load figures for BENCHMARKS.md
+console-screenshots: $(NODE_CONSOLE)/node_modules/.package-lock.json
+	@out=$$(CARDFLOW_STRICT_TESTS=1 CARDFLOW_CONSOLE_SCREENSHOTS=docs $(GO) test -count=1 -run '^TestConsoleInBrowser$$' -v ./cmd/cardflow/ 2>&1); rc=$$?; \
+	if [ $$rc -ne 0 ]; then echo "$$out"; exit $$rc; fi; echo "$$out" | sed -n 's/.*console: //p'
 
 ## openapi-lint: Redocly CLI (pinned in tools/openapilint) lints openapi.yaml with its
 ## recommended rules, warnings as errors (redocly.yaml)

@@ -25,6 +25,9 @@ type Service struct {
 	watcher     cardflow.ExecutionWatcher
 	notify      cardflow.ExecutionNotifier
 
+	// cardExpander expands cards for previewCard (card_preview.go).
+	cardExpander CardExpander
+
 	// What answers cards through Teams: the bot's activities and response
 	// links.
 	botVerifier ActivityVerifier

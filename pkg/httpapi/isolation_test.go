@@ -93,6 +93,9 @@ var isolationRows = map[string]isolationRow{
 	"POST /v1/adaptive-cards/publishCard": {scope: "admin", target: func(a tenant) (string, any) {
 		return "/v1/adaptive-cards/publishCard", map[string]any{"card_id": a.cardID, "card_version": 1}
 	}},
+	"POST /v1/adaptive-cards/previewCard": {scope: "read", target: func(a tenant) (string, any) {
+		return "/v1/adaptive-cards/previewCard", map[string]any{"card_id": a.cardID, "card_version": 1, "data": map[string]any{}}
+	}},
 	"POST /v1/workflows/triggerworkflow/{workflow_id}": {scope: "execute", target: func(a tenant) (string, any) {
 		return "/v1/workflows/triggerworkflow/" + a.workflowID + "?process_id=PO-other", map[string]any{"amount": 5000}
 	}},
@@ -101,6 +104,9 @@ var isolationRows = map[string]isolationRow{
 	}},
 	"POST /v1/workflows/toggleScheduledWorkflow": {scope: "execute", target: func(a tenant) (string, any) {
 		return "/v1/workflows/toggleScheduledWorkflow", map[string]any{"workflow_id": a.scheduledID, "workflow_version": 1, "action": "PAUSE"}
+	}},
+	"GET /v1/workflows/getWorkflowSchedule": {scope: "read", target: func(a tenant) (string, any) {
+		return "/v1/workflows/getWorkflowSchedule?workflow_id=" + a.scheduledID, nil
 	}},
 	"POST /v1/workflows/cancelExecution": {scope: "execute", target: func(a tenant) (string, any) {
 		return "/v1/workflows/cancelExecution", map[string]any{"workflow_id": a.workflowID, "workflow_execution_id": a.executionID}

@@ -39,12 +39,14 @@ var Endpoints = []Function{
 	{"getOrganizationCards", []string{"GET /v1/adaptive-cards/getOrganizationCards"}},
 	{"saveCard", []string{"POST /v1/adaptive-cards/saveCard"}},
 	{"publishCard", []string{"POST /v1/adaptive-cards/publishCard"}},
+	{"previewCard", []string{"POST /v1/adaptive-cards/previewCard"}},
 	// One endpoint with an optional version segment.
 	{"triggerWorkflow", []string{
 		"POST /v1/workflows/triggerworkflow/{workflow_id}",
 		"POST /v1/workflows/triggerworkflow/{workflow_id}/{workflow_version}",
 	}},
 	{"toggleScheduledWorkflow", []string{"POST /v1/workflows/toggleScheduledWorkflow"}},
+	{"getWorkflowSchedule", []string{"GET /v1/workflows/getWorkflowSchedule"}},
 	{"cancelExecution", []string{"POST /v1/workflows/cancelExecution"}},
 	{"redriveExecution", []string{"POST /v1/workflows/redriveExecution"}},
 	{"getPendingApprovals", []string{"GET /v1/approvals/getPendingApprovals"}},

@@ -34,12 +34,13 @@ var secretsManager, textTemplate = heavy[len(heavy)-1], heavy[len(heavy)-2]
 var withCEL = heavy[:5]
 
 // linksHeavy says which heavy packages a function needs: saveCard checks
-// cards; saveWorkflow validates and compiles with the step kinds of
+// cards and previewCard expands them; saveWorkflow validates and compiles with the step kinds of
 // pkg/steps; advance runs steps; the Teams answers read their secrets, and
 // teamsRespond expands the card its confirmation page shows. Every other function links none, and none
 // links the SDK's configuration loader.
 var linksHeavy = map[string][]string{
 	"saveCard":      {"github.com/cardflow/cardflow/pkg/cards"},
+	"previewCard":   {"github.com/cardflow/cardflow/pkg/cards"},
 	"saveWorkflow":  append(slices.Clone(withCEL), textTemplate, secretsManager),
 	"advance":       append(slices.Clone(withCEL), textTemplate, secretsManager),
 	"teamsMessages": {secretsManager},

@@ -25,6 +25,7 @@ import (
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/cards"
+	"github.com/cardflow/cardflow/pkg/console"
 	"github.com/cardflow/cardflow/pkg/dynamostore"
 	"github.com/cardflow/cardflow/pkg/dynamostore/dynamoclient"
 	"github.com/cardflow/cardflow/pkg/engine"
@@ -160,7 +161,7 @@ func OpenService(dataDir string) (*app.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	svc, err := app.New(store, app.WithChecker(checker), app.WithCardChecker(cards.Checker{}))
+	svc, err := app.New(store, app.WithChecker(checker), app.WithCardChecker(cards.Checker{}), app.WithCardExpander(cards.Checker{}))
 	if err != nil {
 		store.Close()
 		return nil, err
@@ -283,7 +284,7 @@ func NewStack(store cardflow.Store, outbox *boltstore.Store, cfg Config) (*Stack
 	if st.Scheduler, err = localscheduler.New(fire, localscheduler.WithLogger(cfg.Log)); err != nil {
 		return nil, err
 	}
-	opts := []app.Option{app.WithChecker(eng), app.WithCardChecker(cards.Checker{}), app.WithRunner(st.Runner), app.WithScheduler(st.Scheduler),
+	opts := []app.Option{app.WithChecker(eng), app.WithCardChecker(cards.Checker{}), app.WithCardExpander(cards.Checker{}), app.WithRunner(st.Runner), app.WithScheduler(st.Scheduler),
 		app.WithEarlyResumeWindow(early), app.WithLogger(cfg.Log), app.WithWatcher(changes), app.WithNotifier(notify), app.WithDeliverer(tm),
 		app.WithLimits(cfg.OrgLimits, tokenbucket.New(nil)), app.WithObserver(obs)}
 	st.bulk = newBulkWorker(cfg.Log)
@@ -459,7 +460,11 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	os.Chmod(sockPath, 0o600)
 
-	limited, srv := cfg.Limits.serve(ln, withMetrics(api, st.Metrics.Handler()))
+	ui, err := console.New()
+	if err != nil {
+		return err
+	}
+	limited, srv := cfg.Limits.serve(ln, console.Mount(ui, withMetrics(api, st.Metrics.Handler())))
 	admin := &http.Server{Handler: keyadmin.Handler(svc), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(limited) }()

@@ -235,6 +235,8 @@ const (
 	Advance             = "advance"
 	Park                = "park"
 	PublishEvents       = "publishEvents"
+	// Console is the browser console's function, asked for its page.
+	Console = "console"
 )
 
 // Events renders the sample event of every function, by function name.
@@ -299,6 +301,8 @@ func Events(f *Fixture) (map[string]any, error) {
 			},
 		}),
 		"publishCard": post("/v1/adaptive-cards/publishCard", map[string]any{"card_id": card, "card_version": 2}),
+		"previewCard": post("/v1/adaptive-cards/previewCard", map[string]any{"card_id": card, "card_version": 2,
+			"data": map[string]any{"requester": "Ann Example", "item": "Laptop", "amount": 1840}}),
 		"triggerWorkflow": {
 			method: "POST", resource: "/v1/workflows/triggerworkflow/{workflow_id}/{workflow_version}",
 			path:       "/v1/workflows/triggerworkflow/" + wf + "/2",
@@ -306,6 +310,7 @@ func Events(f *Fixture) (map[string]any, error) {
 			query:      map[string]string{"process_id": "PO-sample-trigger"},
 			body:       map[string]any{"requester": "ann@example.com", "item": "Workstation", "amount": 4800},
 		},
+		"getWorkflowSchedule":     get("/v1/workflows/getWorkflowSchedule", map[string]string{"workflow_id": f.ScheduleWorkflowID}),
 		"toggleScheduledWorkflow": post("/v1/workflows/toggleScheduledWorkflow", map[string]any{"workflow_id": f.ScheduleWorkflowID, "workflow_version": 1, "action": "PAUSE"}),
 		"cancelExecution":         post("/v1/workflows/cancelExecution", map[string]any{"workflow_id": wf, "workflow_execution_id": f.WaitingExecutionID, "reason": "order withdrawn"}),
 		"redriveExecution":        post("/v1/workflows/redriveExecution", map[string]any{"workflow_id": wf, "workflow_execution_id": f.TimedOutExecutionID}),
@@ -328,6 +333,12 @@ func Events(f *Fixture) (map[string]any, error) {
 		}
 		out[fn.Name] = ev
 	}
+	// The console's page is public: no authorizer context.
+	page, err := request{method: "GET", resource: "/console", path: "/console/"}.event(nil)
+	if err != nil {
+		return nil, fmt.Errorf("samlocal: %s: %w", Console, err)
+	}
+	out[Console] = page
 	teamsReqs, err := f.teamsRequests()
 	if err != nil {
 		return nil, err

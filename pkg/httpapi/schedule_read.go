@@ -1,0 +1,23 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/cardflow/cardflow/pkg/cardflow"
+)
+
+// GetWorkflowSchedule reads a workflow's schedule: its state and next runs.
+var GetWorkflowSchedule = Endpoint{"getWorkflowSchedule", []string{"GET /v1/workflows/getWorkflowSchedule"}, cardflow.ScopeRead, (*Server).getWorkflowSchedule}
+
+func (s *Server) getWorkflowSchedule(w http.ResponseWriter, r *http.Request) error {
+	q := newQuery(r)
+	wid := q.str("workflow_id", true)
+	if err := q.done(); err != nil {
+		return err
+	}
+	sc, err := s.svc.GetWorkflowSchedule(r.Context(), wid)
+	if err != nil {
+		return err
+	}
+	return okItem(w, sc)
+}
