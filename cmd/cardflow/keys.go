@@ -45,7 +45,7 @@ func keys(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		return withManager(ctx, *dataDir, func(m keyadmin.Manager) error {
+		return withManager(ctx, *dataDir, func(m keyadmin.Admin) error {
 			key, rec, err := m.CreateKey(ctx, app.CreateKeyInput{OrganizationID: *org, WorkspaceID: *ws, Scopes: sc, Name: *name, Person: *actor})
 			if err != nil {
 				return err
@@ -65,7 +65,7 @@ func keys(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if _, err := c.parse(args[1:], 0); err != nil {
 			return err
 		}
-		return withManager(ctx, *dataDir, func(m keyadmin.Manager) error {
+		return withManager(ctx, *dataDir, func(m keyadmin.Admin) error {
 			list, err := m.ListKeys(ctx, *org)
 			if err != nil {
 				return err
@@ -88,7 +88,7 @@ func keys(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return withManager(ctx, *dataDir, func(m keyadmin.Manager) error {
+	return withManager(ctx, *dataDir, func(m keyadmin.Admin) error {
 		k, err := m.RevokeKey(ctx, pos[0])
 		if err != nil {
 			return err
@@ -100,7 +100,7 @@ func keys(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 // withManager runs f against the running server's admin socket when a server
 // holds the data directory, else against the store file directly.
-func withManager(ctx context.Context, dataDir string, f func(keyadmin.Manager) error) error {
+func withManager(ctx context.Context, dataDir string, f func(keyadmin.Admin) error) error {
 	if c, err := keyadmin.Dial(filepath.Join(dataDir, localmode.SocketFile)); err == nil {
 		return f(c)
 	}

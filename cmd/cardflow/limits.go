@@ -38,7 +38,7 @@ func limits(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	org := pos[0]
-	return withManager(ctx, *dataDir, func(m keyadmin.Manager) error {
+	return withManager(ctx, *dataDir, func(m keyadmin.Admin) error {
 		switch sub {
 		case "show":
 			l, err := m.OrganizationLimits(ctx, org)

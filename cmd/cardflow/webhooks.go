@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"text/tabwriter"
 
 	"github.com/cardflow/cardflow/pkg/keyadmin"
-	"github.com/cardflow/cardflow/pkg/localmode"
 )
 
 const webhooksAbout = `Manages the webhooks of the local service: each receives its organization's
@@ -36,7 +34,7 @@ func webhooksCommand(ctx context.Context, args []string, stdout, stderr io.Write
 		if err != nil {
 			return err
 		}
-		return withWebhooks(ctx, *dataDir, func(m keyadmin.WebhookManager) error {
+		return withManager(ctx, *dataDir, func(m keyadmin.Admin) error {
 			w, err := m.AddWebhook(ctx, *org, pos[0])
 			if err != nil {
 				return err
@@ -52,7 +50,7 @@ func webhooksCommand(ctx context.Context, args []string, stdout, stderr io.Write
 		if _, err := c.parse(args[1:], 0); err != nil {
 			return err
 		}
-		return withWebhooks(ctx, *dataDir, func(m keyadmin.WebhookManager) error {
+		return withManager(ctx, *dataDir, func(m keyadmin.Admin) error {
 			list, err := m.ListWebhooks(ctx, *org)
 			if err != nil {
 				return err
@@ -72,7 +70,7 @@ func webhooksCommand(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	return withWebhooks(ctx, *dataDir, func(m keyadmin.WebhookManager) error {
+	return withManager(ctx, *dataDir, func(m keyadmin.Admin) error {
 		w, err := m.RemoveWebhook(ctx, *org, pos[0])
 		if err != nil {
 			return err
@@ -80,17 +78,4 @@ func webhooksCommand(ctx context.Context, args []string, stdout, stderr io.Write
 		fmt.Fprintf(stdout, "removed webhook %s of %s\n", w.WebhookID, w.OrganizationID)
 		return nil
 	})
-}
-
-// withWebhooks is withManager for webhooks.
-func withWebhooks(ctx context.Context, dataDir string, f func(keyadmin.WebhookManager) error) error {
-	if c, err := keyadmin.Dial(filepath.Join(dataDir, localmode.SocketFile)); err == nil {
-		return f(c)
-	}
-	svc, err := localmode.OpenService(dataDir)
-	if err != nil {
-		return err
-	}
-	defer svc.Store().Close()
-	return f(svc)
 }

@@ -17,6 +17,13 @@ type WebhookManager interface {
 	RemoveWebhook(ctx context.Context, org, webhookID string) (*cardflow.Webhook, error)
 }
 
+// Admin is everything an administrator manages: what the admin socket's
+// client and the service itself both do.
+type Admin interface {
+	Manager
+	WebhookManager
+}
+
 type webhookRequest struct {
 	OrganizationID string `json:"organization_id"`
 	URL            string `json:"url,omitempty"`
