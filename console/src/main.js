@@ -60,14 +60,20 @@ function usePaged(path, query, deps, max = 300) {
       ({ items, lastKey }) => g === generation.current && setState({ items, lastKey, paged: false, error: null, busy: false }),
       (error) => g === generation.current && setState({ items: null, lastKey: null, paged: false, error, busy: false }));
   }, [...deps, n]);
+  // The lastKey a batch was read from: a second press before the page
+  // shows that batch (a held Enter key) must not read it again.
+  const readFrom = useRef(null);
   const more = async () => {
-    if (state.busy || !state.lastKey) return;
+    const from = state.lastKey;
+    if (!from || readFrom.current === from) return;
+    readFrom.current = from;
     const g = generation.current;
     setState((s) => ({ ...s, busy: true, error: null }));
     try {
-      const next = await readPages(path, query, state.lastKey, max);
+      const next = await readPages(path, query, from, max);
       if (g === generation.current) setState((s) => ({ items: [...s.items, ...next.items], lastKey: next.lastKey, paged: true, error: null, busy: false }));
     } catch (error) {
+      readFrom.current = null;
       if (g === generation.current) setState((s) => ({ ...s, error, busy: false }));
     }
   };
