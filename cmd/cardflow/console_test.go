@@ -122,9 +122,22 @@ func (p *page) takeErrors() []string {
 	return out
 }
 
-// check fails on the console errors logged so far and on axe-core's
-// violations of the page as it is, then writes its screenshot.
+// check audits the page as it is, then writes its screenshot.
 func (p *page) check(name string) {
+	p.t.Helper()
+	p.audit(name)
+	buf, err := chromedp.Run(p.ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		p.t.Fatalf("screenshot %s: %v", name, err)
+	}
+	if err := os.WriteFile(filepath.Join(p.shot, "console-"+name+".png"), buf, 0o644); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// audit fails on the console errors logged so far and on axe-core's
+// violations of the page as it is.
+func (p *page) audit(name string) {
 	p.t.Helper()
 	if errs := p.takeErrors(); len(errs) > 0 {
 		p.t.Errorf("page %s logged console errors:\n%s", name, strings.Join(errs, "\n"))
@@ -139,13 +152,6 @@ func (p *page) check(name string) {
 	}
 	if len(violations) > 0 {
 		p.t.Errorf("page %s: got %d accessibility violations, want none:\n%s", name, len(violations), strings.Join(violations, "\n"))
-	}
-	buf, err := chromedp.Run(p.ctx, chromedp.FullScreenshot(100))
-	if err != nil {
-		p.t.Fatalf("screenshot %s: %v", name, err)
-	}
-	if err := os.WriteFile(filepath.Join(p.shot, "console-"+name+".png"), buf, 0o644); err != nil {
-		p.t.Fatal(err)
 	}
 }
 
@@ -198,7 +204,7 @@ func TestConsoleInBrowser(t *testing.T) {
 		}
 		return strings.TrimSpace(out)
 	}
-	ann, dan := keyOf("ann@example.com"), keyOf("dan@example.com")
+	ann, dan, carol := keyOf("ann@example.com"), keyOf("dan@example.com"), keyOf("carol@example.com")
 
 	alloc, cancel := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chrome), chromedp.NoSandbox, chromedp.WindowSize(1280, 900))...)
@@ -305,9 +311,33 @@ func TestConsoleInBrowser(t *testing.T) {
 	p.wait("the timeline reaches SUCCEEDED", `document.getElementById('execution-status').textContent.includes('SUCCEEDED') && document.body.innerText.includes('ExecutionSucceeded')`)
 	p.check("execution")
 
+	// More executions than a page holds: the list shows the first 30, and
+	// More, from the keyboard, appends the rest, once however often it is
+	// pressed while it reads.
+	for i := range 35 {
+		status, out := api(t, "POST", fmt.Sprintf("%s/v1/workflows/triggerworkflow/%s?process_id=PO-SMALL-%d", srv.base, env["WORKFLOW_ID"], i), env["KEY"],
+			map[string]any{"requester": "bob@example.com", "item": "Pen", "amount": 12})
+		if status != 200 {
+			t.Fatalf("trigger %d: got %d %v, want 200", i, status, out)
+		}
+	}
+	total := countExecutions(t, srv.base, env["KEY"])
+	if total <= 30 {
+		t.Fatalf("got %d executions, want more than a page of 30", total)
+	}
 	p.open("#/executions")
-	p.wait("the executions list", `document.body.innerText.includes('PO-CONSOLE-1') || document.querySelectorAll('table.list tbody tr').length >= 2`)
+	p.wait("the first page of executions", `document.querySelectorAll('table.list tbody tr').length === 30 && document.querySelector('button[aria-label="More executions"]') !== null`)
 	p.check("executions")
+	p.do("More, from the keyboard", chromedp.Focus(chromedp.CSS(`button[aria-label="More executions"]`)), chromedp.KeyEvent("\r"), chromedp.KeyEvent("\r"))
+	p.wait("the rest of the executions", fmt.Sprintf(`document.querySelectorAll('table.list tbody tr').length === %d && document.querySelector('button[aria-label="More executions"]') === null`, total))
+	rows := string(p.eval(`new Set([...document.querySelectorAll('table.list tbody tr td:first-child')].map(td => td.textContent)).size`))
+	if rows != fmt.Sprint(total) {
+		t.Errorf("executions after More: got %s distinct, want %d", rows, total)
+	}
+	if got := string(p.eval(`document.activeElement.textContent`)); !strings.Contains(got, fmt.Sprintf("%d executions shown, all there are", total)) {
+		t.Errorf("focus after the last page: got %s, want the line that says all are shown", got)
+	}
+	p.audit("executions-more")
 	// Filtered by status and process id, through searchExecutions.
 	p.do("choose a status", chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById('f-status'); s.value = 'SUCCEEDED'; s.dispatchEvent(new Event('change', {bubbles: true})); })()`))
 	p.do("filter",
@@ -332,6 +362,32 @@ func TestConsoleInBrowser(t *testing.T) {
 	p.do("pause", chromedp.Click(`//button[@aria-label='Pause Overdue invoice digest']`))
 	p.wait("paused", `document.querySelector('.schedule-state').textContent.includes('PAUSED') && document.querySelector('button[aria-label="Play Overdue invoice digest"]') !== null`)
 	p.check("schedules")
+
+	// Ann hands her part of an approval on to carol from her inbox (the
+	// sample step allows reassignment); carol then finds it in hers and
+	// answers it in ann's place.
+	if status, out := api(t, "POST", fmt.Sprintf("%s/v1/workflows/triggerworkflow/%s?process_id=PO-CONSOLE-2", srv.base, env["TWO_APPROVER_WORKFLOW_ID"]), env["KEY"],
+		map[string]any{"requester": "bob@example.com", "item": "Desk", "amount": 2900}); status != 200 {
+		t.Fatalf("trigger PO-CONSOLE-2: got %d %v, want 200", status, out)
+	}
+	const reassigned = `document.querySelectorAll('.approval').length === 1 && document.querySelector('.approval .meta').textContent.includes('PO-CONSOLE-2') && document.querySelector('.approval .meta').textContent.includes('all of carol@example.com, dan@example.com')`
+	p.signOut()
+	p.signIn(ann)
+	p.open("#/inbox")
+	p.wait("ann's inbox", `document.querySelectorAll('.approval').length === 1 && document.querySelector('.approval .meta').textContent.includes('PO-CONSOLE-2')`)
+	p.do("open the reassign form", chromedp.Click(`//article[contains(@class,'approval')]//summary[normalize-space()='Reject with a comment, or reassign']`))
+	p.do("reassign to carol",
+		chromedp.SendKeys(chromedp.CSS(`.approval input[id^="r-"]`), "carol@example.com"),
+		chromedp.Click(`//article[contains(@class,'approval')]//button[normalize-space()='Reassign']`))
+	p.wait("reassigned", `document.body.innerText.includes('Reassigned to carol@example.com: Two approvals') && `+reassigned)
+	p.audit("inbox-reassigned")
+	p.signOut()
+	p.signIn(carol)
+	p.open("#/inbox")
+	p.wait("carol's inbox", reassigned+` && document.querySelector('.approval .ac-host button') !== null`)
+	p.audit("inbox-carol")
+	p.do("approve as carol", chromedp.Click(`//div[contains(@class,'ac-host')]//button[normalize-space()='Approve']`))
+	p.wait("carol's answer counted", `document.body.innerText.includes('Approved: Two approvals (PO-CONSOLE-2)')`)
 
 	// Dan's key is revoked while his tab is open: the next call leads back
 	// to the key prompt with a plain message, and the key is forgotten.
@@ -385,6 +441,26 @@ func measureInbox(t *testing.T, p *page) {
 	}
 	t.Logf("console: inbox first load: %d bytes transferred in %d requests (%d of them the page and its assets), first contentful paint %s, inbox rendered %.0f ms after navigation start",
 		m.Bytes, m.Requests, m.Assets, fcp, m.Render)
+}
+
+// countExecutions counts the organization's executions through the API,
+// page by page.
+func countExecutions(t *testing.T, base, key string) int {
+	t.Helper()
+	n, next := 0, ""
+	for {
+		status, out := api(t, "GET", base+"/v1/workflows/getOrganizationExecutions?limit=30"+next, key, nil)
+		if status != 200 {
+			t.Fatalf("getOrganizationExecutions: got %d %v, want 200", status, out)
+		}
+		items, _ := out["items"].([]any)
+		n += len(items)
+		last, ok := out["lastKey"].(map[string]any)
+		if !ok {
+			return n
+		}
+		next = fmt.Sprintf("&workflow_id=%s&workflow_execution_id=%s", last["workflow_id"], last["workflow_execution_id"])
+	}
 }
 
 // demoEnv reads the demo.env the server wrote.

@@ -52,14 +52,21 @@ export async function api(path, { query, body, signal } = {}) {
   return data;
 }
 
-// pages reads every page of a list, up to max items, following lastKey.
-export async function pages(path, query = {}, max = 300) {
+// readPages reads a list from the page key after (null: from the top),
+// following lastKey until it holds max items or the list ends. It answers
+// the items and the lastKey to go on from, null at the end. Every field of
+// a lastKey goes back as a query parameter of its name, beside the same
+// filters, which is how each list of the API takes it.
+export async function readPages(path, query = {}, after = null, max = 300) {
   const items = [];
-  let next = {};
-  for (;;) {
-    const page = await api(path, { query: { ...query, ...next, limit: 30 } });
+  let next = after;
+  do {
+    const page = await api(path, { query: { ...query, ...(next || {}), limit: 30 } });
     items.push(...page.items);
-    if (!page.lastKey || items.length >= max) return items;
-    next = page.lastKey;
-  }
+    next = page.lastKey || null;
+  } while (next && items.length < max);
+  return { items, lastKey: next };
 }
+
+// pages reads a list from the top, up to max items.
+export const pages = async (path, query = {}, max = 300) => (await readPages(path, query, null, max)).items;

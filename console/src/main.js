@@ -3,8 +3,8 @@
 // (#/workflows/<id>/<version>), so every page can be linked and reloaded;
 // the API key never appears there.
 import { render } from 'preact';
-import { useCallback, useEffect, useState } from 'preact/hooks';
-import { api, pages, getKey, setKey, clearKey, whenUnauthorized } from './api.js';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { api, pages, readPages, getKey, setKey, clearKey, whenUnauthorized } from './api.js';
 import { Graph } from './graph.js';
 import { AdaptiveCard } from './card.js';
 import { html } from './html.js';
@@ -40,6 +40,66 @@ function useLoad(load, deps) {
     return () => { live = false; };
   }, [...deps, n]);
   return [state.data, state.error, () => setN((x) => x + 1)];
+}
+
+// usePaged reads the first batch of a list (up to max items, following
+// lastKey) on mount and when deps change; more() appends the next batch,
+// read from the lastKey the last one ended at. The list is
+// { items, lastKey, paged, error, busy, more, reload }; paged is whether
+// more() added to it.
+function usePaged(path, query, deps, max = 300) {
+  const [state, setState] = useState({ items: null, lastKey: null, paged: false, error: null, busy: false });
+  const [n, setN] = useState(0);
+  // A batch that arrives after the list was read again from the top is
+  // dropped.
+  const generation = useRef(0);
+  useEffect(() => {
+    const g = ++generation.current;
+    setState((s) => ({ ...s, error: null }));
+    readPages(path, query, null, max).then(
+      ({ items, lastKey }) => g === generation.current && setState({ items, lastKey, paged: false, error: null, busy: false }),
+      (error) => g === generation.current && setState({ items: null, lastKey: null, paged: false, error, busy: false }));
+  }, [...deps, n]);
+  // The lastKey a batch was read from: a second press before the page
+  // shows that batch (a held Enter key) must not read it again.
+  const readFrom = useRef(null);
+  const more = async () => {
+    const from = state.lastKey;
+    if (!from || readFrom.current === from) return;
+    readFrom.current = from;
+    const g = generation.current;
+    setState((s) => ({ ...s, busy: true, error: null }));
+    try {
+      const next = await readPages(path, query, from, max);
+      if (g === generation.current) setState((s) => ({ items: [...s.items, ...next.items], lastKey: next.lastKey, paged: true, error: null, busy: false }));
+    } catch (error) {
+      readFrom.current = null;
+      if (g === generation.current) setState((s) => ({ ...s, error, busy: false }));
+    }
+  };
+  return { ...state, more, reload: () => setN((x) => x + 1) };
+}
+
+// More offers the next batch of a list while it goes on, and says how much
+// is shown once there is or was more than one batch. When the last batch is
+// in and the button goes, focus moves to the line that says so, not back to
+// the top of the page.
+function More({ list, one, many, label }) {
+  const line = useRef(null);
+  const hadMore = useRef(false);
+  useEffect(() => {
+    if (hadMore.current && !list.lastKey && document.activeElement === document.body) line.current?.focus();
+    hadMore.current = Boolean(list.lastKey);
+  }, [list.lastKey]);
+  if (!list.items || (!list.lastKey && !list.paged)) return null;
+  const n = list.items.length;
+  // aria-disabled rather than disabled while a batch loads, so the button
+  // keeps the keyboard focus.
+  return html`<div class="pager">
+    <p class="hint" tabindex="-1" ref=${line} aria-live="polite">${n} ${n === 1 ? one : many} shown${list.lastKey ? '; more follow.' : ', all there are.'}</p>
+    ${list.lastKey && html`<button type="button" onClick=${list.more} aria-disabled=${list.busy ? 'true' : undefined}
+      aria-label=${label}>${list.busy ? 'More (loading…)' : 'More'}</button>`}
+  </div>`;
 }
 
 const Problem = ({ error }) => error && html`<p class="problem" role="alert">${error.message}</p>`;
@@ -105,9 +165,9 @@ function versionOf(statusVersion) {
 }
 
 function Workflows() {
-  const [items, error] = useLoad(() => pages('workflows/getOrganizationWorkflows'), []);
-  if (error) return html`<${Problem} error=${error} />`;
-  if (!items) return html`<${Loading} />`;
+  const list = usePaged('workflows/getOrganizationWorkflows', {}, []);
+  const { items, error } = list;
+  if (!items) return error ? html`<${Problem} error=${error} />` : html`<${Loading} />`;
   const groups = groupVersions(items.map((w) => ({ ...w, version: versionOf(w.workflow_status_version) })), 'workflow_id', 'version');
   return html`<h1>Workflows</h1>
     <table class="list">
@@ -118,7 +178,9 @@ function Workflows() {
           aria-label=${`v${v.version} of ${v.workflow_name}, ${v.workflow_status}`}>v${v.version}</a> <${Badge} status=${v.workflow_status} /></li>`)}</ul></td>
         <td>${when(vs[0].modified_on)}</td>
       </tr>`)}</tbody>
-    </table>`;
+    </table>
+    <${Problem} error=${error} />
+    <${More} list=${list} one="workflow version" many="workflow versions" label="More workflow versions" />`;
 }
 
 function StepConfig({ step }) {
@@ -194,21 +256,17 @@ function Executions({ params }) {
   const [workflows] = useLoad(() => pages('workflows/getOrganizationWorkflows'), []);
   const [filter, setFilter] = useState({ workflow_id: params.get('workflow') || '', status: '', process_id: '', after: '', before: '' });
   const [shown, setShown] = useState(filter);
-  const [items, error] = useLoad(() => {
-    const f = shown;
-    // Filters beyond the workflow need searchExecutions; without them the
-    // plain lists answer.
-    if (f.status || f.process_id || f.after || f.before) {
-      return api('workflows/searchExecutions', {
-        query: {
-          workflow_id: f.workflow_id, status: f.status, process_id: f.process_id.trim(),
-          created_after: f.after && new Date(f.after).getTime(), created_before: f.before && new Date(f.before).getTime(), limit: 30,
-        },
-      }).then((r) => r.items);
-    }
-    if (f.workflow_id) return api('workflows/getWorkflowExecutionHistory', { query: { workflow_id: f.workflow_id, limit: 30 } }).then((r) => r.items);
-    return api('workflows/getOrganizationExecutions', { query: { limit: 30 } }).then((r) => r.items);
-  }, [JSON.stringify(shown)]);
+  // Filters beyond the workflow need searchExecutions; without them the
+  // plain lists answer. Each takes its own lastKey back for the next page.
+  const f = shown;
+  const [path, query] = f.status || f.process_id || f.after || f.before
+    ? ['workflows/searchExecutions', {
+      workflow_id: f.workflow_id, status: f.status, process_id: f.process_id.trim(),
+      created_after: f.after && new Date(f.after).getTime(), created_before: f.before && new Date(f.before).getTime(),
+    }]
+    : f.workflow_id ? ['workflows/getWorkflowExecutionHistory', { workflow_id: f.workflow_id }] : ['workflows/getOrganizationExecutions', {}];
+  const list = usePaged(path, query, [JSON.stringify(shown)], 30);
+  const { items, error } = list;
   const names = new Map((workflows || []).map((w) => [w.workflow_id, w.workflow_name]));
   const set = (k) => (e) => setFilter({ ...filter, [k]: e.target.value });
   return html`<h1>Executions</h1>
@@ -237,7 +295,8 @@ function Executions({ params }) {
         <td><${Badge} status=${x.status} /></td><td>${x.workflow_current_state}</td><td>${when(x.created_on)}</td>
       </tr>`)}</tbody>
     </table>
-    ${items.length === 0 && html`<p>No executions match.</p>`}`}`;
+    ${items.length === 0 && !list.lastKey && html`<p>No executions match.</p>`}`}
+    <${More} list=${list} one="execution" many="executions" label="More executions" />`;
 }
 
 // useExecution reads an execution, then follows it with waitForExecution
@@ -370,8 +429,11 @@ function ApprovalCard({ a, onDone }) {
 
 function Inbox() {
   // The API lists newest first; the inbox reads the pages and shows the
-  // oldest first, as the one that has waited longest comes first.
-  const [items, error, reload] = useLoad(() => pages('approvals/getPendingApprovals').then((xs) => xs.sort((a, b) => a.created_on - b.created_on)), []);
+  // oldest first, as the one that has waited longest comes first. Beyond
+  // the first batch, More reads older ones, which go above these.
+  const list = usePaged('approvals/getPendingApprovals', {}, []);
+  const { error, reload } = list;
+  const items = list.items && [...list.items].sort((a, b) => a.created_on - b.created_on);
   const [done, setDone] = useState('');
   useEffect(() => {
     // Marks the first render of the list, which the browser test measures.
@@ -383,16 +445,17 @@ function Inbox() {
     <p aria-live="polite" class="done">${done}</p>
     <${Problem} error=${error} />
     ${!items && !error && html`<${Loading} />`}
-    ${items && items.length === 0 && html`<p class="empty">Nothing waits for an answer.</p>`}
+    ${items && items.length === 0 && !list.lastKey && html`<p class="empty">Nothing waits for an answer.</p>`}
+    <${More} list=${list} one="approval" many="approvals" label="More approvals, older than these" />
     <div class="cards">${(items || []).map((a) => html`<${ApprovalCard} key=${a.approval_id + a.revision} a=${a} onDone=${onDone} />`)}</div>`;
 }
 
 // --- Cards ---
 
 function Cards() {
-  const [items, error] = useLoad(() => pages('adaptive-cards/getOrganizationCards'), []);
-  if (error) return html`<${Problem} error=${error} />`;
-  if (!items) return html`<${Loading} />`;
+  const list = usePaged('adaptive-cards/getOrganizationCards', {}, []);
+  const { items, error } = list;
+  if (!items) return error ? html`<${Problem} error=${error} />` : html`<${Loading} />`;
   const groups = groupVersions(items, 'card_id', 'card_version');
   return html`<h1>Cards</h1>
     <table class="list">
@@ -403,7 +466,9 @@ function Cards() {
           aria-label=${`v${v.card_version} of ${v.card_name}, ${v.status}`}>v${v.card_version}</a> <${Badge} status=${v.status} /></li>`)}</ul></td>
         <td>${when(vs[0].created_on)}</td>
       </tr>`)}</tbody>
-    </table>`;
+    </table>
+    <${Problem} error=${error} />
+    <${More} list=${list} one="card version" many="card versions" label="More card versions" />`;
 }
 
 function Card({ id, version }) {

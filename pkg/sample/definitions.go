@@ -40,7 +40,8 @@ func approvalWorkflow(cardID string, threshold int) app.SaveWorkflowInput {
 	}
 }
 
-// twoApproverWorkflow asks every approver to approve a purchase.
+// twoApproverWorkflow asks every approver to approve a purchase; one who
+// is away can hand their part on to a colleague (allow_reassign).
 func twoApproverWorkflow(cardID string, approvers []string) app.SaveWorkflowInput {
 	list := make([]any, len(approvers))
 	for i, a := range approvers {
@@ -53,7 +54,7 @@ func twoApproverWorkflow(cardID string, approvers []string) app.SaveWorkflowInpu
 			step("approve", "Two approvals", cardflow.StepApproval, obj{
 				"card_id":   cardID,
 				"data":      obj{"requester": "{{ input.requester }}", "item": "{{ input.item }}", "amount": "{{ input.amount }}"},
-				"approvers": list, "policy": cardflow.PolicyAll, "timeout": "PT72H",
+				"approvers": list, "policy": cardflow.PolicyAll, "allow_reassign": true, "timeout": "PT72H",
 			}),
 			step("done", "Approved", "end", obj{"status": "SUCCEEDED", "output": "{{ steps.approve.output }}"}),
 			step("rejected", "Rejected", "end", obj{"status": "FAILED", "output": "{{ steps.approve.output }}"}),
