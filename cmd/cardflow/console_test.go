@@ -49,7 +49,7 @@ func browserOrSkip(t *testing.T) (chrome, axe string) {
 	}
 	b, err := os.ReadFile(filepath.Join("..", "..", "console", "node_modules", "axe-core", "axe.min.js"))
 	if err != nil {
-		unavailable("axe-core is not installed (make console-deps): %v", err)
+		unavailable("axe-core is not installed (make console installs it): %v", err)
 	}
 	return chrome, string(b)
 }
@@ -364,8 +364,8 @@ func TestConsoleInBrowser(t *testing.T) {
 	p.check("schedules")
 
 	// Ann hands her part of an approval on to carol from her inbox (the
-	// sample step allows reassignment); carol then finds it in hers and
-	// answers it in ann's place.
+	// sample step allows reassignment); it leaves hers, carol finds it in
+	// hers and answers it in ann's place.
 	if status, out := api(t, "POST", fmt.Sprintf("%s/v1/workflows/triggerworkflow/%s?process_id=PO-CONSOLE-2", srv.base, env["TWO_APPROVER_WORKFLOW_ID"]), env["KEY"],
 		map[string]any{"requester": "bob@example.com", "item": "Desk", "amount": 2900}); status != 200 {
 		t.Fatalf("trigger PO-CONSOLE-2: got %d %v, want 200", status, out)
@@ -379,7 +379,8 @@ func TestConsoleInBrowser(t *testing.T) {
 	p.do("reassign to carol",
 		chromedp.SendKeys(chromedp.CSS(`.approval input[id^="r-"]`), "carol@example.com"),
 		chromedp.Click(`//article[contains(@class,'approval')]//button[normalize-space()='Reassign']`))
-	p.wait("reassigned", `document.body.innerText.includes('Reassigned to carol@example.com: Two approvals') && `+reassigned)
+	// It leaves ann's inbox: it no longer waits on her.
+	p.wait("reassigned", `document.body.innerText.includes('Reassigned to carol@example.com: Two approvals') && document.querySelectorAll('.approval').length === 0`)
 	p.audit("inbox-reassigned")
 	p.signOut()
 	p.signIn(carol)

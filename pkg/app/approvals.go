@@ -278,13 +278,18 @@ type PendingApprovalsInput struct {
 }
 
 // ListPendingApprovals lists the open approvals of the caller's
-// organization, newest first.
+// organization, newest first. A key that acts for a person and is no admin
+// key sees what waits on that person unless it names another approver: its
+// inbox, not everyone's.
 func (s *Service) ListPendingApprovals(ctx context.Context, in PendingApprovalsInput) (cardflow.Page[*cardflow.Approval, cardflow.ApprovalKey], error) {
 	p, err := principal(ctx, cardflow.ScopeRead)
 	if err != nil {
 		return cardflow.Page[*cardflow.Approval, cardflow.ApprovalKey]{}, err
 	}
 	f := cardflow.ApprovalFilter{Approver: strings.TrimSpace(in.Approver), WorkflowID: in.WorkflowID}
+	if f.Approver == "" && p.Person != "" && !p.Has(cardflow.ScopeAdmin) {
+		f.Approver = p.Person
+	}
 	if in.OlderThan > 0 {
 		f.CreatedBefore = s.now().Add(-in.OlderThan).UnixMilli()
 	}

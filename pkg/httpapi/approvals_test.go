@@ -91,6 +91,21 @@ func TestApprovalThroughTheAPI(t *testing.T) {
 	if r := e.do("GET", "/v1/approvals/getPendingApprovals?approver=eve@example.com", ann, nil); r.body["count"] != 0.0 {
 		t.Errorf("pending for eve: got %s, want none", r.raw)
 	}
+	// Without approver, a person's key lists what waits on its person;
+	// admin keys and keys of no person list everyone's.
+	for _, c := range []struct {
+		name, key string
+		want      float64
+	}{
+		{"ann's key", ann, 1},
+		{"eve's key", eve, 0},
+		{"a key of no person", noPerson, 1},
+		{"an admin key", admin, 1},
+	} {
+		if r := e.do("GET", "/v1/approvals/getPendingApprovals", c.key, nil); r.status != 200 || r.body["count"] != c.want {
+			t.Errorf("pending without approver, %s: got %d %s, want %v", c.name, r.status, r.raw, c.want)
+		}
+	}
 
 	answer := func(key, decision string) response {
 		return e.do("POST", "/v1/approvals/answerApproval", key, map[string]any{"approval_id": id, "decision": decision, "comment": "ok by me"})
