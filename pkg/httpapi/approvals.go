@@ -25,7 +25,7 @@ var approvalIDPattern = regexp.MustCompile(`^[0-7][0-9A-HJKMNP-TV-Z]{25}-[0-9]{4
 // starting the list over.
 func (q *query) approvalID(name string, required bool) string {
 	v := q.str(name, required)
-	if v != "" && !approvalIDPattern.MatchString(v) {
+	if (v != "" || q.values.Has(name)) && !approvalIDPattern.MatchString(v) {
 		q.fail("query parameter %s must be an approval id as the service gave it (an execution id, '-' and a number), got %q", name, v)
 		return ""
 	}

@@ -24,6 +24,9 @@ func TestPendingApprovalFilters(t *testing.T) {
 		{"a workflow_id", "workflow_id", "01J9Z3K8Q6X2M4T7V5B1N0C8DE", 200, ""},
 		{"an empty older_than", "older_than", "", 400, "ISO 8601 duration"},
 		{"older_than", "older_than", "PT24H", 200, ""},
+		{"an empty page key", "approval_id", "", 400, "must be an approval id"},
+		{"a page key that is no approval id", "approval_id", "x", 400, "must be an approval id"},
+		{"a page key", "approval_id", "01J9Z3K8Q6X2M4T7V5B1N0C8DE-0001", 200, ""},
 	} {
 		r := e.get("/v1/approvals/getPendingApprovals", key, tc.param, tc.value)
 		if r.status != tc.status || !strings.Contains(r.msg(), tc.msg) {
