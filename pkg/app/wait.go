@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"sync"
 	"time"
 
@@ -80,18 +79,15 @@ func (s *Service) WaitForExecutionJSON(ctx context.Context, in WaitInput) ([]byt
 		if err != nil {
 			return nil, err
 		}
-		var head struct {
-			Status     string `json:"status"`
-			ModifiedOn int64  `json:"modified_on"`
-		}
-		if err := json.Unmarshal(item, &head); err != nil {
+		status, modified, err := cardflow.ExecutionJSONStatus(item)
+		if err != nil {
 			return nil, err
 		}
 		if first && !in.HasSince {
-			since = head.ModifiedOn
+			since = modified
 		}
-		open := head.Status == cardflow.ExecRunning || head.Status == cardflow.ExecWaiting
-		if last || in.Until == UntilFinal && !open || in.Until == UntilChange && head.ModifiedOn > since {
+		open := status == cardflow.ExecRunning || status == cardflow.ExecWaiting
+		if last || in.Until == UntilFinal && !open || in.Until == UntilChange && modified > since {
 			return item, nil
 		}
 		select {
