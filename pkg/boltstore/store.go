@@ -290,10 +290,10 @@ func (s *Store) PutExecution(_ context.Context, e *cardflow.Execution) error {
 		k := under(prefix(e.OrganizationID, e.WorkflowID), e.WorkflowExecutionID)
 		rev := tx.Bucket(bExecutionRevisions).Get(k)
 		if rev == nil {
-			return executionNotFound(e.WorkflowExecutionID)
+			return refuse(executionNotFound(e.WorkflowExecutionID))
 		}
 		if got := int64(binary.BigEndian.Uint64(rev)); got != e.Revision {
-			return cardflow.Errorf(cardflow.ECONFLICT, "execution %s changed meanwhile (revision %d, not %d)", e.WorkflowExecutionID, got, e.Revision)
+			return refuse(cardflow.Errorf(cardflow.ECONFLICT, "execution %s changed meanwhile (revision %d, not %d)", e.WorkflowExecutionID, got, e.Revision))
 		}
 		if err := putEvents(tx, w); err != nil {
 			return err
