@@ -355,6 +355,29 @@ func (s *Store) GetExecutionJSON(_ context.Context, org, workflowID, executionID
 	return out, err
 }
 
+// GetExecutionStatus reads the status and modified_on from the head alone.
+func (s *Store) GetExecutionStatus(_ context.Context, org, workflowID, executionID string) (status string, modifiedOn int64, err error) {
+	err = s.db.View(func(tx *bolt.Tx) error {
+		var v []byte
+		if validParts(org, workflowID, executionID) {
+			v = tx.Bucket(bExecutions).Get(under(prefix(org, workflowID), executionID))
+		}
+		if v == nil {
+			return executionNotFound(executionID)
+		}
+		var head struct {
+			Status     string `json:"status"`
+			ModifiedOn int64  `json:"modified_on"`
+		}
+		if err := json.Unmarshal(v, &head); err != nil {
+			return fmt.Errorf("boltstore: decode execution head: %w", err)
+		}
+		status, modifiedOn = head.Status, head.ModifiedOn
+		return nil
+	})
+	return status, modifiedOn, err
+}
+
 func executionKey(e *cardflow.Execution) cardflow.ExecutionKey {
 	return cardflow.ExecutionKey{WorkflowID: e.WorkflowID, WorkflowExecutionID: e.WorkflowExecutionID}
 }
