@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"sync"
 	"time"
 
@@ -75,36 +74,52 @@ func (s *Service) WaitForExecutionJSON(ctx context.Context, in WaitInput) ([]byt
 	defer timeout.Stop()
 	// A timeout of 0 answers the first read.
 	since, last := in.Since, in.Timeout == 0
+	// answer is the item read last, or, after a read of the status alone,
+	// the execution read now.
+	orAnswer := func(item []byte) ([]byte, error) {
+		if item != nil {
+			return item, nil
+		}
+		return s.GetExecutionJSON(ctx, in.WorkflowID, in.WorkflowExecutionID)
+	}
 	for first := true; ; first = false {
-		item, err := s.GetExecutionJSON(ctx, in.WorkflowID, in.WorkflowExecutionID)
+		status, modified, item, err := s.executionStatus(ctx, p.OrganizationID, in)
 		if err != nil {
 			return nil, err
 		}
-		var head struct {
-			Status     string `json:"status"`
-			ModifiedOn int64  `json:"modified_on"`
-		}
-		if err := json.Unmarshal(item, &head); err != nil {
-			return nil, err
-		}
 		if first && !in.HasSince {
-			since = head.ModifiedOn
+			since = modified
 		}
-		open := head.Status == cardflow.ExecRunning || head.Status == cardflow.ExecWaiting
-		if last || in.Until == UntilFinal && !open || in.Until == UntilChange && head.ModifiedOn > since {
-			return item, nil
+		open := status == cardflow.ExecRunning || status == cardflow.ExecWaiting
+		if last || in.Until == UntilFinal && !open || in.Until == UntilChange && modified > since {
+			return orAnswer(item)
 		}
 		select {
 		case _, ok := <-changed:
 			if !ok {
-				return item, nil
+				return orAnswer(item)
 			}
 		case <-timeout.C:
 			last = true // read once more: the answer is the current item
 		case <-ctx.Done():
-			return item, nil // nobody waits for the answer any more
+			return orAnswer(item) // nobody waits for the answer any more
 		}
 	}
+}
+
+// executionStatus reads what a waiter looks at: from the store's head
+// alone when it can (item is then nil, read when the wait answers), else
+// from the whole answer, which it returns.
+func (s *Service) executionStatus(ctx context.Context, org string, in WaitInput) (status string, modified int64, item []byte, err error) {
+	if ss, ok := s.store.(cardflow.ExecutionStatusStore); ok {
+		status, modified, err = ss.GetExecutionStatus(ctx, org, in.WorkflowID, in.WorkflowExecutionID)
+		return status, modified, nil, err
+	}
+	if item, err = s.GetExecutionJSON(ctx, in.WorkflowID, in.WorkflowExecutionID); err != nil {
+		return "", 0, nil, err
+	}
+	status, modified, err = cardflow.ExecutionJSONStatus(item)
+	return status, modified, item, err
 }
 
 // pollWatcher is the watcher of a service that hears of no changes: it

@@ -55,11 +55,11 @@ func (c *committer) write(fn func(*bolt.Tx) error) error {
 	case <-c.stop:
 		// Closing: bbolt answers that the file is closed, or commits it
 		// if it is not closed yet.
-		return c.db.Update(fn)
+		return unrefused(c.db.Update(fn))
 	}
 	err := <-cl.err
 	if err == errRunAlone {
-		err = c.db.Update(fn)
+		err = unrefused(c.db.Update(fn))
 	}
 	return err
 }
@@ -87,13 +87,23 @@ func (c *committer) loop() {
 	}
 }
 
-// commit runs group in one transaction and answers each call.
+// commit runs group in one transaction and answers each call. A call
+// that refused (see refuse) changed nothing, so the others go on in the
+// same transaction; any other failure rolls it back.
 func (c *committer) commit(group []*call) {
+	refused := make([]error, len(group))
 	for len(group) > 0 {
 		failed := -1
+		clear(refused)
 		err := c.db.Update(func(tx *bolt.Tx) error {
 			for i, cl := range group {
-				if err := safely(cl.fn, tx); err != nil {
+				err := safely(cl.fn, tx)
+				var r refusal
+				if errors.As(err, &r) {
+					refused[i] = r.err
+					continue
+				}
+				if err != nil {
 					failed = i
 					return err
 				}
@@ -103,13 +113,40 @@ func (c *committer) commit(group []*call) {
 		if failed >= 0 {
 			group[failed].err <- errRunAlone
 			group = append(group[:failed], group[failed+1:]...)
+			refused = refused[:len(group)]
 			continue
 		}
-		for _, cl := range group {
-			cl.err <- err
+		for i, cl := range group {
+			if refused[i] != nil {
+				cl.err <- refused[i]
+			} else {
+				cl.err <- err
+			}
 		}
 		return
 	}
+}
+
+// refusal is the error of a write that refused before it changed anything
+// in the transaction (a revision that moved on meanwhile): the writes it
+// shares a commit with need not run again without it. Such conflicts are
+// common under load, where every failure in a group of writes would
+// otherwise roll back the whole group.
+type refusal struct{ err error }
+
+func (r refusal) Error() string { return r.err.Error() }
+
+// refuse marks err as the error of a write function that has changed
+// nothing yet.
+func refuse(err error) error { return refusal{err} }
+
+// unrefused gives the error a refusal stands for.
+func unrefused(err error) error {
+	var r refusal
+	if errors.As(err, &r) {
+		return r.err
+	}
+	return err
 }
 
 // safely runs fn, turning a panic into an error so that one write cannot

@@ -80,6 +80,50 @@ func TestCommitterGroups(t *testing.T) {
 	}
 }
 
+// A write that refuses before it changes anything gets its own error and
+// leaves the others of its group to commit as they ran: none runs twice.
+func TestCommitterRefusals(t *testing.T) {
+	db, c := openCommitter(t)
+	var wg sync.WaitGroup
+	errs := make([]error, 60)
+	runs := make([]int, len(errs))
+	var mu sync.Mutex
+	for i := range errs {
+		wg.Go(func() {
+			errs[i] = c.write(func(tx *bolt.Tx) error {
+				mu.Lock()
+				runs[i]++
+				mu.Unlock()
+				if i%3 == 0 {
+					return refuse(fmt.Errorf("write %d refused", i))
+				}
+				return tx.Bucket([]byte("b")).Put(fmt.Appendf(nil, "k%02d", i), []byte("v"))
+			})
+		})
+	}
+	wg.Wait()
+	err := db.View(func(tx *bolt.Tx) error {
+		for i, err := range errs {
+			v := tx.Bucket([]byte("b")).Get(fmt.Appendf(nil, "k%02d", i))
+			if runs[i] != 1 {
+				t.Errorf("write %d: got %d runs, want 1", i, runs[i])
+			}
+			if i%3 == 0 {
+				var r refusal
+				if want := fmt.Sprintf("write %d refused", i); err == nil || err.Error() != want || errors.As(err, &r) || v != nil {
+					t.Errorf("write %d: got %v, stored %q; want %q unwrapped and nothing stored", i, err, v, want)
+				}
+			} else if err != nil || string(v) != "v" {
+				t.Errorf("write %d: got %v, stored %q; want it stored", i, err, v)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestCommitterClosed(t *testing.T) {
 	db, c := openCommitter(t)
 	c.close()

@@ -23,7 +23,7 @@ func (s *Store) StartExecution(ctx context.Context, e *cardflow.Execution, p *ca
 	maxOpen := cardflow.OpenExecutionLimit(ctx)
 	err = s.commits.write(func(tx *bolt.Tx) error {
 		if err := checkOpenLimit(tx, e.OrganizationID, maxOpen); err != nil {
-			return err
+			return refuse(err)
 		}
 		procs := tx.Bucket(bProcesses)
 		pk := under(prefix(p.OrganizationID), p.ProcessID)
@@ -34,7 +34,7 @@ func (s *Store) StartExecution(ctx context.Context, e *cardflow.Execution, p *ca
 				return err
 			}
 			if !old.Closed {
-				return cardflow.Errorf(cardflow.ECONFLICT, "process id %s belongs to execution %s, which is still open", p.ProcessID, old.ExecutionID)
+				return refuse(cardflow.Errorf(cardflow.ECONFLICT, "process id %s belongs to execution %s, which is still open", p.ProcessID, old.ExecutionID))
 			}
 			oldP = old
 		}
@@ -47,7 +47,7 @@ func (s *Store) StartExecution(ctx context.Context, e *cardflow.Execution, p *ca
 					return err
 				}
 				if old.ExpiresAt*1000 > e.CreatedOn {
-					return cardflow.Errorf(cardflow.ECONFLICT, "idempotency key %s is already used", idem.Key)
+					return refuse(cardflow.Errorf(cardflow.ECONFLICT, "idempotency key %s is already used", idem.Key))
 				}
 				oldI = old
 			}
@@ -96,14 +96,14 @@ func (s *Store) PutProcess(_ context.Context, p *cardflow.Process) error {
 		k := under(prefix(p.OrganizationID), p.ProcessID)
 		v := b.Get(k)
 		if v == nil {
-			return processNotFound(p.ProcessID)
+			return refuse(processNotFound(p.ProcessID))
 		}
 		stored, err := decode[cardflow.Process](v)
 		if err != nil {
 			return err
 		}
 		if stored.Revision != p.Revision {
-			return cardflow.Errorf(cardflow.ECONFLICT, "process %s changed meanwhile", p.ProcessID)
+			return refuse(cardflow.Errorf(cardflow.ECONFLICT, "process %s changed meanwhile", p.ProcessID))
 		}
 		rec := *p
 		rec.Revision++

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"slices"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -49,7 +51,8 @@ func searchEntries(e *cardflow.Execution) []byte {
 }
 
 // indexSearch keeps the search entries of the execution at k, which is e;
-// a write that changes none of what they hold changes nothing.
+// a write that changes none of what they hold changes nothing, and one
+// that changes the status moves only the entries that hold it.
 func indexSearch(tx *bolt.Tx, k []byte, e *cardflow.Execution) error {
 	of, entries := tx.Bucket(bExecutionSearchOf), tx.Bucket(bExecutionSearch)
 	want := searchEntries(e)
@@ -57,24 +60,40 @@ func indexSearch(tx *bolt.Tx, k []byte, e *cardflow.Execution) error {
 	if bytes.Equal(had, want) {
 		return nil
 	}
-	for rest := had; len(rest) > 0; {
-		n, size := binary.Uvarint(rest)
-		if size <= 0 || int(n) > len(rest)-size {
-			return fmt.Errorf("boltstore: search entries of %q do not decode", k)
-		}
-		if err := entries.Delete(rest[size : size+int(n)]); err != nil {
-			return err
-		}
-		rest = rest[size+int(n):]
+	hadKeys, err := entryKeys(had)
+	if err != nil {
+		return fmt.Errorf("boltstore: search entries of %q do not decode", k)
 	}
-	for rest := want; len(rest) > 0; {
-		n, size := binary.Uvarint(rest)
-		if err := entries.Put(rest[size:size+int(n)], []byte(e.WorkflowID)); err != nil {
-			return err
+	wantKeys, _ := entryKeys(want) // encoded just now
+	for _, hk := range hadKeys {
+		if !slices.ContainsFunc(wantKeys, func(wk []byte) bool { return bytes.Equal(wk, hk) }) {
+			if err := entries.Delete(hk); err != nil {
+				return err
+			}
 		}
-		rest = rest[size+int(n):]
+	}
+	for _, wk := range wantKeys {
+		if !slices.ContainsFunc(hadKeys, func(hk []byte) bool { return bytes.Equal(hk, wk) }) {
+			if err := entries.Put(wk, []byte(e.WorkflowID)); err != nil {
+				return err
+			}
+		}
 	}
 	return of.Put(k, want)
+}
+
+// entryKeys splits entries as searchEntries encodes them.
+func entryKeys(entries []byte) ([][]byte, error) {
+	keys := make([][]byte, 0, len(cardflow.SearchIndexes))
+	for rest := entries; len(rest) > 0; {
+		n, size := binary.Uvarint(rest)
+		if size <= 0 || n > uint64(len(rest)-size) {
+			return nil, errors.New("search entries do not decode")
+		}
+		keys = append(keys, rest[size:size+int(n)])
+		rest = rest[size+int(n):]
+	}
+	return keys, nil
 }
 
 // buildSearchIndex indexes every stored execution: Open calls it on a file

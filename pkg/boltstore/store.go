@@ -290,10 +290,10 @@ func (s *Store) PutExecution(_ context.Context, e *cardflow.Execution) error {
 		k := under(prefix(e.OrganizationID, e.WorkflowID), e.WorkflowExecutionID)
 		rev := tx.Bucket(bExecutionRevisions).Get(k)
 		if rev == nil {
-			return executionNotFound(e.WorkflowExecutionID)
+			return refuse(executionNotFound(e.WorkflowExecutionID))
 		}
 		if got := int64(binary.BigEndian.Uint64(rev)); got != e.Revision {
-			return cardflow.Errorf(cardflow.ECONFLICT, "execution %s changed meanwhile (revision %d, not %d)", e.WorkflowExecutionID, got, e.Revision)
+			return refuse(cardflow.Errorf(cardflow.ECONFLICT, "execution %s changed meanwhile (revision %d, not %d)", e.WorkflowExecutionID, got, e.Revision))
 		}
 		if err := putEvents(tx, w); err != nil {
 			return err
@@ -353,6 +353,29 @@ func (s *Store) GetExecutionJSON(_ context.Context, org, workflowID, executionID
 		return err
 	})
 	return out, err
+}
+
+// GetExecutionStatus reads the status and modified_on from the head alone.
+func (s *Store) GetExecutionStatus(_ context.Context, org, workflowID, executionID string) (status string, modifiedOn int64, err error) {
+	err = s.db.View(func(tx *bolt.Tx) error {
+		var v []byte
+		if validParts(org, workflowID, executionID) {
+			v = tx.Bucket(bExecutions).Get(under(prefix(org, workflowID), executionID))
+		}
+		if v == nil {
+			return executionNotFound(executionID)
+		}
+		var head struct {
+			Status     string `json:"status"`
+			ModifiedOn int64  `json:"modified_on"`
+		}
+		if err := json.Unmarshal(v, &head); err != nil {
+			return fmt.Errorf("boltstore: decode execution head: %w", err)
+		}
+		status, modifiedOn = head.Status, head.ModifiedOn
+		return nil
+	})
+	return status, modifiedOn, err
 }
 
 func executionKey(e *cardflow.Execution) cardflow.ExecutionKey {

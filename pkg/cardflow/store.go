@@ -135,3 +135,11 @@ type ExecutionJSONStore interface {
 	// the state and revision the API does not show.
 	GetExecutionJSON(ctx context.Context, org, workflowID, executionID string) ([]byte, error)
 }
+
+// ExecutionStatusStore is a Store that can read an execution's status and
+// modified_on alone, for a request that waits for a change
+// (waitForExecution) and reads the whole execution only to answer. Stores
+// need not implement it.
+type ExecutionStatusStore interface {
+	GetExecutionStatus(ctx context.Context, org, workflowID, executionID string) (status string, modifiedOn int64, err error)
+}

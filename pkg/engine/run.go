@@ -27,6 +27,9 @@ type run struct {
 	pending bool
 	// stepwise: every step is stored on its own.
 	stepwise bool
+	// prepared is what the Run of step preparedFor made for its Open.
+	prepared    any
+	preparedFor string
 }
 
 // errStepwise says that changes of several steps, stored together, would
@@ -196,6 +199,7 @@ func (r *run) runStep(ctx context.Context, n *node) (*Result, error) {
 	case out.Reason != "":
 		// A step that failed leaves by its error exit, whatever its kind.
 	case n.waiter != nil:
+		r.prepared, r.preparedFor = out.Prepared, n.step.ID
 		return r.openWait(ctx, n, out.Input, started)
 	case out.Sleep != nil:
 		return r.startSleep(ctx, n, *out.Sleep)

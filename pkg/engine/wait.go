@@ -139,7 +139,12 @@ func (r *run) tick(ctx context.Context, n *node, t steps.Ticker, p *cardflow.Pro
 // wait on the process record, taking over a resume that came early enough.
 func (r *run) open(ctx context.Context, n *node, p *cardflow.Process) (*cardflow.Process, error) {
 	ex := r.ex
-	if err := n.waiter.Open(ctx, r.stepRun(n)); err != nil {
+	run := r.stepRun(n)
+	if r.preparedFor == n.step.ID {
+		run.Prepared = r.prepared
+	}
+	r.prepared, r.preparedFor = nil, ""
+	if err := n.waiter.Open(ctx, run); err != nil {
 		return nil, err
 	}
 	for {

@@ -113,3 +113,47 @@ func TestLocalStepsStoredTogether(t *testing.T) {
 		})
 	}
 }
+
+// cardReads is a store that counts the card reads of card steps.
+type cardReads struct {
+	cardflow.Store
+	mu    sync.Mutex
+	reads int
+}
+
+func (s *cardReads) GetLatestActiveCard(ctx context.Context, org, cardID string) (*cardflow.Card, error) {
+	s.mu.Lock()
+	s.reads++
+	s.mu.Unlock()
+	return s.Store.GetLatestActiveCard(ctx, org, cardID)
+}
+
+// A card step reads and expands its card once when its wait opens in the
+// Advance that ran it, and sends it for that wait.
+func TestCardPreparedOnce(t *testing.T) {
+	f := newFixture(t)
+	env, err := expr.NewEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	reads := &cardReads{Store: f.store}
+	if f.eng, err = engine.New(reads, f.store, env, engine.WithClock(f.clock.now)); err != nil {
+		t.Fatal(err)
+	}
+	steps, conns := approvalDefinition(false)
+	f.card(steps)
+	ref := f.start(steps, conns, obj{"amount": 1200}, nil)
+	if res := f.advance(ref); res.Status != cardflow.ExecWaiting {
+		t.Fatalf("got %+v, want WAITING", res)
+	}
+	if reads.reads != 1 {
+		t.Errorf("got %d card reads, want 1", reads.reads)
+	}
+	items, _, err := f.store.ListDeliveries(context.Background(), f.org, 10, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(items) != 1 || items[0].Wait != 1 || toJSON(items[0].Data) != `{"amount":1200}` {
+		t.Errorf("outbox: got %s, want one delivery for wait 1 with amount 1200", toJSON(items))
+	}
+}

@@ -200,7 +200,7 @@ func describe(v any) string {
 // Run resolves the card and the approvers, so a step that cannot open
 // fails before it waits; the input shows who is asked.
 func (s *approvalStep) Run(ctx context.Context, r *Run) Outcome {
-	d, err := s.build(ctx, r)
+	b, err := s.prepare(ctx, r)
 	if err != nil {
 		return Outcome{Reason: err.Error()}
 	}
@@ -214,20 +214,28 @@ func (s *approvalStep) Run(ctx context.Context, r *Run) Outcome {
 	}
 	return Outcome{
 		Input: map[string]any{
-			"card_id": d.CardID, "card_version": d.CardVersion, "data": d.Data,
+			"card_id": b.card.CardID, "card_version": b.card.CardVersion, "data": b.data,
 			"approvers": p.approvers, "policy": s.policy,
 		},
-		Events: []cardflow.Event{{Type: cardflow.EventApprovalOpened, Message: msg}},
+		Events:   []cardflow.Event{{Type: cardflow.EventApprovalOpened, Message: msg}},
+		Prepared: b,
 	}
 }
 
-// Open records the approval, then sends its card. After a crash it finds
-// the record it made and sends the card again, as a card step does.
+// Open records the approval, then sends its card: the one Run expanded,
+// or expanded again when the wait opens in a later Advance. After a crash
+// it finds the record it made and sends the card again, as a card step
+// does.
 func (s *approvalStep) Open(ctx context.Context, r *Run) error {
-	d, err := s.build(ctx, r)
+	prepared, ok := r.Prepared.(*preparedCard)
+	var err error
+	if !ok {
+		prepared, err = s.prepare(ctx, r)
+	}
 	if err != nil {
 		return fmt.Errorf("deliver the card of step %s: %w", r.StepID, err)
 	}
+	d := prepared.delivery(r, s.delivery)
 	p, err := s.resolve(ctx, r)
 	if err != nil {
 		return cardflow.Errorf(cardflow.EINVALID, "%s", err.Error())

@@ -65,19 +65,26 @@ type cardStep struct {
 
 // Run resolves and expands the card, so a card that cannot be sent fails
 // the step before the wait is recorded; the input shows what will be sent.
+// The expanded card goes to Open, which sends it.
 func (s *cardStep) Run(ctx context.Context, r *Run) Outcome {
-	d, err := s.build(ctx, r)
+	b, err := s.prepare(ctx, r)
 	if err != nil {
 		return Outcome{Reason: err.Error()}
 	}
-	return Outcome{Input: map[string]any{"card_id": d.CardID, "card_version": d.CardVersion, "data": d.Data}}
+	return Outcome{Input: map[string]any{"card_id": b.card.CardID, "card_version": b.card.CardVersion, "data": b.data}, Prepared: b}
 }
 
-// Open sends the card as the wait opens.
+// Open sends the card as the wait opens: the one Run expanded, or, when
+// the wait opens in a later Advance (after a crash), the card expanded
+// again.
 func (s *cardStep) Open(ctx context.Context, r *Run) error {
-	d, err := s.build(ctx, r)
+	b, ok := r.Prepared.(*preparedCard)
+	var err error
+	if !ok {
+		b, err = s.prepare(ctx, r)
+	}
 	if err == nil {
-		err = r.Deliverer.Deliver(ctx, d)
+		err = r.Deliverer.Deliver(ctx, b.delivery(r, s.delivery))
 	}
 	if err != nil {
 		return fmt.Errorf("deliver the card of step %s: %w", r.StepID, err)
@@ -85,8 +92,16 @@ func (s *cardStep) Open(ctx context.Context, r *Run) error {
 	return nil
 }
 
-// build resolves the step's card and expands it with the step's data.
-func (s *cardStep) build(ctx context.Context, r *Run) (*cardflow.Delivery, error) {
+// preparedCard is a card step's card version, its data and the card
+// expanded with them.
+type preparedCard struct {
+	card    *cardflow.Card
+	data    any
+	payload map[string]any
+}
+
+// prepare resolves the step's card and expands it with the step's data.
+func (s *cardStep) prepare(ctx context.Context, r *Run) (*preparedCard, error) {
 	ex := r.Execution
 	var card *cardflow.Card
 	var err error
@@ -110,13 +125,19 @@ func (s *cardStep) build(ctx context.Context, r *Run) (*cardflow.Delivery, error
 	if err != nil {
 		return nil, fmt.Errorf("card %s version %d: %s", card.CardID, card.CardVersion, cardflow.ErrorMessage(err))
 	}
-	now := r.Now()
+	return &preparedCard{card: card, data: data, payload: payload}, nil
+}
+
+// delivery is the delivery of the prepared card for the wait the
+// execution is in.
+func (b *preparedCard) delivery(r *Run, profile map[string]any) *cardflow.Delivery {
+	ex, now := r.Execution, r.Now()
 	return &cardflow.Delivery{
 		DeliveryID:     cardflow.NewID(now),
 		OrganizationID: ex.OrganizationID, WorkflowID: ex.WorkflowID, ExecutionID: ex.WorkflowExecutionID,
 		StepID: r.StepID, ProcessID: ex.State.ProcessID,
-		CardID: card.CardID, CardVersion: card.CardVersion, CardPayload: payload, Data: data,
+		CardID: b.card.CardID, CardVersion: b.card.CardVersion, CardPayload: b.payload, Data: b.data,
 		CreatedOn: now.UnixMilli(), Wait: ex.State.Wait,
-		Teams: cardflow.TeamsProfile(ex.State.Integrations, s.delivery),
-	}, nil
+		Teams: cardflow.TeamsProfile(ex.State.Integrations, profile),
+	}
 }

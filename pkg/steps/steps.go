@@ -91,6 +91,10 @@ type Outcome struct {
 	// Events go to the execution's log as the engine records the outcome;
 	// it fills in their time and step.
 	Events []cardflow.Event
+	// Prepared is what a waiting step's Run made for its Open (a card
+	// step's expanded card); the engine hands it to Open when the wait
+	// opens in the same Advance.
+	Prepared any
 }
 
 // Branch is a connection with a when expression, compiled.
@@ -130,6 +134,10 @@ type Run struct {
 	Approvals cardflow.ApprovalStore
 	Deliverer cardflow.Deliverer
 	Log       *slog.Logger
+	// Prepared is the Prepared of the step's Outcome, for its Open in the
+	// same Advance; nil when Open prepares again (the wait opens after a
+	// crash).
+	Prepared any
 }
 
 // Kind is one step kind: its type name, its traits, and how a step's config

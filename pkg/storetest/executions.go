@@ -142,6 +142,29 @@ func testExecutions(t *testing.T, e env) {
 		}
 	})
 
+	t.Run("ExecutionStatus", func(t *testing.T) {
+		s := e.store(t)
+		ss, ok := s.(cardflow.ExecutionStatusStore)
+		if !ok {
+			t.Skip("the store does not read statuses alone")
+		}
+		org := newOrg()
+		wf := workflows.create(t, s, org, 1)
+		ex := execution(org, wf)
+		mustOK(t, "create", s.CreateExecution(t.Context(), ex))
+		ex.Status, ex.ModifiedOn = cardflow.ExecSucceeded, ex.ModifiedOn+5
+		mustOK(t, "put", s.PutExecution(t.Context(), ex))
+		status, modified, err := ss.GetExecutionStatus(t.Context(), org, wf, ex.WorkflowExecutionID)
+		mustOK(t, "get status", err)
+		if status != ex.Status || modified != ex.ModifiedOn {
+			t.Errorf("got %s %d, want %s %d", status, modified, ex.Status, ex.ModifiedOn)
+		}
+		_, _, err = ss.GetExecutionStatus(t.Context(), newOrg(), wf, ex.WorkflowExecutionID)
+		wantCode(t, "status of another organization's execution", err, cardflow.ENOTFOUND)
+		_, _, err = ss.GetExecutionStatus(t.Context(), org, wf, newID())
+		wantCode(t, "status of a missing execution", err, cardflow.ENOTFOUND)
+	})
+
 	t.Run("ExecutionJSON", func(t *testing.T) {
 		s := e.store(t)
 		js, ok := s.(cardflow.ExecutionJSONStore)
