@@ -376,7 +376,7 @@ func TestRuntimeInterfaceEmulator(t *testing.T) {
 		{"getPendingApprovals", "", 200, "application/json", `\"approval_id\":\"` + f.ApprovalID + `\"`},
 		{"getApprovalById", "", 200, "application/json", `\"status\":\"PENDING\"`},
 		{"answerApproval", "", 200, "application/json", `\"decision\":\"approve\",\"comment\":\"Within budget\",\"channel\":\"api\"`},
-		{"reassignApproval", "", 409, "application/json", `does not allow reassignment`},
+		{"reassignApproval", "", 409, "application/json", `you already answered approval`},
 		{"triggerWorkflow", "", 200, "application/json", `\"service_execution_id\"`},
 		{"getWorkflowSchedule", "", 200, "application/json", `\"status\":\"ACTIVE\"`},
 		{"toggleScheduledWorkflow", "", 200, "application/json", `\"status\":\"PAUSED\"`},

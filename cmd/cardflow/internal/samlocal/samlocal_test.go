@@ -317,8 +317,8 @@ func TestEvents(t *testing.T) {
 		{"getApprovalById", 200, `"status":"PENDING"`},
 		// The key's person approves; the other approver has yet to.
 		{"answerApproval", 200, `"decision":"approve","comment":"Within budget","channel":"api"`},
-		// The step does not allow reassignment.
-		{"reassignApproval", 409, `does not allow reassignment`},
+		// The step allows reassignment, but not of a part already answered.
+		{"reassignApproval", 409, `you already answered approval`},
 		{"triggerWorkflow", 200, `"service_execution_id"`},
 		{"toggleScheduledWorkflow", 200, `"status":"PAUSED"`},
 		{"resumeWorkflow", 200, `"resumed":true`},
