@@ -150,6 +150,26 @@ func TestMetricsAndTraces(t *testing.T) {
 	call("POST", "/v1/workflows/resumeworkflow/PO-1", `{"source": "SAP"}`)
 	item := wait(cardflow.ExecSucceeded)
 
+	// A waiter hears of the end once it is stored, which may be before the
+	// runner tells the observer; the observer ends the span before it
+	// counts, so once the count shows, shutting down exports the span.
+	metrics := func() []byte {
+		resp, err := http.Get(srv.URL + MetricsPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("GET /metrics without a key: got %d, want 200", resp.StatusCode)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		return body
+	}
+	finished := []byte(`cardflow_executions_finished_total{status="SUCCEEDED"} 1`)
+	for deadline := time.Now().Add(10 * time.Second); !bytes.Contains(metrics(), finished) && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+
 	if err := tp.Shutdown(context.Background()); err != nil {
 		t.Fatalf("flush the spans: %v", err)
 	}
@@ -179,15 +199,7 @@ func TestMetricsAndTraces(t *testing.T) {
 		}
 	}
 
-	resp, err := http.Get(srv.URL + MetricsPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Fatalf("GET /metrics without a key: got %d, want 200", resp.StatusCode)
-	}
+	body := metrics()
 	for _, line := range []string{
 		`cardflow_executions_started_total{trigger_type="REQUEST"} 1`,
 		`cardflow_executions_finished_total{status="SUCCEEDED"} 1`,
