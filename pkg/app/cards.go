@@ -23,7 +23,7 @@ func (s *Service) SaveCard(ctx context.Context, in SaveCardInput) (*cardflow.Car
 	if err != nil {
 		return nil, err
 	}
-	name := strings.TrimSpace(in.CardName)
+	name := cardflow.TrimSpecSpace(in.CardName)
 	switch {
 	case name == "":
 		return nil, cardflow.Errorf(cardflow.EINVALID, "card_name is required")

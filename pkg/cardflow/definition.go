@@ -86,7 +86,7 @@ var stepIDPattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`)
 // fault. It does not look at expressions; those are checked by the engine's
 // compiler.
 func (w *Workflow) ValidateDefinition(kinds StepKinds) error {
-	name := strings.TrimSpace(w.WorkflowName)
+	name := TrimSpecSpace(w.WorkflowName)
 	if name == "" {
 		return Errorf(EINVALID, "workflow_name is required")
 	}

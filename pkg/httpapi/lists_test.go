@@ -303,6 +303,10 @@ func TestQueryParameters(t *testing.T) {
 		{"page key of no record", history, "workflow_id=" + ids.ApprovalWorkflowID + "&workflow_execution_id=" + ulid, 200, ""},
 		{"whole page key", workflows, "organization_id=org-a&workflow_id=" + ulid + "&workflow_version=3", 200, ""},
 		{"version with a sign", "/v1/adaptive-cards/getCardById", "card_id=" + ids.ApprovalCardID + "&card_version=%2B1", 400, "card_version must be a whole number from 1 to 999999999"},
+		{"id of spaces", "/v1/adaptive-cards/getCardById", "card_id=%20%09&card_version=1", 400, "card_id is required"},
+		// U+0085 is no white space to the spec's patterns (ECMAScript's \s):
+		// an id to look up, which names no card.
+		{"id of a next-line character", "/v1/adaptive-cards/getCardById", "card_id=%C2%85&card_version=1", 404, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -67,7 +67,7 @@ func (q *query) done() error {
 func (q *query) str(name string, required bool) string {
 	q.known[name] = true
 	v := q.values.Get(name)
-	if required && strings.TrimSpace(v) == "" {
+	if required && cardflow.TrimSpecSpace(v) == "" {
 		q.fail("query parameter %s is required", name)
 	}
 	if len(v) > 200 {
@@ -86,7 +86,7 @@ var wholeNumber = regexp.MustCompile(`^[1-9][0-9]*$`)
 // version reads a version, 1 to MaxVersion; 0 means absent (when optional).
 func (q *query) version(name string, required bool) int {
 	v := q.str(name, required)
-	if !q.values.Has(name) || required && strings.TrimSpace(v) == "" {
+	if !q.values.Has(name) || required && cardflow.TrimSpecSpace(v) == "" {
 		return 0
 	}
 	n, err := strconv.Atoi(v)
