@@ -32,22 +32,7 @@ func TestHousekeepingIndexesBuiltForOlderFiles(t *testing.T) {
 	}
 	s.Close()
 
-	db, err := bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range []string{"process_due", "idempotency_expiry"} {
-			if err := tx.DeleteBucket([]byte(b)); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	db.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	dropBuckets(t, path, "process_due", "idempotency_expiry")
 
 	s, err = boltstore.Open(path)
 	if err != nil {
@@ -60,5 +45,27 @@ func TestHousekeepingIndexesBuiltForOlderFiles(t *testing.T) {
 	}
 	if n, err := s.DeleteExpiredIdempotency(t.Context(), 2000, 10); err != nil || n != 1 {
 		t.Errorf("expired keys deleted after reopening: got %d, %v, want 1", n, err)
+	}
+}
+
+// dropBuckets deletes buckets from the closed store file at path, as a file
+// written by a version before them would lack them.
+func dropBuckets(t *testing.T, path string, names ...string) {
+	t.Helper()
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, b := range names {
+			if err := tx.DeleteBucket([]byte(b)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
 	}
 }

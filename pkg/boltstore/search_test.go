@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/storetest"
@@ -34,22 +32,7 @@ func TestSearchIndexBuiltOnOpen(t *testing.T) {
 	}
 	s.Close()
 
-	db, err := bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range []string{"execution_search", "execution_search_of"} {
-			if err := tx.DeleteBucket([]byte(b)); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	db.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	dropBuckets(t, path, "execution_search", "execution_search_of")
 
 	s, err = boltstore.Open(path)
 	if err != nil {
