@@ -466,10 +466,11 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	limited, srv := cfg.Limits.serve(ln, console.Mount(ui, withMetrics(api, st.Metrics.Handler())))
 	admin := &http.Server{Handler: keyadmin.Handler(svc), ReadHeaderTimeout: 10 * time.Second}
+	// Logged before serving, so that whoever gets an answer has the line.
+	cfg.Log.Info("cardflow listening", slog.String("addr", ln.Addr().String()), slog.String("data_dir", cfg.DataDir), slog.Int("open_executions", n))
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(limited) }()
 	go func() { errc <- admin.Serve(sock) }()
-	cfg.Log.Info("cardflow listening", slog.String("addr", ln.Addr().String()), slog.String("data_dir", cfg.DataDir), slog.Int("open_executions", n))
 
 	select {
 	case <-ctx.Done():
