@@ -209,6 +209,9 @@ func (e *Execution) encodeHead() ([]byte, error) {
 // DecodeHead decodes a head alone, as lists show it: without input, logs,
 // outputs and the workflow's steps.
 func DecodeHead(head []byte) (*Execution, error) {
+	if e, ok := walkHead(head); ok {
+		return e, nil
+	}
 	e := new(Execution)
 	if err := e.UnmarshalRecord(head); err != nil {
 		return nil, &UnreadableError{Err: fmt.Errorf("decode execution head: %w", err)}
@@ -347,6 +350,15 @@ type executionView struct {
 // payloads, logs and steps from the parts without decoding them into
 // values. Parts that do not decode give an UnreadableError without a head.
 func ExecutionJSON(head []byte, parts []Part) ([]byte, error) {
+	if b, ok := assembleExecutionJSON(head, parts); ok {
+		return b, nil
+	}
+	return decodeExecutionJSON(head, parts)
+}
+
+// decodeExecutionJSON is ExecutionJSON for a head and parts in any layout
+// encoding/json reads, and for those that do not decode.
+func decodeExecutionJSON(head []byte, parts []Part) ([]byte, error) {
 	var v executionView
 	if err := json.Unmarshal(head, &v); err != nil {
 		return nil, &UnreadableError{Err: fmt.Errorf("decode execution head: %w", err)}
