@@ -3,7 +3,7 @@
 //
 //	cardflow-load [--url http://localhost:3000] [--data-dir .cardflow] [--conns 64] [--duration 30s]
 //	              [--executions 10000] [--timeout PT20S] [--clients 1,32,128] [--roundtrip-duration 10s]
-//	              [--pid PID] [--pprof URL] [--markdown FILE]
+//	              [--pid PID] [--pprof URL [--profile-client]] [--markdown FILE]
 //
 // It reads the demo key and the sample ids from the data directory's
 // demo.env, then runs, in order: triggerworkflow for --duration (and checks
@@ -25,6 +25,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -60,6 +61,7 @@ type config struct {
 	scenarios          map[string]bool
 	clients            []int
 	roundTrip          time.Duration
+	profileClient      bool
 	// stderr receives warnings that do not stop the run.
 	stderr io.Writer
 }
@@ -89,6 +91,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.pid, "pid", 0, "process id of the server, to report its peak memory (VmHWM)")
 	fs.StringVar(&c.pprofURL, "pprof", "", "base URL of the server's profiles (cardflow serve --pprof), e.g. http://127.0.0.1:6060")
 	fs.StringVar(&c.profiles, "profile-dir", "bench", "where the profiles go")
+	fs.BoolVar(&c.profileClient, "profile-client", false, "with --pprof, also profile the load generator itself (NAME.client.cpu.pprof), which must then run apart from the server")
 	fs.StringVar(&c.markdown, "markdown", "", "also write the figures as Markdown to this file")
 	clients := fs.String("clients", "1,32,128", "round trips: how many clients at once, one run each")
 	fs.DurationVar(&c.roundTrip, "roundtrip-duration", 10*time.Second, "how long each round-trip run lasts")
@@ -262,12 +265,52 @@ func (cfg *config) profile(ctx context.Context, name string, d time.Duration, f 
 			done <- nil
 		}()
 	}
+	// The load generator shares the machine with the server: its own CPU
+	// profile of the run, and the CPU it used, tell what it takes away.
+	stopClient := cfg.clientProfile(name)
 	f()
+	stopClient()
 	for range kinds {
 		if err := <-done; err != nil {
 			fmt.Fprintln(cfg.stderr, "cardflow-load: profile of", name+":", err)
 		}
 	}
+}
+
+// clientProfile starts a CPU profile of this process, with
+// --profile-client; the func it returns stops it and reports the CPU time
+// used meanwhile.
+func (cfg *config) clientProfile(name string) func() {
+	before := cpuTime()
+	var f *os.File
+	if cfg.profileClient {
+		var err error
+		if f, err = os.Create(filepath.Join(cfg.profiles, name+".client.cpu.pprof")); err == nil {
+			if err = pprof.StartCPUProfile(f); err != nil {
+				f.Close()
+				f = nil
+			}
+		}
+		if err != nil {
+			fmt.Fprintln(cfg.stderr, "cardflow-load: profile of the load generator:", err)
+		}
+	}
+	return func() {
+		if f != nil {
+			pprof.StopCPUProfile()
+			f.Close()
+		}
+		fmt.Fprintf(cfg.stderr, "%s: the load generator used %.2fs of CPU\n", name, (cpuTime() - before).Seconds())
+	}
+}
+
+// cpuTime is the CPU time this process used so far, user and system.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // fetch saves a profile of the server.

@@ -24,6 +24,9 @@ type Client struct {
 	base string
 	key  string
 	http *http.Client
+
+	mu      sync.Mutex
+	getters []*getter
 }
 
 // NewClient returns a client of the service at baseURL that keeps up to
@@ -91,8 +94,15 @@ func (c *Client) Call(ctx context.Context, method, path string, in, out any) err
 	return json.NewDecoder(resp.Body).Decode(out)
 }
 
-// Close closes the idle connections.
-func (c *Client) Close() { c.http.CloseIdleConnections() }
+// Close closes the idle connections, and those of the Get ops.
+func (c *Client) Close() {
+	c.http.CloseIdleConnections()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, g := range c.getters {
+		g.close()
+	}
+}
 
 // Result is what one run of an operation measured.
 type Result struct {

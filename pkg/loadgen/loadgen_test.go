@@ -2,9 +2,11 @@ package loadgen
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -138,5 +140,81 @@ func TestNewClientRefuses(t *testing.T) {
 		if _, err := NewClient(tc.url, tc.key, tc.conns); err == nil {
 			t.Errorf("NewClient(%q, %q, %d): got no error", tc.url, tc.key, tc.conns)
 		}
+	}
+}
+
+// TestGet reads over a connection per worker: answers counted as Call
+// counts them, connections kept alive, dropped ones dialed again.
+func TestGet(t *testing.T) {
+	var conns atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("x-api-key") != "k" {
+			t.Errorf("got x-api-key %q, want k", r.Header.Get("x-api-key"))
+		}
+		switch r.URL.Path {
+		case "/fail":
+			http.Error(w, `{"message":"broken"}`, 500)
+		case "/drop":
+			conn, _, _ := w.(http.Hijacker).Hijack()
+			conn.Close()
+		case "/close":
+			w.Header().Set("Connection", "close")
+			w.Write([]byte(`{}`))
+		case "/slow":
+			<-r.Context().Done()
+		default:
+			w.Write([]byte(`{"item":"` + strings.Repeat("x", 10_000) + `"}`))
+		}
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	c, err := NewClient(srv.URL, "k", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, tc := range []struct {
+		path                        string
+		failed, transport, maxConns int
+		first                       string
+	}{
+		{"/ok", 0, 0, 3, ""},
+		{"/fail", 30, 0, 3, `status 500: {"message":"broken"}`},
+		{"/drop", 0, 30, 30, "EOF"},
+		{"/close", 0, 0, 30, ""},
+	} {
+		conns.Store(0)
+		r := RunN(t.Context(), tc.path, 3, 30, c.Get(tc.path))
+		if got, want := [3]int{r.Requests, r.Failed, r.Transport}, [3]int{30, tc.failed, tc.transport}; got != want {
+			t.Errorf("%s: got requests, non-2xx, transport errors %v, want %v", tc.path, got, want)
+		}
+		if n := conns.Load(); n > int64(tc.maxConns) {
+			t.Errorf("%s: got %d connections, want at most %d", tc.path, n, tc.maxConns)
+		}
+		if !strings.Contains(r.FirstError, tc.first) {
+			t.Errorf("%s: got first error %q, want one with %q", tc.path, r.FirstError, tc.first)
+		}
+	}
+
+	// A kept-alive connection the server closed is dialed again.
+	get := c.Get("/ok")
+	if err := get(t.Context(), 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	srv.CloseClientConnections()
+	if err := get(t.Context(), 0, 1); err != nil {
+		t.Errorf("after the server closed the connection: got %v, want the read done on a new one", err)
+	}
+
+	// A call under way when the run ends is interrupted, not failed.
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	if r := Run(ctx, "slow", 2, time.Hour, c.Get("/slow")); r.Errors() != 0 {
+		t.Errorf("got %d errors after cancelling, want 0", r.Errors())
 	}
 }

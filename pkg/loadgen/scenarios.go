@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -15,9 +16,24 @@ import (
 	"github.com/cardflow/cardflow/pkg/cardflow"
 )
 
-// Get is an Op that reads path.
+// Get is an Op that reads path, as Call does with no body and no answer
+// decoded, over a connection of its own per worker (see getter); a URL
+// that is not plain HTTP is read through Call.
 func (c *Client) Get(path string) Op {
-	return func(ctx context.Context, _, _ int) error { return c.Call(ctx, "GET", path, nil, nil) }
+	call := func(ctx context.Context, _, _ int) error { return c.Call(ctx, "GET", path, nil, nil) }
+	req, err := http.NewRequest("GET", c.base+path, nil)
+	if err != nil || req.URL.Scheme != "http" {
+		return call
+	}
+	req.Header.Set("x-api-key", c.key)
+	g, err := newGetter(req, c.http.Timeout)
+	if err != nil {
+		return call
+	}
+	c.mu.Lock()
+	c.getters = append(c.getters, g)
+	c.mu.Unlock()
+	return g.call
 }
 
 // ExecutionPath is the getWorkflowExecutionById path of an execution.
