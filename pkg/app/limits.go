@@ -15,7 +15,7 @@ type limiter struct {
 	defaults cardflow.Limits
 	rate     cardflow.RateLimiter
 
-	mu        sync.Mutex
+	mu        sync.RWMutex
 	overrides map[string]cachedLimits
 }
 
@@ -47,9 +47,11 @@ func (s *Service) LimitsOf(ctx context.Context, org string) (cardflow.Limits, er
 	}
 	l := s.limits
 	now := s.now()
-	l.mu.Lock()
+	// Every request looks its organization up here: readers share the
+	// lock.
+	l.mu.RLock()
 	c, ok := l.overrides[org]
-	l.mu.Unlock()
+	l.mu.RUnlock()
 	if !ok || now.Sub(c.read) > overrideTTL {
 		o, err := s.store.GetLimits(ctx, org)
 		if err != nil && cardflow.ErrorCode(err) != cardflow.ENOTFOUND {

@@ -67,7 +67,8 @@ func writeExecution(tx *bolt.Tx, k []byte, open bool, w *cardflow.ExecutionWrite
 // readParts returns the parts of the execution at k; their values are
 // valid only in tx.
 func readParts(tx *bolt.Tx, k []byte) []cardflow.Part {
-	var parts []cardflow.Part
+	// Room for the input, the workflow and a few steps without regrowing.
+	parts := make([]cardflow.Part, 0, 8)
 	p := partKey(k, "")
 	for _, b := range [][]byte{bExecutionStarts, bExecutionSteps} {
 		c := tx.Bucket(b).Cursor()
