@@ -48,9 +48,12 @@ func getWalker(src []byte) *walker {
 	return w
 }
 
+// putWalker pools w, holding nothing of what it read: a record may live
+// in memory that is gone once its read ends (bbolt's map of the file).
 func putWalker(w *walker) {
 	w.src, w.text = nil, ""
 	w.buf = bytes.Buffer{}
+	w.d.Reset(&w.buf)
 	walkers.Put(w)
 }
 
