@@ -241,38 +241,76 @@ func (s *Store) CreateExecution(_ context.Context, e *cardflow.Execution) error 
 	if !validParts(e.OrganizationID, e.WorkflowID, e.WorkflowExecutionID) {
 		return cardflow.Errorf(cardflow.EINVALID, "an execution needs an organization, a workflow id and an execution id")
 	}
-	w, err := e.Split()
+	ew, err := encodeExecution(e)
 	if err != nil {
 		return err
 	}
-	if err := s.commits.write(func(tx *bolt.Tx) error { return createExecution(tx, e, w) }); err != nil {
+	if err := s.commits.write(func(tx *bolt.Tx) error { return createExecution(tx, ew) }); err != nil {
 		return err
 	}
 	e.Revision = 1
-	e.Wrote(w)
+	e.Wrote(ew.w)
 	return nil
 }
 
-// createExecution stores a new execution, encoded as w with revision 1, and
-// indexes it. Like every function given to the committer it leaves its
-// arguments alone, since it may run more than once.
-func createExecution(tx *bolt.Tx, e *cardflow.Execution, w *cardflow.ExecutionWrite) error {
+// executionWrite is an execution's change encoded before it enters the
+// committer, whose one transaction at a time then only checks and puts
+// bytes: the JSON of the head, parts and events and the search entries
+// are made by the writer's goroutine, in parallel with the others.
+type executionWrite struct {
+	org, workflowID, id string
+	// k is the key of the head.
+	k        []byte
+	open     bool
+	revision int64
+	w        *cardflow.ExecutionWrite
+	// search is what indexSearch keeps: searchEntries of the execution.
+	search []byte
+	events []encodedEvent
+}
+
+// encodeExecution splits and encodes e for a write of revision
+// e.Revision+1 (1 for a new execution, whose Revision is 0).
+func encodeExecution(e *cardflow.Execution) (*executionWrite, error) {
+	w, err := e.Split()
+	if err != nil {
+		return nil, err
+	}
+	events, err := encodeEvents(w.Events)
+	if err != nil {
+		return nil, err
+	}
+	return &executionWrite{
+		org: e.OrganizationID, workflowID: e.WorkflowID, id: e.WorkflowExecutionID,
+		k:    under(prefix(e.OrganizationID, e.WorkflowID), e.WorkflowExecutionID),
+		open: e.Open(), revision: e.Revision + 1, w: w, search: searchEntries(e), events: events,
+	}, nil
+}
+
+// createExecution stores a new execution with revision 1 and indexes it.
+// Like every function given to the committer it leaves its arguments
+// alone, since it may run more than once.
+func createExecution(tx *bolt.Tx, ew *executionWrite) error {
 	idx := tx.Bucket(bOrgExecutions)
-	ik := under(prefix(e.OrganizationID), e.WorkflowExecutionID)
+	ik := under(prefix(ew.org), ew.id)
 	if idx.Get(ik) != nil {
-		return cardflow.Errorf(cardflow.ECONFLICT, "execution %s already exists", e.WorkflowExecutionID)
+		return cardflow.Errorf(cardflow.ECONFLICT, "execution %s already exists", ew.id)
 	}
-	if err := idx.Put(ik, []byte(e.WorkflowID)); err != nil {
+	if err := idx.Put(ik, []byte(ew.workflowID)); err != nil {
 		return err
 	}
-	k := under(prefix(e.OrganizationID, e.WorkflowID), e.WorkflowExecutionID)
-	if err := putEvents(tx, w); err != nil {
+	return storeExecution(tx, ew, 1)
+}
+
+// storeExecution writes the execution with its events and search entries.
+func storeExecution(tx *bolt.Tx, ew *executionWrite, revision int64) error {
+	if err := putEvents(tx, ew.events); err != nil {
 		return err
 	}
-	if err := indexSearch(tx, k, e); err != nil {
+	if err := indexSearch(tx, ew.k, ew.workflowID, ew.search); err != nil {
 		return err
 	}
-	return writeExecution(tx, k, e.Open(), w, 1)
+	return writeExecution(tx, ew.k, ew.open, ew.w, revision)
 }
 
 // PutExecution runs in the committer: executions advance one step per
@@ -282,30 +320,23 @@ func (s *Store) PutExecution(_ context.Context, e *cardflow.Execution) error {
 	if !validParts(e.OrganizationID, e.WorkflowID, e.WorkflowExecutionID) {
 		return executionNotFound(e.WorkflowExecutionID)
 	}
-	w, err := e.Split()
+	ew, err := encodeExecution(e)
 	if err != nil {
 		return err
 	}
 	err = s.commits.write(func(tx *bolt.Tx) error {
-		k := under(prefix(e.OrganizationID, e.WorkflowID), e.WorkflowExecutionID)
-		rev := tx.Bucket(bExecutionRevisions).Get(k)
+		rev := tx.Bucket(bExecutionRevisions).Get(ew.k)
 		if rev == nil {
-			return refuse(executionNotFound(e.WorkflowExecutionID))
+			return refuse(executionNotFound(ew.id))
 		}
-		if got := int64(binary.BigEndian.Uint64(rev)); got != e.Revision {
-			return refuse(cardflow.Errorf(cardflow.ECONFLICT, "execution %s changed meanwhile (revision %d, not %d)", e.WorkflowExecutionID, got, e.Revision))
+		if got := int64(binary.BigEndian.Uint64(rev)); got != ew.revision-1 {
+			return refuse(cardflow.Errorf(cardflow.ECONFLICT, "execution %s changed meanwhile (revision %d, not %d)", ew.id, got, ew.revision-1))
 		}
-		if err := putEvents(tx, w); err != nil {
-			return err
-		}
-		if err := indexSearch(tx, k, e); err != nil {
-			return err
-		}
-		return writeExecution(tx, k, e.Open(), w, e.Revision+1)
+		return storeExecution(tx, ew, ew.revision)
 	})
 	if err == nil {
 		e.Revision++
-		e.Wrote(w)
+		e.Wrote(ew.w)
 	}
 	return err
 }
