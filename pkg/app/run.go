@@ -240,23 +240,49 @@ func (s *Service) storedAnyway(ctx context.Context, ex *cardflow.Execution, err 
 
 // recordSample keeps the latest input of a version and its inferred schema,
 // for getWorkflowSchemaById. An empty input (a trigger without a body)
-// replaces no input that says more.
+// replaces no input that says more. A trigger that brings the input the
+// record holds, by the actor it names, writes nothing: the write would
+// change modified_on alone, and it is a synced write on the trigger's way
+// to its answer.
 func (s *Service) recordSample(ctx context.Context, wf *cardflow.Workflow, input map[string]any, actor string, now int64) error {
+	prev, err := s.store.GetSchema(ctx, wf.OrganizationID, wf.WorkflowID, wf.WorkflowVersion)
+	switch {
+	case err == nil && len(input) == 0 && len(prev.WorkflowMockPayload) > 0:
+		return nil
+	case err == nil && sameSample(prev, input, actor):
+		return nil
+	}
 	sc := &cardflow.Schema{
 		OrganizationID: wf.OrganizationID, WorkflowID: wf.WorkflowID, WorkflowVersion: wf.WorkflowVersion,
 		WorkflowMockPayload: input, WorkflowSchema: jsonschema.Infer(input),
 		CreatedBy: actor, CreatedOn: now, ModifiedOn: now,
 	}
-	prev, err := s.store.GetSchema(ctx, wf.OrganizationID, wf.WorkflowID, wf.WorkflowVersion)
 	switch {
-	case err == nil && len(input) == 0 && len(prev.WorkflowMockPayload) > 0:
-		return nil
 	case err == nil:
 		sc.CreatedBy, sc.CreatedOn, sc.ModifiedBy = prev.CreatedBy, prev.CreatedOn, &actor
 	case cardflow.ErrorCode(err) != cardflow.ENOTFOUND:
 		return err
 	}
 	return s.store.PutSchema(ctx, sc)
+}
+
+// sameSample reports whether the schema record holds input as its sample,
+// last recorded by actor. The inputs are compared as JSON, which orders
+// object keys, so the same input decoded twice compares equal.
+func sameSample(prev *cardflow.Schema, input map[string]any, actor string) bool {
+	last := prev.CreatedBy
+	if prev.ModifiedBy != nil {
+		last = *prev.ModifiedBy
+	}
+	if last != actor {
+		return false
+	}
+	had, err := json.Marshal(prev.WorkflowMockPayload)
+	if err != nil {
+		return false
+	}
+	got, err := json.Marshal(input)
+	return err == nil && bytes.Equal(had, got)
 }
 
 // ResumeActions lists the {action} values of POST /v1/workflows/{action}/{process_id}.

@@ -1,0 +1,84 @@
+package app_test
+
+import (
+	"context"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+
+	"github.com/cardflow/cardflow/pkg/app"
+	"github.com/cardflow/cardflow/pkg/boltstore"
+	"github.com/cardflow/cardflow/pkg/cardflow"
+)
+
+// schemaCounter counts the schema records written.
+type schemaCounter struct {
+	*boltstore.Store
+	puts atomic.Int64
+}
+
+func (s *schemaCounter) PutSchema(ctx context.Context, sc *cardflow.Schema) error {
+	s.puts.Add(1)
+	return s.Store.PutSchema(ctx, sc)
+}
+
+// TestTriggerRecordsChangedSamples writes a version's schema sample when
+// a trigger changes what the record shows, and not when it would change
+// modified_on alone.
+func TestTriggerRecordsChangedSamples(t *testing.T) {
+	bolt, err := boltstore.Open(filepath.Join(t.TempDir(), "cardflow.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { bolt.Close() })
+	store := &schemaCounter{Store: bolt}
+	svc, err := app.New(store, app.WithRunner(idleRunner{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	as := func(actor string) context.Context {
+		return cardflow.NewContextWithPrincipal(context.Background(), &cardflow.Principal{
+			OrganizationID: "org", WorkspaceID: "ws", Scopes: cardflow.AllScopes, Actor: actor,
+		})
+	}
+	// Stored directly: a trigger needs an ACTIVE version, not a checked one.
+	w := &cardflow.Workflow{OrganizationID: "org", WorkflowName: "sample", WorkflowSteps: []cardflow.Step{
+		{ID: "start", Name: "start", Type: "trigger", Config: map[string]any{"kind": "REQUEST"}},
+	}}
+	if err := store.SaveWorkflowVersion(context.Background(), w); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.PublishWorkflow(context.Background(), "org", w.WorkflowID, 1, "ann", 1); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range []struct {
+		actor, body string
+		wantPut     bool
+		wantBy      string
+	}{
+		{"ann", `{"item": "Desk", "amount": 100}`, true, "ann"},
+		{"ann", `{"amount": 100, "item": "Desk"}`, false, "ann"},
+		{"ann", `{"item": "Desk", "amount": 200}`, true, "ann"},
+		{"bob", `{"item": "Desk", "amount": 200}`, true, "bob"},
+		{"bob", ``, false, "bob"},
+	} {
+		before := store.puts.Load()
+		if _, err := svc.Trigger(as(c.actor), app.TriggerInput{WorkflowID: w.WorkflowID, Body: []byte(c.body)}); err != nil {
+			t.Fatalf("trigger %d: %v", i, err)
+		}
+		if got := store.puts.Load() > before; got != c.wantPut {
+			t.Errorf("trigger %d by %s with %s: got schema written %v, want %v", i, c.actor, c.body, got, c.wantPut)
+		}
+		sc, err := store.GetSchema(context.Background(), "org", w.WorkflowID, 1)
+		if err != nil {
+			t.Fatalf("trigger %d: %v", i, err)
+		}
+		by := sc.CreatedBy
+		if sc.ModifiedBy != nil {
+			by = *sc.ModifiedBy
+		}
+		if by != c.wantBy {
+			t.Errorf("trigger %d: got the sample last recorded by %s, want %s", i, by, c.wantBy)
+		}
+	}
+}
