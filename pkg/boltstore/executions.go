@@ -65,10 +65,16 @@ func indexOpen(b *bolt.Bucket, k []byte, open bool) error {
 	if !open {
 		return b.Delete(k) // deleting what is not there changes nothing
 	}
-	if found, _ := b.Cursor().Seek(k); bytes.Equal(found, k) {
+	if hasKey(b, k) {
 		return nil
 	}
 	return b.Put(k, nil)
+}
+
+// hasKey reports whether b holds k, whatever its value.
+func hasKey(b *bolt.Bucket, k []byte) bool {
+	found, _ := b.Cursor().Seek(k)
+	return bytes.Equal(found, k)
 }
 
 // readParts returns the parts of the execution at k; their values are

@@ -259,6 +259,10 @@ func (s *Store) CreateExecution(_ context.Context, e *cardflow.Execution) error 
 // are made by the writer's goroutine, in parallel with the others.
 type executionWrite struct {
 	org, workflowID, id string
+	// processID names the process record a write that ends the
+	// execution closes (ProcessClosingStore); expires is when it may go.
+	processID string
+	expires   int64
 	// k is the key of the head.
 	k        []byte
 	open     bool
@@ -282,6 +286,7 @@ func encodeExecution(e *cardflow.Execution) (*executionWrite, error) {
 	}
 	return &executionWrite{
 		org: e.OrganizationID, workflowID: e.WorkflowID, id: e.WorkflowExecutionID,
+		processID: e.State.ProcessID, expires: e.ModifiedOn/1000 + int64(cardflow.ClosedProcessTTL/time.Second),
 		k:    under(prefix(e.OrganizationID, e.WorkflowID), e.WorkflowExecutionID),
 		open: e.Open(), revision: e.Revision + 1, w: w, search: searchEntries(e), events: events,
 	}, nil
@@ -332,6 +337,11 @@ func (s *Store) PutExecution(_ context.Context, e *cardflow.Execution) error {
 		if got := int64(binary.BigEndian.Uint64(rev)); got != ew.revision-1 {
 			return refuse(cardflow.Errorf(cardflow.ECONFLICT, "execution %s changed meanwhile (revision %d, not %d)", ew.id, got, ew.revision-1))
 		}
+		if !ew.open && hasKey(tx.Bucket(bOpenExecutions), ew.k) {
+			if err := closeProcess(tx, ew); err != nil {
+				return err
+			}
+		}
 		return storeExecution(tx, ew, ew.revision)
 	})
 	if err == nil {
@@ -339,6 +349,41 @@ func (s *Store) PutExecution(_ context.Context, e *cardflow.Execution) error {
 		e.Wrote(ew.w)
 	}
 	return err
+}
+
+// ClosesProcessOnEnd makes Store a cardflow.ProcessClosingStore: a write
+// that ends an execution closes its process record in its transaction.
+func (s *Store) ClosesProcessOnEnd() {}
+
+// closeProcess closes the process record of the execution ew ends, as
+// cardflow.CloseProcess does: it leaves alone a record that another
+// execution took over, or that is closed already.
+func closeProcess(tx *bolt.Tx, ew *executionWrite) error {
+	if !validParts(ew.processID) {
+		return nil
+	}
+	b := tx.Bucket(bProcesses)
+	k := under(prefix(ew.org), ew.processID)
+	v := b.Get(k)
+	if v == nil {
+		return nil
+	}
+	old, err := decode[cardflow.Process](v)
+	if err != nil {
+		// Left as it is, as cardflow.FailUnreadable leaves it: an
+		// execution is not kept from ending by a record it cannot read.
+		return nil
+	}
+	if old.ExecutionID != ew.id || old.Closed {
+		return nil
+	}
+	rec := *old
+	rec.Closed, rec.ExpiresAt = true, ew.expires
+	rec.Revision++
+	if err := indexProcess(tx, old, &rec); err != nil {
+		return err
+	}
+	return put(b, k, &rec)
 }
 
 func executionNotFound(id string) error {

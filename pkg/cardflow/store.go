@@ -143,3 +143,22 @@ type ExecutionJSONStore interface {
 type ExecutionStatusStore interface {
 	GetExecutionStatus(ctx context.Context, org, workflowID, executionID string) (status string, modifiedOn int64, err error)
 }
+
+// ProcessClosingStore is a Store whose PutExecution of a write that ends
+// an execution (from RUNNING or WAITING to a final status) also closes its
+// process record, in the same atomic change, as CloseProcess does: unless
+// the record belongs to another execution or is closed already, it is
+// marked closed and expires ClosedProcessTTL after the execution's
+// modified_on. The engine then stores the end with one write, where
+// otherwise it stores the steps before the end, closes the process and
+// stores the end, in that order, so that no crash leaves a finished
+// execution holding its process id. Stores need not implement it.
+type ProcessClosingStore interface {
+	ClosesProcessOnEnd()
+}
+
+// ClosesProcessOnEnd reports whether s is a ProcessClosingStore.
+func ClosesProcessOnEnd(s EngineStore) bool {
+	_, ok := s.(ProcessClosingStore)
+	return ok
+}
