@@ -134,6 +134,12 @@ func (r *Relay) Run(ctx context.Context, every time.Duration) {
 			if !sleep(ctx, r.gather) {
 				return
 			}
+			// The pass that follows covers the changes that woke it
+			// meanwhile.
+			select {
+			case <-r.wake:
+			default:
+			}
 		}
 	}
 }
