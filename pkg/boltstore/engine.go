@@ -10,6 +10,17 @@ import (
 )
 
 func (s *Store) StartExecution(ctx context.Context, e *cardflow.Execution, p *cardflow.Process, idem *cardflow.Idempotency) error {
+	return s.start(ctx, e, p, idem, nil)
+}
+
+// StartExecutionWithSample makes Store a cardflow.SampleStartStore.
+func (s *Store) StartExecutionWithSample(ctx context.Context, e *cardflow.Execution, p *cardflow.Process, idem *cardflow.Idempotency, sc *cardflow.Schema) error {
+	return s.start(ctx, e, p, idem, sc)
+}
+
+// start stores a new execution with its process record, and its
+// idempotency record and schema sample when given, in one transaction.
+func (s *Store) start(ctx context.Context, e *cardflow.Execution, p *cardflow.Process, idem *cardflow.Idempotency, sc *cardflow.Schema) error {
 	if !validParts(e.OrganizationID, e.WorkflowID, e.WorkflowExecutionID, p.ProcessID) || p.OrganizationID != e.OrganizationID {
 		return cardflow.Errorf(cardflow.EINVALID, "an execution needs an organization, a workflow id, an execution id and a process id")
 	}
@@ -31,6 +42,13 @@ func (s *Store) StartExecution(ctx context.Context, e *cardflow.Execution, p *ca
 		if iv, err = json.Marshal(idem); err != nil {
 			return err
 		}
+	}
+	var sk, sv []byte
+	if sc != nil && validParts(sc.OrganizationID, sc.WorkflowID) && sc.WorkflowVersion >= 1 {
+		if sv, err = sc.MarshalRecord(); err != nil {
+			return err
+		}
+		sk = versionKey(sc.OrganizationID, sc.WorkflowID, sc.WorkflowVersion)
 	}
 	maxOpen := cardflow.OpenExecutionLimit(ctx)
 	err = s.commits.write(func(tx *bolt.Tx) error {
@@ -75,6 +93,11 @@ func (s *Store) StartExecution(ctx context.Context, e *cardflow.Execution, p *ca
 		}
 		if err := indexProcess(tx, oldP, &rec); err != nil {
 			return err
+		}
+		if sk != nil {
+			if err := tx.Bucket(bSchemas).Put(sk, sv); err != nil {
+				return err
+			}
 		}
 		return procs.Put(pk, pv)
 	})

@@ -144,6 +144,17 @@ type ExecutionStatusStore interface {
 	GetExecutionStatus(ctx context.Context, org, workflowID, executionID string) (status string, modifiedOn int64, err error)
 }
 
+// SampleStartStore is a Store that writes a trigger's schema sample in the
+// transaction that starts its execution, sparing the trigger a second
+// synced write on the way to its answer. Stores need not implement it.
+type SampleStartStore interface {
+	// StartExecutionWithSample is StartExecution that also stores sc as
+	// PutSchema does, in the same atomic change: a start that fails
+	// stores no sample. A sample PutSchema would refuse is left out and
+	// the start goes on.
+	StartExecutionWithSample(ctx context.Context, e *Execution, p *Process, idem *Idempotency, sc *Schema) error
+}
+
 // ProcessClosingStore is a Store whose PutExecution of a write that ends
 // an execution (from RUNNING or WAITING to a final status) also closes its
 // process record, in the same atomic change, as CloseProcess does: unless
