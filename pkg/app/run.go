@@ -166,8 +166,9 @@ type start struct {
 }
 
 // start creates the execution with its process record (and idempotency
-// record) in one change, records the input as the version's schema sample,
-// and hands the execution to the runner.
+// record) in one change, records the input as the version's schema sample
+// (in that change when the store can, cardflow.SampleStartStore), and
+// hands the execution to the runner.
 func (s *Service) start(ctx context.Context, st start) (_ string, err error) {
 	if s.runner == nil {
 		return "", cardflow.Errorf(cardflow.EUNAVAILABLE, "this deployment runs no executions")
@@ -213,8 +214,19 @@ func (s *Service) start(ctx context.Context, st start) (_ string, err error) {
 	}
 	ctx = s.observe.ExecutionStarting(ctx, ex)
 	defer func() { s.observe.ExecutionStarted(ctx, ex, err) }()
-	if err := s.store.StartExecution(ctx, ex, proc, st.idem); err != nil && !s.storedAnyway(ctx, ex, err) {
-		return "", unreadable(err, "a stored record this execution needs cannot be read (that of process id %s, or of the Idempotency-Key), so it cannot start", pid)
+	// The sample is best effort: one that cannot be made now is made by
+	// the next trigger.
+	sample, _ := s.sample(ctx, wf, st.input, st.actor, ms)
+	var serr error
+	if ss, ok := s.store.(cardflow.SampleStartStore); ok && sample != nil {
+		// One synced write for both.
+		serr = ss.StartExecutionWithSample(ctx, ex, proc, st.idem, sample)
+		sample = nil
+	} else {
+		serr = s.store.StartExecution(ctx, ex, proc, st.idem)
+	}
+	if serr != nil && !s.storedAnyway(ctx, ex, serr) {
+		return "", unreadable(serr, "a stored record this execution needs cannot be read (that of process id %s, or of the Idempotency-Key), so it cannot start", pid)
 	}
 	if err := s.runner.Start(ctx, ex.Ref()); err != nil {
 		return "", err
@@ -223,7 +235,9 @@ func (s *Service) start(ctx context.Context, st start) (_ string, err error) {
 	// now would leave a retry without Idempotency-Key to start a second one.
 	// The sample is refreshed by the next trigger; the store logs why this
 	// one was lost.
-	_ = s.recordSample(ctx, wf, st.input, st.actor, ms)
+	if sample != nil {
+		_ = s.store.PutSchema(ctx, sample)
+	}
 	return id, nil
 }
 
@@ -238,25 +252,52 @@ func (s *Service) storedAnyway(ctx context.Context, ex *cardflow.Execution, err 
 	return gerr == nil
 }
 
-// recordSample keeps the latest input of a version and its inferred schema,
-// for getWorkflowSchemaById. An empty input (a trigger without a body)
-// replaces no input that says more.
-func (s *Service) recordSample(ctx context.Context, wf *cardflow.Workflow, input map[string]any, actor string, now int64) error {
+// sample gives the schema record a trigger with input leaves for
+// getWorkflowSchemaById: the latest input of the version and its inferred
+// schema. It is nil when the record is to stay as it is: an empty input
+// (a trigger without a body) replaces no input that says more, and a
+// trigger that brings the input the record holds, by the actor it names,
+// would change modified_on alone, for a synced write on the trigger's way
+// to its answer.
+func (s *Service) sample(ctx context.Context, wf *cardflow.Workflow, input map[string]any, actor string, now int64) (*cardflow.Schema, error) {
+	prev, err := s.store.GetSchema(ctx, wf.OrganizationID, wf.WorkflowID, wf.WorkflowVersion)
+	switch {
+	case err == nil && len(input) == 0 && len(prev.WorkflowMockPayload) > 0:
+		return nil, nil
+	case err == nil && sameSample(prev, input, actor):
+		return nil, nil
+	}
 	sc := &cardflow.Schema{
 		OrganizationID: wf.OrganizationID, WorkflowID: wf.WorkflowID, WorkflowVersion: wf.WorkflowVersion,
 		WorkflowMockPayload: input, WorkflowSchema: jsonschema.Infer(input),
 		CreatedBy: actor, CreatedOn: now, ModifiedOn: now,
 	}
-	prev, err := s.store.GetSchema(ctx, wf.OrganizationID, wf.WorkflowID, wf.WorkflowVersion)
 	switch {
-	case err == nil && len(input) == 0 && len(prev.WorkflowMockPayload) > 0:
-		return nil
 	case err == nil:
 		sc.CreatedBy, sc.CreatedOn, sc.ModifiedBy = prev.CreatedBy, prev.CreatedOn, &actor
 	case cardflow.ErrorCode(err) != cardflow.ENOTFOUND:
-		return err
+		return nil, err
 	}
-	return s.store.PutSchema(ctx, sc)
+	return sc, nil
+}
+
+// sameSample reports whether the schema record holds input as its sample,
+// last recorded by actor. The inputs are compared as JSON, which orders
+// object keys, so the same input decoded twice compares equal.
+func sameSample(prev *cardflow.Schema, input map[string]any, actor string) bool {
+	last := prev.CreatedBy
+	if prev.ModifiedBy != nil {
+		last = *prev.ModifiedBy
+	}
+	if last != actor {
+		return false
+	}
+	had, err := json.Marshal(prev.WorkflowMockPayload)
+	if err != nil {
+		return false
+	}
+	got, err := json.Marshal(input)
+	return err == nil && bytes.Equal(had, got)
 }
 
 // ResumeActions lists the {action} values of POST /v1/workflows/{action}/{process_id}.

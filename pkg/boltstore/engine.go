@@ -10,15 +10,45 @@ import (
 )
 
 func (s *Store) StartExecution(ctx context.Context, e *cardflow.Execution, p *cardflow.Process, idem *cardflow.Idempotency) error {
+	return s.start(ctx, e, p, idem, nil)
+}
+
+// StartExecutionWithSample makes Store a cardflow.SampleStartStore.
+func (s *Store) StartExecutionWithSample(ctx context.Context, e *cardflow.Execution, p *cardflow.Process, idem *cardflow.Idempotency, sc *cardflow.Schema) error {
+	return s.start(ctx, e, p, idem, sc)
+}
+
+// start stores a new execution with its process record, and its
+// idempotency record and schema sample when given, in one transaction.
+func (s *Store) start(ctx context.Context, e *cardflow.Execution, p *cardflow.Process, idem *cardflow.Idempotency, sc *cardflow.Schema) error {
 	if !validParts(e.OrganizationID, e.WorkflowID, e.WorkflowExecutionID, p.ProcessID) || p.OrganizationID != e.OrganizationID {
 		return cardflow.Errorf(cardflow.EINVALID, "an execution needs an organization, a workflow id, an execution id and a process id")
 	}
 	if idem != nil && (!validParts(idem.Key) || idem.OrganizationID != e.OrganizationID) {
 		return cardflow.Errorf(cardflow.EINVALID, "an idempotency record needs a key of the execution's organization")
 	}
-	w, err := e.Split()
+	ew, err := encodeExecution(e)
 	if err != nil {
 		return err
+	}
+	rec := *p
+	rec.Revision = 1
+	pv, err := json.Marshal(&rec)
+	if err != nil {
+		return err
+	}
+	var iv []byte
+	if idem != nil {
+		if iv, err = json.Marshal(idem); err != nil {
+			return err
+		}
+	}
+	var sk, sv []byte
+	if sc != nil && validParts(sc.OrganizationID, sc.WorkflowID) && sc.WorkflowVersion >= 1 {
+		if sv, err = sc.MarshalRecord(); err != nil {
+			return err
+		}
+		sk = versionKey(sc.OrganizationID, sc.WorkflowID, sc.WorkflowVersion)
 	}
 	maxOpen := cardflow.OpenExecutionLimit(ctx)
 	err = s.commits.write(func(tx *bolt.Tx) error {
@@ -51,26 +81,29 @@ func (s *Store) StartExecution(ctx context.Context, e *cardflow.Execution, p *ca
 				}
 				oldI = old
 			}
-			if err := put(tx.Bucket(bIdempotency), ik, idem); err != nil {
+			if err := tx.Bucket(bIdempotency).Put(ik, iv); err != nil {
 				return err
 			}
 			if err := indexIdempotency(tx, oldI, idem); err != nil {
 				return err
 			}
 		}
-		if err := createExecution(tx, e, w); err != nil {
+		if err := createExecution(tx, ew); err != nil {
 			return err
 		}
-		rec := *p
-		rec.Revision = 1
 		if err := indexProcess(tx, oldP, &rec); err != nil {
 			return err
 		}
-		return put(procs, pk, &rec)
+		if sk != nil {
+			if err := tx.Bucket(bSchemas).Put(sk, sv); err != nil {
+				return err
+			}
+		}
+		return procs.Put(pk, pv)
 	})
 	if err == nil {
 		e.Revision, p.Revision = 1, 1
-		e.Wrote(w)
+		e.Wrote(ew.w)
 	}
 	return err
 }
@@ -91,26 +124,30 @@ func (s *Store) PutProcess(_ context.Context, p *cardflow.Process) error {
 	if !validParts(p.OrganizationID, p.ProcessID) {
 		return processNotFound(p.ProcessID)
 	}
-	err := s.commits.write(func(tx *bolt.Tx) error {
+	rec := *p
+	rec.Revision++
+	v, err := json.Marshal(&rec)
+	if err != nil {
+		return err
+	}
+	k := under(prefix(p.OrganizationID), p.ProcessID)
+	err = s.commits.write(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bProcesses)
-		k := under(prefix(p.OrganizationID), p.ProcessID)
-		v := b.Get(k)
-		if v == nil {
+		stored := b.Get(k)
+		if stored == nil {
 			return refuse(processNotFound(p.ProcessID))
 		}
-		stored, err := decode[cardflow.Process](v)
+		old, err := decode[cardflow.Process](stored)
 		if err != nil {
 			return err
 		}
-		if stored.Revision != p.Revision {
+		if old.Revision != p.Revision {
 			return refuse(cardflow.Errorf(cardflow.ECONFLICT, "process %s changed meanwhile", p.ProcessID))
 		}
-		rec := *p
-		rec.Revision++
-		if err := indexProcess(tx, stored, &rec); err != nil {
+		if err := indexProcess(tx, old, &rec); err != nil {
 			return err
 		}
-		return put(b, k, &rec)
+		return b.Put(k, v)
 	})
 	if err == nil {
 		p.Revision++
@@ -215,9 +252,12 @@ func (s *Store) Deliver(_ context.Context, d *cardflow.Delivery) error {
 	if !validParts(d.OrganizationID, d.DeliveryID) {
 		return cardflow.Errorf(cardflow.EINVALID, "a delivery needs an organization and an id")
 	}
-	return s.commits.write(func(tx *bolt.Tx) error {
-		return put(tx.Bucket(bDeliveries), under(prefix(d.OrganizationID), d.DeliveryID), d)
-	})
+	v, err := json.Marshal(d)
+	if err != nil {
+		return err
+	}
+	k := under(prefix(d.OrganizationID), d.DeliveryID)
+	return s.commits.write(func(tx *bolt.Tx) error { return tx.Bucket(bDeliveries).Put(k, v) })
 }
 
 // ListDeliveries lists the organization's outbox, newest first, limit

@@ -18,11 +18,28 @@ var (
 	bWebhooks = []byte("webhooks")       // org 0 webhook_id -> Webhook
 )
 
+// encodedEvent is an event encoded for the outbox.
+type encodedEvent struct{ id, v []byte }
+
+// encodeEvents encodes the events of an execution's write before it
+// enters the committer.
+func encodeEvents(events []*cardflow.Published) ([]encodedEvent, error) {
+	out := make([]encodedEvent, len(events))
+	for i, ev := range events {
+		v, err := json.Marshal(ev)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = encodedEvent{id: []byte(ev.ID), v: v}
+	}
+	return out, nil
+}
+
 // putEvents adds the events of an execution's write to the outbox.
-func putEvents(tx *bolt.Tx, w *cardflow.ExecutionWrite) error {
+func putEvents(tx *bolt.Tx, events []encodedEvent) error {
 	b := tx.Bucket(bEvents)
-	for _, ev := range w.Events {
-		if err := put(b, []byte(ev.ID), ev); err != nil {
+	for _, ev := range events {
+		if err := b.Put(ev.id, ev.v); err != nil {
 			return err
 		}
 	}

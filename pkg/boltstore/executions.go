@@ -39,13 +39,7 @@ func partBucket(tx *bolt.Tx, name string) *bolt.Bucket {
 // writeExecution writes w as the execution at k with revision, and keeps
 // the index of open executions.
 func writeExecution(tx *bolt.Tx, k []byte, open bool, w *cardflow.ExecutionWrite, revision int64) error {
-	var err error
-	if open {
-		err = tx.Bucket(bOpenExecutions).Put(k, nil)
-	} else {
-		err = tx.Bucket(bOpenExecutions).Delete(k)
-	}
-	if err != nil {
+	if err := indexOpen(tx.Bucket(bOpenExecutions), k, open); err != nil {
 		return err
 	}
 	if err := tx.Bucket(bExecutionRevisions).Put(k, binary.BigEndian.AppendUint64(nil, uint64(revision))); err != nil {
@@ -62,6 +56,25 @@ func writeExecution(tx *bolt.Tx, k []byte, open bool, w *cardflow.ExecutionWrite
 		}
 	}
 	return tx.Bucket(bExecutions).Put(k, w.Head)
+}
+
+// indexOpen keeps k in the index of open executions while open. A put
+// of what is there already is skipped: bbolt rewrites every page a put
+// lands on, and an open execution's writes mostly leave it open.
+func indexOpen(b *bolt.Bucket, k []byte, open bool) error {
+	if !open {
+		return b.Delete(k) // deleting what is not there changes nothing
+	}
+	if hasKey(b, k) {
+		return nil
+	}
+	return b.Put(k, nil)
+}
+
+// hasKey reports whether b holds k, whatever its value.
+func hasKey(b *bolt.Bucket, k []byte) bool {
+	found, _ := b.Cursor().Seek(k)
+	return bytes.Equal(found, k)
 }
 
 // readParts returns the parts of the execution at k; their values are

@@ -28,15 +28,23 @@ func processDueKey(p *cardflow.Process) []byte {
 // old needed (nil: no record before) to what p needs.
 func indexProcess(tx *bolt.Tx, old, p *cardflow.Process) error {
 	b := tx.Bucket(bProcessDue)
+	var had []byte
 	if old != nil {
-		if k := processDueKey(old); k != nil {
-			if err := b.Delete(k); err != nil {
-				return err
-			}
+		had = processDueKey(old)
+	}
+	want := processDueKey(p)
+	if bytes.Equal(had, want) {
+		// Unchanged (or nothing due either way): bbolt would rewrite
+		// the page all the same.
+		return nil
+	}
+	if had != nil {
+		if err := b.Delete(had); err != nil {
+			return err
 		}
 	}
-	if k := processDueKey(p); k != nil {
-		return b.Put(k, under(prefix(p.OrganizationID), p.ProcessID))
+	if want != nil {
+		return b.Put(want, under(prefix(p.OrganizationID), p.ProcessID))
 	}
 	return nil
 }

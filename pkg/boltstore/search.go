@@ -50,12 +50,12 @@ func searchEntries(e *cardflow.Execution) []byte {
 	return out
 }
 
-// indexSearch keeps the search entries of the execution at k, which is e;
-// a write that changes none of what they hold changes nothing, and one
-// that changes the status moves only the entries that hold it.
-func indexSearch(tx *bolt.Tx, k []byte, e *cardflow.Execution) error {
+// indexSearch keeps the search entries of the execution at k, of
+// workflowID, as want (searchEntries of the execution); a write that
+// changes none of what they hold changes nothing, and one that changes the
+// status moves only the entries that hold it.
+func indexSearch(tx *bolt.Tx, k []byte, workflowID string, want []byte) error {
 	of, entries := tx.Bucket(bExecutionSearchOf), tx.Bucket(bExecutionSearch)
-	want := searchEntries(e)
 	had := of.Get(k)
 	if bytes.Equal(had, want) {
 		return nil
@@ -74,7 +74,7 @@ func indexSearch(tx *bolt.Tx, k []byte, e *cardflow.Execution) error {
 	}
 	for _, wk := range wantKeys {
 		if !slices.ContainsFunc(hadKeys, func(hk []byte) bool { return bytes.Equal(hk, wk) }) {
-			if err := entries.Put(wk, []byte(e.WorkflowID)); err != nil {
+			if err := entries.Put(wk, []byte(workflowID)); err != nil {
 				return err
 			}
 		}
@@ -116,7 +116,7 @@ func buildSearchIndex(tx *bolt.Tx) error {
 			// out of nothing else: the lists show it as they can.
 			continue
 		}
-		if err := indexSearch(tx, k, e); err != nil {
+		if err := indexSearch(tx, k, e.WorkflowID, searchEntries(e)); err != nil {
 			return err
 		}
 	}

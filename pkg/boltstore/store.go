@@ -241,38 +241,81 @@ func (s *Store) CreateExecution(_ context.Context, e *cardflow.Execution) error 
 	if !validParts(e.OrganizationID, e.WorkflowID, e.WorkflowExecutionID) {
 		return cardflow.Errorf(cardflow.EINVALID, "an execution needs an organization, a workflow id and an execution id")
 	}
-	w, err := e.Split()
+	ew, err := encodeExecution(e)
 	if err != nil {
 		return err
 	}
-	if err := s.commits.write(func(tx *bolt.Tx) error { return createExecution(tx, e, w) }); err != nil {
+	if err := s.commits.write(func(tx *bolt.Tx) error { return createExecution(tx, ew) }); err != nil {
 		return err
 	}
 	e.Revision = 1
-	e.Wrote(w)
+	e.Wrote(ew.w)
 	return nil
 }
 
-// createExecution stores a new execution, encoded as w with revision 1, and
-// indexes it. Like every function given to the committer it leaves its
-// arguments alone, since it may run more than once.
-func createExecution(tx *bolt.Tx, e *cardflow.Execution, w *cardflow.ExecutionWrite) error {
+// executionWrite is an execution's change encoded before it enters the
+// committer, whose one transaction at a time then only checks and puts
+// bytes: the JSON of the head, parts and events and the search entries
+// are made by the writer's goroutine, in parallel with the others.
+type executionWrite struct {
+	org, workflowID, id string
+	// processID names the process record a write that ends the
+	// execution closes (ProcessClosingStore); expires is when it may go.
+	processID string
+	expires   int64
+	// k is the key of the head.
+	k        []byte
+	open     bool
+	revision int64
+	w        *cardflow.ExecutionWrite
+	// search is what indexSearch keeps: searchEntries of the execution.
+	search []byte
+	events []encodedEvent
+}
+
+// encodeExecution splits and encodes e for a write of revision
+// e.Revision+1 (1 for a new execution, whose Revision is 0).
+func encodeExecution(e *cardflow.Execution) (*executionWrite, error) {
+	w, err := e.Split()
+	if err != nil {
+		return nil, err
+	}
+	events, err := encodeEvents(w.Events)
+	if err != nil {
+		return nil, err
+	}
+	return &executionWrite{
+		org: e.OrganizationID, workflowID: e.WorkflowID, id: e.WorkflowExecutionID,
+		processID: e.State.ProcessID, expires: e.ModifiedOn/1000 + int64(cardflow.ClosedProcessTTL/time.Second),
+		k:    under(prefix(e.OrganizationID, e.WorkflowID), e.WorkflowExecutionID),
+		open: e.Open(), revision: e.Revision + 1, w: w, search: searchEntries(e), events: events,
+	}, nil
+}
+
+// createExecution stores a new execution with revision 1 and indexes it.
+// Like every function given to the committer it leaves its arguments
+// alone, since it may run more than once.
+func createExecution(tx *bolt.Tx, ew *executionWrite) error {
 	idx := tx.Bucket(bOrgExecutions)
-	ik := under(prefix(e.OrganizationID), e.WorkflowExecutionID)
+	ik := under(prefix(ew.org), ew.id)
 	if idx.Get(ik) != nil {
-		return cardflow.Errorf(cardflow.ECONFLICT, "execution %s already exists", e.WorkflowExecutionID)
+		return cardflow.Errorf(cardflow.ECONFLICT, "execution %s already exists", ew.id)
 	}
-	if err := idx.Put(ik, []byte(e.WorkflowID)); err != nil {
+	if err := idx.Put(ik, []byte(ew.workflowID)); err != nil {
 		return err
 	}
-	k := under(prefix(e.OrganizationID, e.WorkflowID), e.WorkflowExecutionID)
-	if err := putEvents(tx, w); err != nil {
+	return storeExecution(tx, ew, 1)
+}
+
+// storeExecution writes the execution with its events and search entries.
+func storeExecution(tx *bolt.Tx, ew *executionWrite, revision int64) error {
+	if err := putEvents(tx, ew.events); err != nil {
 		return err
 	}
-	if err := indexSearch(tx, k, e); err != nil {
+	if err := indexSearch(tx, ew.k, ew.workflowID, ew.search); err != nil {
 		return err
 	}
-	return writeExecution(tx, k, e.Open(), w, 1)
+	return writeExecution(tx, ew.k, ew.open, ew.w, revision)
 }
 
 // PutExecution runs in the committer: executions advance one step per
@@ -282,32 +325,65 @@ func (s *Store) PutExecution(_ context.Context, e *cardflow.Execution) error {
 	if !validParts(e.OrganizationID, e.WorkflowID, e.WorkflowExecutionID) {
 		return executionNotFound(e.WorkflowExecutionID)
 	}
-	w, err := e.Split()
+	ew, err := encodeExecution(e)
 	if err != nil {
 		return err
 	}
 	err = s.commits.write(func(tx *bolt.Tx) error {
-		k := under(prefix(e.OrganizationID, e.WorkflowID), e.WorkflowExecutionID)
-		rev := tx.Bucket(bExecutionRevisions).Get(k)
+		rev := tx.Bucket(bExecutionRevisions).Get(ew.k)
 		if rev == nil {
-			return refuse(executionNotFound(e.WorkflowExecutionID))
+			return refuse(executionNotFound(ew.id))
 		}
-		if got := int64(binary.BigEndian.Uint64(rev)); got != e.Revision {
-			return refuse(cardflow.Errorf(cardflow.ECONFLICT, "execution %s changed meanwhile (revision %d, not %d)", e.WorkflowExecutionID, got, e.Revision))
+		if got := int64(binary.BigEndian.Uint64(rev)); got != ew.revision-1 {
+			return refuse(cardflow.Errorf(cardflow.ECONFLICT, "execution %s changed meanwhile (revision %d, not %d)", ew.id, got, ew.revision-1))
 		}
-		if err := putEvents(tx, w); err != nil {
-			return err
+		if !ew.open && hasKey(tx.Bucket(bOpenExecutions), ew.k) {
+			if err := closeProcess(tx, ew); err != nil {
+				return err
+			}
 		}
-		if err := indexSearch(tx, k, e); err != nil {
-			return err
-		}
-		return writeExecution(tx, k, e.Open(), w, e.Revision+1)
+		return storeExecution(tx, ew, ew.revision)
 	})
 	if err == nil {
 		e.Revision++
-		e.Wrote(w)
+		e.Wrote(ew.w)
 	}
 	return err
+}
+
+// ClosesProcessOnEnd makes Store a cardflow.ProcessClosingStore: a write
+// that ends an execution closes its process record in its transaction.
+func (s *Store) ClosesProcessOnEnd() {}
+
+// closeProcess closes the process record of the execution ew ends, as
+// cardflow.CloseProcess does: it leaves alone a record that another
+// execution took over, or that is closed already.
+func closeProcess(tx *bolt.Tx, ew *executionWrite) error {
+	if !validParts(ew.processID) {
+		return nil
+	}
+	b := tx.Bucket(bProcesses)
+	k := under(prefix(ew.org), ew.processID)
+	v := b.Get(k)
+	if v == nil {
+		return nil
+	}
+	old, err := decode[cardflow.Process](v)
+	if err != nil {
+		// Left as it is, as cardflow.FailUnreadable leaves it: an
+		// execution is not kept from ending by a record it cannot read.
+		return nil
+	}
+	if old.ExecutionID != ew.id || old.Closed {
+		return nil
+	}
+	rec := *old
+	rec.Closed, rec.ExpiresAt = true, ew.expires
+	rec.Revision++
+	if err := indexProcess(tx, old, &rec); err != nil {
+		return err
+	}
+	return put(b, k, &rec)
 }
 
 func executionNotFound(id string) error {

@@ -143,3 +143,33 @@ type ExecutionJSONStore interface {
 type ExecutionStatusStore interface {
 	GetExecutionStatus(ctx context.Context, org, workflowID, executionID string) (status string, modifiedOn int64, err error)
 }
+
+// SampleStartStore is a Store that writes a trigger's schema sample in the
+// transaction that starts its execution, sparing the trigger a second
+// synced write on the way to its answer. Stores need not implement it.
+type SampleStartStore interface {
+	// StartExecutionWithSample is StartExecution that also stores sc as
+	// PutSchema does, in the same atomic change: a start that fails
+	// stores no sample. A sample PutSchema would refuse is left out and
+	// the start goes on.
+	StartExecutionWithSample(ctx context.Context, e *Execution, p *Process, idem *Idempotency, sc *Schema) error
+}
+
+// ProcessClosingStore is a Store whose PutExecution of a write that ends
+// an execution (from RUNNING or WAITING to a final status) also closes its
+// process record, in the same atomic change, as CloseProcess does: unless
+// the record belongs to another execution or is closed already, it is
+// marked closed and expires ClosedProcessTTL after the execution's
+// modified_on. The engine then stores the end with one write, where
+// otherwise it stores the steps before the end, closes the process and
+// stores the end, in that order, so that no crash leaves a finished
+// execution holding its process id. Stores need not implement it.
+type ProcessClosingStore interface {
+	ClosesProcessOnEnd()
+}
+
+// ClosesProcessOnEnd reports whether s is a ProcessClosingStore.
+func ClosesProcessOnEnd(s EngineStore) bool {
+	_, ok := s.(ProcessClosingStore)
+	return ok
+}

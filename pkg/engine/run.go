@@ -121,8 +121,11 @@ func (r *run) event(typ string, n *node, msg string) {
 // the process record closes (finish), and before Advance returns.
 func (r *run) persist(ctx context.Context) error {
 	r.ex.ModifiedOn = max(r.millis(), r.ex.ModifiedOn+1)
+	// Before an end step only when the end's write closes the process
+	// record too (cardflow.ProcessClosingStore); otherwise finish closes
+	// it, and everything before is stored first.
 	if n := r.g.steps[r.ex.State.StepID]; !r.stepwise && r.ex.Status == cardflow.ExecRunning &&
-		r.ex.State.Phase == "" && n != nil && n.local && !n.end {
+		r.ex.State.Phase == "" && n != nil && n.local && (!n.end || cardflow.ClosesProcessOnEnd(r.e.store)) {
 		r.pending = true
 		return nil
 	}
@@ -337,11 +340,14 @@ func (r *run) fail(ctx context.Context, n *node, reason string) error {
 func (r *run) finish(ctx context.Context, n *node, status string, output any, msg string) error {
 	// The steps before are stored first: a crash after the close must not
 	// leave the execution stored in a wait whose process id is free again.
-	if err := r.flush(ctx); err != nil {
-		return err
-	}
-	if err := cardflow.CloseProcess(ctx, r.e.store, r.ex, r.e.now()); err != nil {
-		return err
+	// A store that closes the process in the end's write has no between.
+	if !cardflow.ClosesProcessOnEnd(r.e.store) {
+		if err := r.flush(ctx); err != nil {
+			return err
+		}
+		if err := cardflow.CloseProcess(ctx, r.e.store, r.ex, r.e.now()); err != nil {
+			return err
+		}
 	}
 	ex := r.ex
 	ex.Status = status

@@ -29,13 +29,20 @@ type Store interface {
 // DefaultBatch is how many events one pass reads.
 const DefaultBatch = 100
 
+// DefaultGather is how long Run lets changes gather after a wake before
+// its pass: each pass that publishes ends in a synced delete, and an
+// execution makes several changes within a few milliseconds, so one pass
+// for them costs one delete instead of one each.
+const DefaultGather = 10 * time.Millisecond
+
 // Relay moves events from the store's outbox to a publisher.
 type Relay struct {
-	store Store
-	pub   Publisher
-	log   *slog.Logger
-	batch int
-	wake  chan struct{}
+	store  Store
+	pub    Publisher
+	log    *slog.Logger
+	batch  int
+	gather time.Duration
+	wake   chan struct{}
 }
 
 // Option configures a Relay.
@@ -47,12 +54,16 @@ func WithLogger(l *slog.Logger) Option { return func(r *Relay) { r.log = l } }
 // WithBatch sets how many events one pass reads (default DefaultBatch).
 func WithBatch(n int) Option { return func(r *Relay) { r.batch = n } }
 
+// WithGather sets how long Run waits after a wake before its pass
+// (default DefaultGather; 0 passes at once).
+func WithGather(d time.Duration) Option { return func(r *Relay) { r.gather = d } }
+
 // New returns a relay from store to pub.
 func New(store Store, pub Publisher, opts ...Option) (*Relay, error) {
 	if store == nil || pub == nil {
 		return nil, errors.New("outbox: a store and a publisher are required")
 	}
-	r := &Relay{store: store, pub: pub, log: slog.Default(), batch: DefaultBatch, wake: make(chan struct{}, 1)}
+	r := &Relay{store: store, pub: pub, log: slog.Default(), batch: DefaultBatch, gather: DefaultGather, wake: make(chan struct{}, 1)}
 	for _, o := range opts {
 		o(r)
 	}
@@ -105,8 +116,9 @@ func (r *Relay) Wake() {
 	}
 }
 
-// Run drains the outbox until ctx ends: at once, whenever woken, and every
-// interval, which is when failed deliveries are retried.
+// Run drains the outbox until ctx ends: at once, whenever woken (after the
+// gather time, so that the changes close behind the first share the pass),
+// and every interval, which is when failed deliveries are retried.
 func (r *Relay) Run(ctx context.Context, every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
@@ -119,6 +131,31 @@ func (r *Relay) Run(ctx context.Context, every time.Duration) {
 			return
 		case <-t.C:
 		case <-r.wake:
+			if !sleep(ctx, r.gather) {
+				return
+			}
+			// The pass that follows covers the changes that woke it
+			// meanwhile.
+			select {
+			case <-r.wake:
+			default:
+			}
 		}
+	}
+}
+
+// sleep waits d, or less when ctx ends first: it reports whether ctx is
+// still live.
+func sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
 	}
 }

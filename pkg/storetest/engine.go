@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
 )
@@ -168,6 +169,89 @@ func testEngine(t *testing.T, e env) {
 				t.Errorf("%s execution %s listed as open", ex.Status, ex.WorkflowExecutionID)
 			}
 		}
+	})
+
+	t.Run("EndClosesProcess", func(t *testing.T) {
+		s := e.store(t)
+		if !cardflow.ClosesProcessOnEnd(s) {
+			t.Skip("the store leaves the process record to CloseProcess")
+		}
+		org := newOrg()
+		wf := workflows.create(t, s, org, 1)
+		start := func(pid string) (*cardflow.Execution, *cardflow.Process) {
+			ex := execution(org, wf)
+			ex.State.ProcessID = pid
+			p := process(ex, pid)
+			mustOK(t, "start", s.StartExecution(t.Context(), ex, p, nil))
+			return ex, p
+		}
+		ex, p := start("PO-1")
+		ex.Status = cardflow.ExecWaiting
+		mustOK(t, "put open", s.PutExecution(t.Context(), ex))
+		p.Wait, p.Waits = &cardflow.Wait{Seq: 1, StepID: "approve", OpenedOn: ex.ModifiedOn, Deadline: ex.ModifiedOn + 1000}, 1
+		mustOK(t, "open the wait", s.PutProcess(t.Context(), p))
+		gotP, err := s.GetProcess(t.Context(), org, "PO-1")
+		mustOK(t, "get process", err)
+		sameJSON(t, "process of an open execution", gotP, p)
+
+		ex.Status, ex.ModifiedOn = cardflow.ExecSucceeded, ex.ModifiedOn+5000
+		mustOK(t, "end", s.PutExecution(t.Context(), ex))
+		gotP, err = s.GetProcess(t.Context(), org, "PO-1")
+		mustOK(t, "get process", err)
+		want := *p
+		want.Closed, want.ExpiresAt, want.Revision = true, ex.ModifiedOn/1000+int64(cardflow.ClosedProcessTTL/time.Second), p.Revision+1
+		sameJSON(t, "process of an ended execution", gotP, &want)
+		due, err := s.ListOverdueWaits(t.Context(), p.Wait.Deadline+1, 100)
+		mustOK(t, "overdue waits", err)
+		for _, d := range due {
+			if d.ProcessID == "PO-1" && d.OrganizationID == org {
+				t.Errorf("the closed process's wait is listed as overdue")
+			}
+		}
+
+		// A record another execution took over stays as it is.
+		other, otherP := start("PO-2")
+		ex2, _ := start("PO-3")
+		otherP.ExecutionID = ex2.WorkflowExecutionID
+		mustOK(t, "take over", s.PutProcess(t.Context(), otherP))
+		other.Status = cardflow.ExecFailed
+		mustOK(t, "end the other", s.PutExecution(t.Context(), other))
+		gotP, err = s.GetProcess(t.Context(), org, "PO-2")
+		mustOK(t, "get process", err)
+		sameJSON(t, "process taken over", gotP, otherP)
+	})
+
+	t.Run("StartWithSample", func(t *testing.T) {
+		s := e.store(t)
+		ss, ok := s.(cardflow.SampleStartStore)
+		if !ok {
+			t.Skip("the store writes samples apart (PutSchema)")
+		}
+		org := newOrg()
+		wf := workflows.create(t, s, org, 1)
+		ex := execution(org, wf)
+		want := schema(org, wf, 1)
+		mustOK(t, "start with a sample", ss.StartExecutionWithSample(t.Context(), ex, process(ex, "PO-1"), nil, want))
+		got, err := s.GetSchema(t.Context(), org, wf, 1)
+		mustOK(t, "get sample", err)
+		sameSchema(t, "sample written with the start", got, want)
+		if ex.Revision != 1 {
+			t.Errorf("revision after start: got %d, want 1", ex.Revision)
+		}
+
+		// A start that fails writes no sample.
+		other := execution(org, wf)
+		changed := schema(org, wf, 1)
+		changed.WorkflowMockPayload = map[string]any{"changed": true}
+		wantCode(t, "start with an open process id", ss.StartExecutionWithSample(t.Context(), other, process(other, "PO-1"), nil, changed), cardflow.ECONFLICT)
+		got, err = s.GetSchema(t.Context(), org, wf, 1)
+		mustOK(t, "get sample", err)
+		sameSchema(t, "sample after a failed start", got, want)
+
+		// A sample PutSchema refuses is left out; the start goes on.
+		third := execution(org, wf)
+		mustOK(t, "start with a sample without a version", ss.StartExecutionWithSample(t.Context(), third, process(third, "PO-3"), nil, schema(org, wf, 0)))
+		mustOK(t, "get the started execution", errOf(s.GetExecution(t.Context(), org, wf, third.WorkflowExecutionID)))
 	})
 
 	t.Run("Schedules", func(t *testing.T) {
