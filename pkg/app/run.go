@@ -215,6 +215,10 @@ func (s *Service) start(ctx context.Context, st start) (_ string, err error) {
 	defer func() { s.observe.ExecutionStarted(ctx, ex, err) }()
 	if err := s.store.StartExecution(ctx, ex, proc, st.idem); err != nil && !s.storedAnyway(ctx, ex, err) {
 		return "", unreadable(err, "a stored record this execution needs cannot be read (that of process id %s, or of the Idempotency-Key), so it cannot start", pid)
+	} else if k, ok := s.runner.(cardflow.ExecutionKeeper); ok && err == nil {
+		// The runner's first Advance need not read back what was just
+		// written.
+		k.Keep(ex)
 	}
 	if err := s.runner.Start(ctx, ex.Ref()); err != nil {
 		return "", err

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
@@ -75,6 +77,23 @@ func (k *kept) put(ex *cardflow.Execution) {
 	}
 	k.execs[ref] = keptExecution{ex: ex, size: size}
 	k.bytes += size
+}
+
+var _ cardflow.ExecutionKeeper = (*Engine)(nil)
+
+// Keep keeps a copy of an execution just stored by someone else (a
+// trigger), for its first Advance. The copy has maps and an event log of
+// its own, which the engine changes in place; the payloads and the
+// workflow it shares are only ever replaced.
+func (e *Engine) Keep(ex *cardflow.Execution) {
+	if e.revisions == nil || ex.Revision == 0 || !ex.Open() {
+		return
+	}
+	c := *ex
+	c.CondensedLogs = maps.Clone(ex.CondensedLogs)
+	c.State.Outputs = maps.Clone(ex.State.Outputs)
+	c.WorkflowEventLog.Events = slices.Clone(ex.WorkflowEventLog.Events)
+	e.kept.put(&c)
 }
 
 // read returns the execution of ref: the one kept, when the store says it

@@ -30,13 +30,16 @@ func TestKeptExecutionIsCheckedByRevision(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
 		keep       int
+		handed     bool // the execution is handed over as started
 		cancel     bool
 		wantStatus string
 		wantReads  int64
 	}{
-		{"resumed", engine.DefaultKeptBytes, false, cardflow.ExecSucceeded, 1},
-		{"cancelled meanwhile", engine.DefaultKeptBytes, true, cardflow.ExecCancelled, 2},
-		{"nothing kept", 0, false, cardflow.ExecSucceeded, 3},
+		{"resumed", engine.DefaultKeptBytes, false, false, cardflow.ExecSucceeded, 1},
+		{"handed over as started", engine.DefaultKeptBytes, true, false, cardflow.ExecSucceeded, 0},
+		{"cancelled meanwhile", engine.DefaultKeptBytes, false, true, cardflow.ExecCancelled, 2},
+		{"handed over, then cancelled", engine.DefaultKeptBytes, true, true, cardflow.ExecCancelled, 1},
+		{"nothing kept", 0, true, false, cardflow.ExecSucceeded, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t)
@@ -51,6 +54,9 @@ func TestKeptExecutionIsCheckedByRevision(t *testing.T) {
 			steps, conns := approvalDefinition(false)
 			f.card(steps)
 			ref := f.start(steps, conns, obj{"amount": 1200}, nil)
+			if tc.handed {
+				f.eng.Keep(f.get(ref))
+			}
 			if res := f.advance(ref); res.Status != cardflow.ExecWaiting {
 				t.Fatalf("first Advance: got %+v, want WAITING", res)
 			}
