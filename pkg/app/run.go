@@ -302,7 +302,7 @@ func (s *Service) Resume(ctx context.Context, processID string, body []byte) (*R
 		// Read before the claim is written: once it is, the resume has
 		// happened, and a failed read must not answer an error that makes
 		// the caller's retry a conflict.
-		ex, err := s.store.GetExecution(ctx, proc.OrganizationID, proc.WorkflowID, proc.ExecutionID)
+		ex, err := s.executionHead(ctx, proc.OrganizationID, proc.WorkflowID, proc.ExecutionID)
 		if err != nil {
 			return nil, unreadable(err, "execution %s of process id %s cannot be read from the store, so it cannot be resumed", proc.ExecutionID, processID)
 		}
@@ -341,6 +341,16 @@ func (s *Service) Resume(ctx context.Context, processID string, body []byte) (*R
 		}
 		return out, nil
 	}
+}
+
+// executionHead reads an execution's head, from the store's head alone
+// when it can; either way it fails as GetExecution does when a part cannot
+// be read.
+func (s *Service) executionHead(ctx context.Context, org, workflowID, executionID string) (*cardflow.Execution, error) {
+	if hs, ok := s.store.(cardflow.ExecutionHeadStore); ok {
+		return hs.GetExecutionHead(ctx, org, workflowID, executionID)
+	}
+	return s.store.GetExecution(ctx, org, workflowID, executionID)
 }
 
 // claim applies a resume to a process record: it claims the open wait, or
