@@ -10,8 +10,9 @@ import (
 )
 
 // DefaultKeptBytes bounds the executions an engine keeps between Advance
-// calls, counted as stored (cardflow.Execution.StoredBytes).
-const DefaultKeptBytes = 32 << 20
+// calls, counted as stored (cardflow.Execution.StoredBytes): thousands of
+// approvals in flight, a few times that in memory.
+const DefaultKeptBytes = 8 << 20
 
 // WithKeptBytes bounds the executions the engine keeps between Advance
 // calls (default DefaultKeptBytes); 0 keeps none, and every Advance reads
