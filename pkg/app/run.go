@@ -227,6 +227,10 @@ func (s *Service) start(ctx context.Context, st start) (_ string, err error) {
 	}
 	if serr != nil && !s.storedAnyway(ctx, ex, serr) {
 		return "", unreadable(serr, "a stored record this execution needs cannot be read (that of process id %s, or of the Idempotency-Key), so it cannot start", pid)
+	} else if k, ok := s.runner.(cardflow.ExecutionKeeper); ok && serr == nil {
+		// The runner's first Advance need not read back what was just
+		// written.
+		k.Keep(ex)
 	}
 	if err := s.runner.Start(ctx, ex.Ref()); err != nil {
 		return "", err
@@ -339,7 +343,7 @@ func (s *Service) Resume(ctx context.Context, processID string, body []byte) (*R
 		// Read before the claim is written: once it is, the resume has
 		// happened, and a failed read must not answer an error that makes
 		// the caller's retry a conflict.
-		ex, err := s.store.GetExecution(ctx, proc.OrganizationID, proc.WorkflowID, proc.ExecutionID)
+		ex, err := s.executionHead(ctx, proc.OrganizationID, proc.WorkflowID, proc.ExecutionID)
 		if err != nil {
 			return nil, unreadable(err, "execution %s of process id %s cannot be read from the store, so it cannot be resumed", proc.ExecutionID, processID)
 		}
@@ -378,6 +382,16 @@ func (s *Service) Resume(ctx context.Context, processID string, body []byte) (*R
 		}
 		return out, nil
 	}
+}
+
+// executionHead reads an execution's head, from the store's head alone
+// when it can; either way it fails as GetExecution does when a part cannot
+// be read.
+func (s *Service) executionHead(ctx context.Context, org, workflowID, executionID string) (*cardflow.Execution, error) {
+	if hs, ok := s.store.(cardflow.ExecutionHeadStore); ok {
+		return hs.GetExecutionHead(ctx, org, workflowID, executionID)
+	}
+	return s.store.GetExecution(ctx, org, workflowID, executionID)
 }
 
 // claim applies a resume to a process record: it claims the open wait, or

@@ -431,6 +431,46 @@ func (s *Store) GetExecutionJSON(_ context.Context, org, workflowID, executionID
 	return out, err
 }
 
+// GetExecutionHead decodes the head and checks the parts
+// (cardflow.CheckedHead).
+func (s *Store) GetExecutionHead(_ context.Context, org, workflowID, executionID string) (*cardflow.Execution, error) {
+	var e *cardflow.Execution
+	err := s.db.View(func(tx *bolt.Tx) error {
+		var k, v []byte
+		if validParts(org, workflowID, executionID) {
+			k = under(prefix(org, workflowID), executionID)
+			v = tx.Bucket(bExecutions).Get(k)
+		}
+		if v == nil {
+			return executionNotFound(executionID)
+		}
+		var err error
+		if e, err = cardflow.CheckedHead(v, readParts(tx, k)); err != nil {
+			return fmt.Errorf("boltstore: %w", err)
+		}
+		return nil
+	})
+	return e, err
+}
+
+// GetExecutionRevision reads the revision alone, which every write of the
+// execution sets (writeExecution).
+func (s *Store) GetExecutionRevision(_ context.Context, org, workflowID, executionID string) (int64, error) {
+	var rev int64
+	err := s.db.View(func(tx *bolt.Tx) error {
+		var v []byte
+		if validParts(org, workflowID, executionID) {
+			v = tx.Bucket(bExecutionRevisions).Get(under(prefix(org, workflowID), executionID))
+		}
+		if len(v) != 8 {
+			return executionNotFound(executionID)
+		}
+		rev = int64(binary.BigEndian.Uint64(v))
+		return nil
+	})
+	return rev, err
+}
+
 // GetExecutionStatus reads the status and modified_on from the head alone.
 func (s *Store) GetExecutionStatus(_ context.Context, org, workflowID, executionID string) (status string, modifiedOn int64, err error) {
 	err = s.db.View(func(tx *bolt.Tx) error {

@@ -70,6 +70,11 @@ type storedParts struct {
 	// the next write's events count.
 	status string
 	events int
+	// head is the size of the stored head.
+	head int
+	// known are the parts whose source is known: Split encodes those
+	// again only when their source changed.
+	known map[string]knownPart
 }
 
 // workflowPart is the part that holds what an execution runs.
@@ -92,44 +97,66 @@ type stepPart struct {
 // would pass MaxStateBytes and grow beyond what is stored, which a write
 // that only ends the execution never does.
 func (e *Execution) Split() (*ExecutionWrite, error) {
-	parts := map[string][]byte{}
-	var err error
-	if parts[PartInput], err = json.Marshal(PayloadOf(e.WorkflowInputPayload)); err != nil {
+	// An execution no store has read or written (a new one, or one read
+	// from a record of the layout before parts) is taken at the size it
+	// has: only growth past the cap fails.
+	var old storedParts
+	if e.stored != nil {
+		old = *e.stored
+	}
+	parts := map[string]knownPart{}
+	var values map[string][]byte
+	// encode encodes the part name unless its source is the one stored.
+	encode := func(name string, src partSource, v any) ([]byte, error) {
+		if k, ok := old.known[name]; ok && k.src.same(src) {
+			parts[name] = k
+			return nil, nil
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		if values == nil {
+			values = map[string][]byte{}
+		}
+		values[name] = b
+		parts[name] = knownPart{sum: sha256.Sum256(b), size: len(b), src: src}
+		return b, nil
+	}
+	in, err := encode(PartInput, inputSource(e), PayloadOf(e.WorkflowInputPayload))
+	if err != nil {
 		return nil, err
 	}
 	// The input comes from outside; a caller that did not check its depth
 	// must not get it stored where no read can decode it.
-	if n := Nesting(parts[PartInput]); n > decoderDepth {
+	if n := Nesting(in); in != nil && n > decoderDepth {
 		return nil, Errorf(EINVALID, "the input nests %d levels deep, deeper than a stored execution can be read back", n)
 	}
 	wp := workflowPart{Steps: e.WorkflowDetails.WorkflowSteps, Connections: e.WorkflowDetails.WorkflowConnections, Integrations: e.State.Integrations}
-	if parts[PartWorkflow], err = json.Marshal(wp); err != nil {
+	if _, err := encode(PartWorkflow, workflowSource(e), wp); err != nil {
 		return nil, err
 	}
-	size := len(parts[PartInput])
+	size := parts[PartInput].size
 	for _, id := range stepIDs(e) {
+		src := stepSource(e, id)
 		var sp stepPart
-		if out, ok := e.State.Outputs[id]; ok {
-			if sp.Output, err = json.Marshal(out); err != nil {
-				return nil, err
+		if src.hasOut {
+			if k, ok := old.known[PartStep+id]; !ok || !k.src.same(src) {
+				if sp.Output, err = json.Marshal(src.out); err != nil {
+					return nil, err
+				}
 			}
 		}
-		if log, ok := e.CondensedLogs[id]; ok {
-			sp.Log = &log
+		if src.hasLog {
+			sp.Log = &src.log
 		}
-		b, err := json.Marshal(sp)
-		if err != nil {
+		if _, err := encode(PartStep+id, src, sp); err != nil {
 			return nil, err
 		}
-		parts[PartStep+id] = b
-		size += len(b)
+		size += parts[PartStep+id].size
 	}
-	// An execution no store has read or written (a new one, or one read
-	// from a record of the layout before parts) is taken at the size it
-	// has: only growth past the cap fails.
-	old := storedParts{size: size}
-	if e.stored != nil {
-		old = *e.stored
+	if e.stored == nil {
+		old.size = size
 	}
 	if size > MaxStateBytes && size > old.size {
 		return nil, Errorf(ETOOLARGE, "execution state would be %s; an execution may hold at most %s", megabytes(size), megabytes(MaxStateBytes))
@@ -138,13 +165,14 @@ func (e *Execution) Split() (*ExecutionWrite, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &ExecutionWrite{Head: head, Size: size, Whole: e.stored == nil, stored: &storedParts{sums: make(map[string][sha256.Size]byte, len(parts)), size: size}}
+	w := &ExecutionWrite{Head: head, Size: size, Whole: e.stored == nil,
+		stored: &storedParts{sums: make(map[string][sha256.Size]byte, len(parts)), size: size, head: len(head), known: parts}}
 	w.Events, w.stored.status, w.stored.events = e.events(old.status, old.events), e.Status, e.WorkflowEventLog.Total
 	for _, name := range slices.Sorted(maps.Keys(parts)) {
-		sum := sha256.Sum256(parts[name])
+		sum := parts[name].sum
 		w.stored.sums[name] = sum
 		if was, ok := old.sums[name]; !ok || was != sum {
-			w.Parts = append(w.Parts, Part{Name: name, Value: parts[name]})
+			w.Parts = append(w.Parts, Part{Name: name, Value: values[name]})
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(old.sums)) {
@@ -273,6 +301,11 @@ func join(head []byte, parts []Part, revision int64) (*Execution, error) {
 	}
 	e.stored = digests(parts)
 	e.stored.status, e.stored.events = e.Status, e.WorkflowEventLog.Total
+	e.stored.head = len(head)
+	e.stored.known = make(map[string]knownPart, len(parts))
+	for _, p := range parts {
+		e.stored.known[p.Name] = knownPart{sum: e.stored.sums[p.Name], size: len(p.Value), src: sourceOf(e, p.Name)}
+	}
 	return e, nil
 }
 

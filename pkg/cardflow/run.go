@@ -343,6 +343,14 @@ type Runner interface {
 	Stop(ctx context.Context, ref ExecutionRef) error
 }
 
+// ExecutionKeeper is a Runner, or an engine, that can take an execution as
+// it was just stored (by a trigger), so that its first Advance need not
+// read it back. What it keeps is checked against the stored revision
+// before use. Runners need not implement it.
+type ExecutionKeeper interface {
+	Keep(e *Execution)
+}
+
 // Scheduler fires scheduled workflows. Every adapter passes the contract
 // suite in pkg/schedulertest.
 type Scheduler interface {

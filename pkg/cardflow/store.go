@@ -136,6 +136,16 @@ type ExecutionJSONStore interface {
 	GetExecutionJSON(ctx context.Context, org, workflowID, executionID string) ([]byte, error)
 }
 
+// ExecutionRevisionStore is a Store that can read an execution's revision
+// alone, so that whoever holds the execution as it last wrote it can tell
+// whether it is still what is stored without reading it whole. Stores need
+// not implement it.
+type ExecutionRevisionStore interface {
+	// GetExecutionRevision returns the stored revision of an execution;
+	// ENOTFOUND as GetExecution.
+	GetExecutionRevision(ctx context.Context, org, workflowID, executionID string) (int64, error)
+}
+
 // ExecutionStatusStore is a Store that can read an execution's status and
 // modified_on alone, for a request that waits for a change
 // (waitForExecution) and reads the whole execution only to answer. Stores

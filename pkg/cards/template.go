@@ -134,7 +134,16 @@ func (t *Template) ExpandHost(data, host any) (any, error) {
 // $data on the card itself), or when the card it gives is not a valid
 // Adaptive Card.
 func ExpandCard(payload map[string]any, data any) (map[string]any, error) {
-	out, err := Expand(payload, data)
+	t, err := Compile(payload)
+	if err != nil {
+		return nil, cardflow.Errorf(cardflow.EINVALID, "the card template does not expand: %v", err)
+	}
+	return t.ExpandCard(data)
+}
+
+// ExpandCard is ExpandCard of the card template t was compiled from.
+func (t *Template) ExpandCard(data any) (map[string]any, error) {
+	out, err := t.Expand(data)
 	if err != nil {
 		return nil, cardflow.Errorf(cardflow.EINVALID, "the card template does not expand: %v", err)
 	}

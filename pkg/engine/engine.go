@@ -59,6 +59,10 @@ type Engine struct {
 	notify   cardflow.ExecutionNotifier
 	graphs   sync.Map // graphKey -> *graph
 	observe  cardflow.Observer
+	// revisions is the store, when it reads revisions alone; without it
+	// nothing is kept.
+	revisions cardflow.ExecutionRevisionStore
+	kept      kept
 }
 
 // Option configures an Engine.
@@ -112,10 +116,14 @@ func New(store cardflow.Store, deliver cardflow.Deliverer, env *expr.Env, opts .
 	e := &Engine{
 		store: store, deliver: deliver, env: env,
 		client: client, secrets: secrets.Env{}, now: time.Now, log: slog.Default(), observe: cardflow.NopObserver{},
-		maxSteps: DefaultMaxSteps, early: DefaultEarlyResume,
+		maxSteps: DefaultMaxSteps, early: DefaultEarlyResume, kept: kept{max: DefaultKeptBytes},
 	}
 	for _, o := range opts {
 		o(e)
+	}
+	e.revisions, _ = store.(cardflow.ExecutionRevisionStore)
+	if e.revisions == nil {
+		e.kept.max = 0
 	}
 	return e, nil
 }
@@ -168,9 +176,10 @@ func (e *Engine) Advance(ctx context.Context, ref cardflow.ExecutionRef) (Result
 }
 
 // advance reads the execution and runs it; what its steps did is stored
-// before it returns (see run.persist).
+// before it returns (see run.persist). An open execution whose changes
+// are all stored is kept for the next call.
 func (e *Engine) advance(ctx context.Context, ref cardflow.ExecutionRef, start time.Time, stepwise bool) (Result, error) {
-	ex, err := e.store.GetExecution(ctx, ref.OrganizationID, ref.WorkflowID, ref.ExecutionID)
+	ex, err := e.read(ctx, ref)
 	if err != nil {
 		return Result{}, err
 	}
@@ -185,6 +194,9 @@ func (e *Engine) advance(ctx context.Context, ref cardflow.ExecutionRef, start t
 	res, err := r.steps(ctx, start)
 	if err == nil {
 		err = r.flush(ctx)
+	}
+	if err == nil && !r.pending && ex.Open() {
+		e.kept.put(ex)
 	}
 	return res, err
 }

@@ -30,6 +30,9 @@ type run struct {
 	// prepared is what the Run of step preparedFor made for its Open.
 	prepared    any
 	preparedFor string
+	// opening is the process record of the wait openWait just recorded,
+	// as it read it, for checkWait to open the wait on.
+	opening *cardflow.Process
 }
 
 // errStepwise says that changes of several steps, stored together, would

@@ -33,6 +33,7 @@ func (r *run) openWait(ctx context.Context, n *node, input any, started int64) (
 	if err := r.persist(ctx); err != nil {
 		return nil, err
 	}
+	r.opening = p
 	return nil, nil
 }
 
@@ -44,9 +45,14 @@ func (r *run) checkWait(ctx context.Context, n *node) (*Result, error) {
 	if n.waiter == nil {
 		return nil, fmt.Errorf("execution %s waits in step %s, whose kind %q does not wait", ex.WorkflowExecutionID, n.step.ID, n.step.Type)
 	}
-	p, err := r.e.store.GetProcess(ctx, ex.OrganizationID, ex.State.ProcessID)
-	if err != nil {
-		return nil, err
+	// The record openWait read, which open writes conditionally on its
+	// revision: a resume that changed it meanwhile makes open read it again.
+	p, err := r.opening, error(nil)
+	r.opening = nil
+	if p == nil {
+		if p, err = r.e.store.GetProcess(ctx, ex.OrganizationID, ex.State.ProcessID); err != nil {
+			return nil, err
+		}
 	}
 	if p.Waits < ex.State.Wait {
 		if p, err = r.open(ctx, n, p); err != nil {

@@ -114,6 +114,14 @@ func (r *Runner) Start(_ context.Context, ref cardflow.ExecutionRef) error {
 	return r.spawn(ref)
 }
 
+// Keep implements cardflow.ExecutionKeeper when the engine does: it keeps
+// an execution a trigger just stored for the engine's first Advance.
+func (r *Runner) Keep(e *cardflow.Execution) {
+	if k, ok := r.eng.(cardflow.ExecutionKeeper); ok {
+		k.Keep(e)
+	}
+}
+
 // Wake implements cardflow.Runner: the execution's goroutine runs Advance
 // now, or a new one starts if none runs (after a restart, say).
 func (r *Runner) Wake(_ context.Context, ref cardflow.ExecutionRef, _ *cardflow.Wait) error {

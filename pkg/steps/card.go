@@ -3,6 +3,7 @@ package steps
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
@@ -61,6 +62,32 @@ type cardStep struct {
 	version  *int
 	data     *expr.Value // nil: the card gets {}
 	delivery map[string]any
+	// compiled is the template of the card version the step sent last:
+	// a version never changes, and compiling it was a third of the
+	// step's work.
+	compiled atomic.Pointer[compiledCard]
+}
+
+// compiledCard is the compiled template of one card version.
+type compiledCard struct {
+	org, id   string
+	version   int
+	createdOn int64
+	template  *cards.Template
+}
+
+// template returns the compiled template of card.
+func (s *cardStep) template(card *cardflow.Card) (*cards.Template, error) {
+	c := s.compiled.Load()
+	if c != nil && c.org == card.OrganizationID && c.id == card.CardID && c.version == card.CardVersion && c.createdOn == card.CreatedOn {
+		return c.template, nil
+	}
+	t, err := cards.Compile(card.CardPayload)
+	if err != nil {
+		return nil, cardflow.Errorf(cardflow.EINVALID, "the card template does not expand: %v", err)
+	}
+	s.compiled.Store(&compiledCard{org: card.OrganizationID, id: card.CardID, version: card.CardVersion, createdOn: card.CreatedOn, template: t})
+	return t, nil
 }
 
 // Run resolves and expands the card, so a card that cannot be sent fails
@@ -121,7 +148,11 @@ func (s *cardStep) prepare(ctx context.Context, r *Run) (*preparedCard, error) {
 	}
 	// The card's ${...} bindings read the step's data: the delivery
 	// carries the card as the approver will see it.
-	payload, err := cards.ExpandCard(card.CardPayload, data)
+	t, err := s.template(card)
+	var payload map[string]any
+	if err == nil {
+		payload, err = t.ExpandCard(data)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("card %s version %d: %s", card.CardID, card.CardVersion, cardflow.ErrorMessage(err))
 	}

@@ -165,6 +165,53 @@ func testExecutions(t *testing.T, e env) {
 		wantCode(t, "status of a missing execution", err, cardflow.ENOTFOUND)
 	})
 
+	t.Run("ExecutionRevision", func(t *testing.T) {
+		s := e.store(t)
+		rs, ok := s.(cardflow.ExecutionRevisionStore)
+		if !ok {
+			t.Skip("the store does not read revisions alone")
+		}
+		org := newOrg()
+		wf := workflows.create(t, s, org, 1)
+		ex := execution(org, wf)
+		mustOK(t, "create", s.CreateExecution(t.Context(), ex))
+		for range 2 {
+			rev, err := rs.GetExecutionRevision(t.Context(), org, wf, ex.WorkflowExecutionID)
+			mustOK(t, "get revision", err)
+			if rev != ex.Revision {
+				t.Errorf("got revision %d, want %d", rev, ex.Revision)
+			}
+			ex.ModifiedOn++
+			mustOK(t, "put", s.PutExecution(t.Context(), ex))
+		}
+		_, err := rs.GetExecutionRevision(t.Context(), newOrg(), wf, ex.WorkflowExecutionID)
+		wantCode(t, "revision of another organization's execution", err, cardflow.ENOTFOUND)
+		_, err = rs.GetExecutionRevision(t.Context(), org, wf, newID())
+		wantCode(t, "revision of a missing execution", err, cardflow.ENOTFOUND)
+	})
+
+	t.Run("ExecutionHead", func(t *testing.T) {
+		s := e.store(t)
+		hs, ok := s.(cardflow.ExecutionHeadStore)
+		if !ok {
+			t.Skip("the store does not read heads alone")
+		}
+		org := newOrg()
+		wf := workflows.create(t, s, org, 1)
+		ex := execution(org, wf)
+		ex.WorkflowCurrentState, ex.WorkflowInputPayload = "Approve", map[string]any{"po": "4500001234"}
+		ex.State.Outputs = map[string]any{"start": map[string]any{"ok": true}}
+		ex.CondensedLogs = map[string]cardflow.StepLog{"start": {Output: map[string]any{"ok": true}, Status: cardflow.ExecSucceeded}}
+		mustOK(t, "create", s.CreateExecution(t.Context(), ex))
+		head, err := hs.GetExecutionHead(t.Context(), org, wf, ex.WorkflowExecutionID)
+		mustOK(t, "get head", err)
+		sameJSON(t, "head", head.Outline(), ex.Outline())
+		_, err = hs.GetExecutionHead(t.Context(), newOrg(), wf, ex.WorkflowExecutionID)
+		wantCode(t, "head of another organization's execution", err, cardflow.ENOTFOUND)
+		_, err = hs.GetExecutionHead(t.Context(), org, wf, newID())
+		wantCode(t, "head of a missing execution", err, cardflow.ENOTFOUND)
+	})
+
 	t.Run("ExecutionJSON", func(t *testing.T) {
 		s := e.store(t)
 		js, ok := s.(cardflow.ExecutionJSONStore)
