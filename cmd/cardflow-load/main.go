@@ -8,7 +8,9 @@
 // It reads the demo key and the sample ids from the data directory's
 // demo.env, then runs, in order: triggerworkflow for --duration (and checks
 // that every execution it started finished), getWorkflowExecutionById and
-// getOrganizationExecutions for --duration each, and --executions runs of
+// getOrganizationExecutions for --duration each, the floor under those
+// reads (the same answer from a process that does no work) for --duration,
+// and --executions runs of
 // the approval workflow, half resumed, half timing out; then approval round
 // trips (trigger with a process id, resume, waitForExecution until final)
 // from --clients clients at once, for --roundtrip-duration each.
@@ -36,6 +38,13 @@ import (
 )
 
 func main() {
+	if file := os.Getenv(floorAnswerEnv); file != "" {
+		if err := serveFloor(file); err != nil {
+			fmt.Fprintln(os.Stderr, "cardflow-load:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
@@ -66,7 +75,7 @@ type config struct {
 	stderr io.Writer
 }
 
-var allScenarios = []string{"triggers", "reads", "approvals", "roundtrips"}
+var allScenarios = []string{"triggers", "reads", "floor", "approvals", "roundtrips"}
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs := flag.NewFlagSet("cardflow-load", flag.ContinueOnError)
@@ -185,6 +194,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err := c.Call(ctx, "GET", reads[1].path, nil, &page); err == nil {
 			rep.listItems = page.Count
 		}
+	}
+	if cfg.scenarios["floor"] {
+		r, err := runFloor(ctx, c, cfg, loadgen.ExecutionPath(wf, exec))
+		if err != nil {
+			return err
+		}
+		rep.add(stdout, r, 0)
 	}
 	if cfg.scenarios["approvals"] && cfg.executions > 0 {
 		d, _ := cardflow.ParseDuration(cfg.timeout)
