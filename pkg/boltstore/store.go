@@ -401,20 +401,25 @@ func executionNotFound(id string) error {
 	return cardflow.Errorf(cardflow.ENOTFOUND, "execution %s not found", id)
 }
 
-func (s *Store) GetExecution(_ context.Context, org, workflowID, executionID string) (*cardflow.Execution, error) {
-	var k []byte
-	if validParts(org, workflowID, executionID) {
-		k = under(prefix(org, workflowID), executionID)
-	}
-	var e *cardflow.Execution
-	err := s.db.View(func(tx *bolt.Tx) error {
-		var v []byte
-		if k != nil {
+// viewExecution calls fn with the key and head of an execution in a read
+// transaction, or gives NOT_FOUND.
+func (s *Store) viewExecution(org, workflowID, executionID string, fn func(tx *bolt.Tx, k, head []byte) error) error {
+	return s.db.View(func(tx *bolt.Tx) error {
+		var k, v []byte
+		if validParts(org, workflowID, executionID) {
+			k = under(prefix(org, workflowID), executionID)
 			v = tx.Bucket(bExecutions).Get(k)
 		}
 		if v == nil {
 			return executionNotFound(executionID)
 		}
+		return fn(tx, k, v)
+	})
+}
+
+func (s *Store) GetExecution(_ context.Context, org, workflowID, executionID string) (*cardflow.Execution, error) {
+	var e *cardflow.Execution
+	err := s.viewExecution(org, workflowID, executionID, func(tx *bolt.Tx, k, v []byte) error {
 		var err error
 		e, err = readExecution(tx, k, v)
 		return err
@@ -426,15 +431,7 @@ func (s *Store) GetExecution(_ context.Context, org, workflowID, executionID str
 // input, logs and steps from the parts without decoding them.
 func (s *Store) GetExecutionJSON(_ context.Context, org, workflowID, executionID string) ([]byte, error) {
 	var out []byte
-	err := s.db.View(func(tx *bolt.Tx) error {
-		var k, v []byte
-		if validParts(org, workflowID, executionID) {
-			k = under(prefix(org, workflowID), executionID)
-			v = tx.Bucket(bExecutions).Get(k)
-		}
-		if v == nil {
-			return executionNotFound(executionID)
-		}
+	err := s.viewExecution(org, workflowID, executionID, func(tx *bolt.Tx, k, v []byte) error {
 		var err error
 		out, err = cardflow.ExecutionJSON(v, readParts(tx, k))
 		return err
@@ -446,15 +443,7 @@ func (s *Store) GetExecutionJSON(_ context.Context, org, workflowID, executionID
 // (cardflow.CheckedHead).
 func (s *Store) GetExecutionHead(_ context.Context, org, workflowID, executionID string) (*cardflow.Execution, error) {
 	var e *cardflow.Execution
-	err := s.db.View(func(tx *bolt.Tx) error {
-		var k, v []byte
-		if validParts(org, workflowID, executionID) {
-			k = under(prefix(org, workflowID), executionID)
-			v = tx.Bucket(bExecutions).Get(k)
-		}
-		if v == nil {
-			return executionNotFound(executionID)
-		}
+	err := s.viewExecution(org, workflowID, executionID, func(tx *bolt.Tx, k, v []byte) error {
 		var err error
 		if e, err = cardflow.CheckedHead(v, readParts(tx, k)); err != nil {
 			return fmt.Errorf("boltstore: %w", err)
@@ -484,22 +473,11 @@ func (s *Store) GetExecutionRevision(_ context.Context, org, workflowID, executi
 
 // GetExecutionStatus reads the status and modified_on from the head alone.
 func (s *Store) GetExecutionStatus(_ context.Context, org, workflowID, executionID string) (status string, modifiedOn int64, err error) {
-	err = s.db.View(func(tx *bolt.Tx) error {
-		var v []byte
-		if validParts(org, workflowID, executionID) {
-			v = tx.Bucket(bExecutions).Get(under(prefix(org, workflowID), executionID))
+	err = s.viewExecution(org, workflowID, executionID, func(_ *bolt.Tx, _, v []byte) error {
+		var err error
+		if status, modifiedOn, err = cardflow.HeadStatus(v); err != nil {
+			return fmt.Errorf("boltstore: %w", err)
 		}
-		if v == nil {
-			return executionNotFound(executionID)
-		}
-		var head struct {
-			Status     string `json:"status"`
-			ModifiedOn int64  `json:"modified_on"`
-		}
-		if err := json.Unmarshal(v, &head); err != nil {
-			return fmt.Errorf("boltstore: decode execution head: %w", err)
-		}
-		status, modifiedOn = head.Status, head.ModifiedOn
 		return nil
 	})
 	return status, modifiedOn, err

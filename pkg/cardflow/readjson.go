@@ -3,6 +3,7 @@ package cardflow
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"slices"
 	"strconv"
@@ -577,4 +578,35 @@ func (w *walker) state(st *ExecutionState) bool {
 		}
 		return ok
 	})
+}
+
+// HeadStatus reads the status and modified_on of a stored head: a waiter
+// asks at every change of the execution, so the head is walked, not
+// decoded; a head in another layout is decoded.
+func HeadStatus(head []byte) (status string, modifiedOn int64, err error) {
+	w := getWalker(head)
+	ok := w.members(headNames, func(i int) bool {
+		var ok bool
+		switch i {
+		case hStatus:
+			status, ok = w.str()
+		case hModifiedOn:
+			modifiedOn, ok = w.int()
+		default:
+			_, ok = w.raw()
+		}
+		return ok
+	}) && w.end()
+	putWalker(w)
+	if ok {
+		return status, modifiedOn, nil
+	}
+	var h struct {
+		Status     string `json:"status"`
+		ModifiedOn int64  `json:"modified_on"`
+	}
+	if err := json.Unmarshal(head, &h); err != nil {
+		return "", 0, &UnreadableError{Err: fmt.Errorf("decode execution head: %w", err)}
+	}
+	return h.Status, h.ModifiedOn, nil
 }

@@ -1,6 +1,7 @@
 package cardflow
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -120,6 +121,18 @@ func sameRead(t *testing.T, head []byte, parts []Part) {
 	wantHead, wantErr := decodedHead(head)
 	if !reflect.DeepEqual(gotHead, wantHead) || fmt.Sprint(err) != fmt.Sprint(wantErr) {
 		t.Errorf("DecodeHead of %s:\ngot  %+v, %v\nwant %+v, %v", head, gotHead, err, wantHead, wantErr)
+	}
+	status, modified, err := HeadStatus(head)
+	var h struct {
+		Status     string `json:"status"`
+		ModifiedOn int64  `json:"modified_on"`
+	}
+	wantErr = json.Unmarshal(head, &h)
+	if wantErr != nil {
+		h.Status, h.ModifiedOn = "", 0
+	}
+	if status != h.Status || modified != h.ModifiedOn || (err == nil) != (wantErr == nil) {
+		t.Errorf("HeadStatus of %s:\ngot  %q, %d, %v\nwant %q, %d, %v", head, status, modified, err, h.Status, h.ModifiedOn, wantErr)
 	}
 }
 
