@@ -25,8 +25,8 @@ type Client struct {
 	key  string
 	http *http.Client
 
-	mu      sync.Mutex
-	getters []*getter
+	mu    sync.Mutex
+	conns []*conns
 }
 
 // NewClient returns a client of the service at baseURL that keeps up to
@@ -61,37 +61,70 @@ func (e *StatusError) Error() string {
 // decodes a 2xx answer into out (unless nil). An answer outside 2xx is a
 // *StatusError; any other error is a transport error.
 func (c *Client) Call(ctx context.Context, method, path string, in, out any) error {
-	var body io.Reader
+	var body []byte
 	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
+		var err error
+		if body, err = json.Marshal(in); err != nil {
 			return err
 		}
-		body = bytes.NewReader(b)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, body)
-	if err != nil {
+	b, err := c.call(ctx, c.do, 0, method, path, body)
+	if err != nil || out == nil {
 		return err
+	}
+	return json.Unmarshal(b, out)
+}
+
+// call sends a request with body as its JSON body (none when nil) through
+// send from worker w, and returns the body of a 2xx answer.
+func (c *Client) call(ctx context.Context, send sender, w int, method, path string, body []byte) ([]byte, error) {
+	req, err := c.newRequest(ctx, method, path, body)
+	if err != nil {
+		return nil, err
+	}
+	return send(ctx, w, req)
+}
+
+// newRequest returns a request of the service with the API key, and body
+// as its JSON body unless nil.
+func (c *Client) newRequest(ctx context.Context, method, path string, body []byte) (*http.Request, error) {
+	var r io.Reader
+	if body != nil {
+		r = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, r)
+	if err != nil {
+		return nil, err
 	}
 	req.Header.Set("x-api-key", c.key)
-	if in != nil {
+	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	return req, nil
+}
+
+// do is the sender of the Client's pool of connections.
+func (c *Client) do(_ context.Context, _ int, req *http.Request) ([]byte, error) {
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return &StatusError{Status: resp.StatusCode, Body: strings.TrimSpace(string(b))}
+	// Read whole, so the connection is reused.
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
 	}
-	if out == nil {
-		// Read the body whole so the connection is reused.
-		_, err = io.Copy(io.Discard, resp.Body)
-		return err
+	return answer(resp.StatusCode, b)
+}
+
+// answer is the body of an answer, or a *StatusError when its status is
+// outside 2xx.
+func answer(status int, body []byte) ([]byte, error) {
+	if status < 200 || status > 299 {
+		return nil, &StatusError{Status: status, Body: strings.TrimSpace(string(body[:min(len(body), 512)]))}
 	}
-	return json.NewDecoder(resp.Body).Decode(out)
+	return body, nil
 }
 
 // Close closes the idle connections, and those of the Get ops.
@@ -99,8 +132,8 @@ func (c *Client) Close() {
 	c.http.CloseIdleConnections()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, g := range c.getters {
-		g.close()
+	for _, p := range c.conns {
+		p.close()
 	}
 }
 

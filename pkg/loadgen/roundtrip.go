@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -33,17 +34,24 @@ type RoundTripResult struct {
 // RoundTrips runs approvals from clients at once for d, each as a client
 // would: trigger the workflow with a process id of its own (input leads to
 // the card step), resume that process id, and wait with waitForExecution
-// until the execution is final. Every execution must end SUCCEEDED: after
-// the run each is read back (until deadline) into Outcome.
+// until the execution is final. Each client sends its calls over a
+// connection of its own (see conns) and decodes of the answers only the
+// execution id and the status. Every execution must end SUCCEEDED: after the
+// run each is read back (until deadline) into Outcome.
 func RoundTrips(ctx context.Context, c *Client, clients int, d time.Duration, workflowID string, input any, deadline time.Time) RoundTripResult {
 	var mu sync.Mutex
 	var res RoundTripResult
 	var ids []string
 	var resumes []resumeCall
+	in, inErr := json.Marshal(input)
+	send, closeConns := c.sender()
 	run := strconv.FormatInt(time.Now().UnixNano(), 36)
 	res.Approvals = Run(ctx, "approval round trip", clients, d, func(ctx context.Context, w, i int) error {
+		if inErr != nil {
+			return inErr
+		}
 		pid := "rt-" + run + "-" + strconv.Itoa(w) + "-" + strconv.Itoa(i)
-		id, err := c.Trigger(ctx, workflowID, 0, pid, input)
+		id, err := c.trigger(ctx, send, w, workflowID, 0, pid, in)
 		if err != nil {
 			return err
 		}
@@ -51,7 +59,7 @@ func RoundTrips(ctx context.Context, c *Client, clients int, d time.Duration, wo
 		ids = append(ids, id)
 		mu.Unlock()
 		t0 := time.Now()
-		status, err := c.resumeAndWait(ctx, workflowID, id, pid)
+		status, err := c.resumeAndWait(ctx, send, w, workflowID, id, pid)
 		mu.Lock()
 		defer mu.Unlock()
 		resumes = append(resumes, resumeCall{time.Since(t0), err})
@@ -63,28 +71,26 @@ func RoundTrips(ctx context.Context, c *Client, clients int, d time.Duration, wo
 		}
 		return nil
 	})
+	closeConns()
 	res.ResumeToEnd = tallyCalls("resume to end", clients, res.Approvals.Elapsed, resumes)
 	res.Started = len(ids)
 	res.Outcome = AwaitFinished(ctx, c, min(clients, 32), workflowID, ids, deadline)
 	return res
 }
 
-// resumeAndWait answers the execution's card and waits until it is final.
-func (c *Client) resumeAndWait(ctx context.Context, workflowID, id, pid string) (string, error) {
-	if err := c.Call(ctx, "POST", "/v1/workflows/resumeworkflow/"+url.PathEscape(pid), map[string]any{"source": "TEAMS", "decision": "approve"}, nil); err != nil {
+// resumeAndWait answers the execution's card and waits until it is final,
+// through send from worker w.
+func (c *Client) resumeAndWait(ctx context.Context, send sender, w int, workflowID, id, pid string) (string, error) {
+	if err := c.resume(ctx, send, w, pid); err != nil {
 		return "", err
 	}
 	for {
-		var out struct {
-			Item struct {
-				Status string `json:"status"`
-			} `json:"item"`
-		}
-		if err := c.Call(ctx, "GET", WaitPath(workflowID, id), nil, &out); err != nil {
+		b, err := c.call(ctx, send, w, "GET", WaitPath(workflowID, id), nil)
+		if err != nil {
 			return "", err
 		}
-		if s := out.Item.Status; s != "RUNNING" && s != "WAITING" {
-			return s, nil
+		if s, err := stringAt(b, "item", "status"); err != nil || !unfinished(s) {
+			return s, err
 		}
 	}
 }

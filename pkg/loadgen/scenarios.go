@@ -2,9 +2,9 @@ package loadgen
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -16,26 +16,6 @@ import (
 	"github.com/cardflow/cardflow/pkg/cardflow"
 )
 
-// Get is an Op that reads path, as Call does with no body and no answer
-// decoded, over a connection of its own per worker (see getter); a URL
-// that is not plain HTTP is read through Call.
-func (c *Client) Get(path string) Op {
-	call := func(ctx context.Context, _, _ int) error { return c.Call(ctx, "GET", path, nil, nil) }
-	req, err := http.NewRequest("GET", c.base+path, nil)
-	if err != nil || req.URL.Scheme != "http" {
-		return call
-	}
-	req.Header.Set("x-api-key", c.key)
-	g, err := newGetter(req, c.http.Timeout)
-	if err != nil {
-		return call
-	}
-	c.mu.Lock()
-	c.getters = append(c.getters, g)
-	c.mu.Unlock()
-	return g.call
-}
-
 // ExecutionPath is the getWorkflowExecutionById path of an execution.
 func ExecutionPath(workflowID, executionID string) string {
 	return "/v1/workflows/getWorkflowExecutionById?workflow_id=" + url.QueryEscape(workflowID) + "&workflow_execution_id=" + url.QueryEscape(executionID)
@@ -44,6 +24,19 @@ func ExecutionPath(workflowID, executionID string) string {
 // Trigger starts one execution of a workflow version (the latest ACTIVE one
 // when version is 0) with body as its input and returns its id.
 func (c *Client) Trigger(ctx context.Context, workflowID string, version int, processID string, body any) (string, error) {
+	var in []byte
+	if body != nil {
+		var err error
+		if in, err = json.Marshal(body); err != nil {
+			return "", err
+		}
+	}
+	return c.trigger(ctx, c.do, 0, workflowID, version, processID, in)
+}
+
+// trigger is Trigger, with the input encoded, sent through send from
+// worker w.
+func (c *Client) trigger(ctx context.Context, send sender, w int, workflowID string, version int, processID string, in []byte) (string, error) {
 	path := "/v1/workflows/triggerworkflow/" + url.PathEscape(workflowID)
 	if version > 0 {
 		path += "/" + strconv.Itoa(version)
@@ -51,14 +44,25 @@ func (c *Client) Trigger(ctx context.Context, workflowID string, version int, pr
 	if processID != "" {
 		path += "?process_id=" + url.QueryEscape(processID)
 	}
-	var out struct {
-		ID string `json:"service_execution_id"`
-	}
-	if err := c.Call(ctx, "POST", path, body, &out); err != nil {
+	b, err := c.call(ctx, send, w, "POST", path, in)
+	if err != nil {
 		return "", err
 	}
-	return out.ID, nil
+	return stringAt(b, "service_execution_id")
 }
+
+// approve is the body of a resume that approves the card.
+var approve = []byte(`{"decision":"approve","source":"TEAMS"}`)
+
+// resume answers the card of the execution with process id pid, through
+// send from worker w.
+func (c *Client) resume(ctx context.Context, send sender, w int, pid string) error {
+	_, err := c.call(ctx, send, w, "POST", "/v1/workflows/resumeworkflow/"+url.PathEscape(pid), approve)
+	return err
+}
+
+// unfinished tells whether an execution of status may still change.
+func unfinished(status string) bool { return (&cardflow.Execution{Status: status}).Open() }
 
 // Triggers triggers executions of a workflow from conns connections for d
 // and returns the ids of those it started.
@@ -100,9 +104,12 @@ func (o Outcome) Finished() int {
 }
 
 // AwaitFinished reads every execution from conns connections until it is
-// in a final state or until deadline, and reports where they ended.
+// in a final state or until deadline, and reports where they ended; of
+// each answer it decodes only the status.
 func AwaitFinished(ctx context.Context, c *Client, conns int, workflowID string, ids []string, deadline time.Time) Outcome {
 	out := Outcome{Statuses: map[string]int{}}
+	send, closeConns := c.sender()
+	defer closeConns()
 	var mu sync.Mutex
 	note := func(status string, open, lost bool, problem string) {
 		mu.Lock()
@@ -121,7 +128,7 @@ func AwaitFinished(ctx context.Context, c *Client, conns int, workflowID string,
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(conns, len(ids)) {
+	for w := range min(conns, len(ids)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -130,7 +137,7 @@ func AwaitFinished(ctx context.Context, c *Client, conns int, workflowID string,
 				if i >= len(ids) {
 					return
 				}
-				status, err := awaitOne(ctx, c, workflowID, ids[i], deadline)
+				status, err := c.awaitOne(ctx, send, w, workflowID, ids[i], deadline)
 				var se *StatusError
 				switch {
 				case errors.As(err, &se) && se.Status == 404:
@@ -147,20 +154,20 @@ func AwaitFinished(ctx context.Context, c *Client, conns int, workflowID string,
 	return out
 }
 
-// awaitOne polls an execution until it is final.
-func awaitOne(ctx context.Context, c *Client, workflowID, id string, deadline time.Time) (string, error) {
-	var resp struct {
-		Item cardflow.Execution `json:"item"`
-	}
+// awaitOne polls an execution until it is final, through send from
+// worker w.
+func (c *Client) awaitOne(ctx context.Context, send sender, w int, workflowID, id string, deadline time.Time) (string, error) {
 	for {
-		if err := c.Call(ctx, "GET", ExecutionPath(workflowID, id), nil, &resp); err != nil {
+		b, err := c.call(ctx, send, w, "GET", ExecutionPath(workflowID, id), nil)
+		if err != nil {
 			return "", err
 		}
-		if !resp.Item.Open() {
-			return resp.Item.Status, nil
+		status, err := stringAt(b, "item", "status")
+		if err != nil || !unfinished(status) {
+			return status, err
 		}
 		if time.Now().After(deadline) {
-			return "", fmt.Errorf("still %s at the deadline", resp.Item.Status)
+			return "", fmt.Errorf("still %s at the deadline", status)
 		}
 		select {
 		case <-ctx.Done():
@@ -218,7 +225,7 @@ func RunApprovals(ctx context.Context, c *Client, conns, n int, a Approval, dead
 		ids[i] = id
 		if i%2 == 0 {
 			t0 := time.Now()
-			err := c.Call(ctx, "POST", "/v1/workflows/resumeworkflow/"+url.PathEscape(pid), map[string]any{"source": "TEAMS", "decision": "approve"}, nil)
+			err := c.resume(ctx, c.do, 0, pid)
 			resumeMu.Lock()
 			resumes = append(resumes, resumeCall{time.Since(t0), err})
 			resumeMu.Unlock()
