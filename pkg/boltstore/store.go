@@ -68,18 +68,7 @@ func Open(path string, opts ...Option) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("boltstore: %w", err)
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{
-		Timeout: o.lockTimeout,
-		// The free page list is rebuilt from the pages when the file opens
-		// instead of being written with every commit, and kept as a map:
-		// each commit writes fewer pages and frees them faster.
-		NoFreelistSync: true,
-		FreelistType:   bolt.FreelistMapType,
-		// Growing the file remaps it, which waits for every read
-		// transaction and stops new ones; reserving address space up
-		// front makes that rare. Only what is written takes memory.
-		InitialMmapSize: 1 << 30,
-	})
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: o.lockTimeout})
 	if errors.Is(err, bolterrors.ErrTimeout) {
 		return nil, cardflow.Errorf(cardflow.EUNAVAILABLE,
 			"store file %s is in use by another process: stop that process or use another data directory", path)
