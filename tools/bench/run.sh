@@ -30,32 +30,11 @@ echo "bench: go test -bench in ${pkgs[*]}" >&2
 # shellcheck disable=SC2086
 tools/dynamodblocal/run.sh go test -p 1 -run '^$' -bench . -benchmem ${BENCH_FLAGS:-} "${pkgs[@]}" | tee "$out/gotest.txt"
 
-# The load test.
-data=$(mktemp -d)
-server_pid=
-cleanup() {
-	if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; fi
-	rm -rf "$data"
-}
-trap cleanup EXIT
-"$out/bin/cardflow" serve --addr 127.0.0.1:0 --pprof 127.0.0.1:0 --pprof-contention --data-dir "$data" >/dev/null 2>"$out/server.log" &
-server_pid=$!
-addr= pprof=
-for _ in $(seq 300); do
-	addr=$(sed -n 's/.*msg="cardflow listening" addr=\([^ ]*\).*/\1/p' "$out/server.log")
-	[ -n "$addr" ] && break
-	kill -0 "$server_pid" 2>/dev/null || { cat "$out/server.log" >&2; echo "bench: the server did not start" >&2; exit 1; }
-	sleep 0.1
-done
-[ -n "$addr" ] || { echo "bench: the server did not start listening within 30s" >&2; exit 1; }
-pprof=$(sed -n 's|.*msg="profiles served" addr=\(http://[^/]*\)/.*|\1|p' "$out/server.log")
+# The load test, against a fresh server (tools/bench/load.sh); its report,
+# server log and load averages go to .cache/bench/load/.
 load_status=0
 # shellcheck disable=SC2086
-"$out/bin/cardflow-load" --url "http://$addr" --data-dir "$data" --pid "$server_pid" --pprof "$pprof" \
-	--profile-dir bench --markdown "$out/load.md" ${LOAD_FLAGS:-} | tee "$out/load.txt" || load_status=$?
-kill "$server_pid"
-wait "$server_pid" || true
-server_pid=
+tools/bench/load.sh "$out/bin" "$out/load" --profile-dir bench --markdown "$out/load.md" ${LOAD_FLAGS:-} || load_status=$?
 
 for f in bench/*.cpu.pprof bench/*.block.pprof bench/*.mutex.pprof; do
 	[ -e "$f" ] || continue
