@@ -2,8 +2,95 @@ package cards
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
+
+// maxCardBytes bounds what one expansion produces, as JSON: the largest
+// request body the API takes, so that any card one can save expands as
+// written, and several times the 28 KB Teams accepts in a message (see
+// docs/DECISIONS.md). It is charged as the template expands, with the
+// size of every value a binding inserts and of every repetition $data
+// makes, so the refusal comes before anything of that size is built.
+const maxCardBytes = 256 << 10
+
+var errCardTooLarge = thrownError(fmt.Sprintf("the card would be larger than %d KB as JSON; an expanded card may hold at most %d KB", maxCardBytes>>10, maxCardBytes>>10))
+
+// jsonLen is the length of v written as JSON, escapes counted as
+// encoding/json writes them (it escapes <, > and &). It stops once past
+// limit, returning a partial length above it.
+func jsonLen(v any, limit int) int {
+	switch x := v.(type) {
+	case string:
+		if len(x)+2 > limit {
+			return len(x) + 2
+		}
+		n := 2
+		for i := 0; i < len(x); i++ {
+			switch c := x[i]; {
+			case c == '"' || c == '\\':
+				n += 2
+			case c < 0x20 || c == '<' || c == '>' || c == '&':
+				n += 6
+			default:
+				n++
+			}
+		}
+		return n
+	case float64:
+		var buf [32]byte
+		return len(strconv.AppendFloat(buf[:0], x, 'g', -1, 64))
+	case bool:
+		if x {
+			return 4
+		}
+		return 5
+	case []any:
+		n := 1 + max(len(x)-1, 0) // brackets and commas
+		for _, item := range x {
+			if n > limit {
+				break
+			}
+			n += jsonLen(item, limit-n)
+		}
+		return n + 1
+	case map[string]any:
+		n := 1 + max(len(x)-1, 0) // braces and commas
+		for k, item := range x {
+			if n > limit {
+				break
+			}
+			n += jsonLen(k, limit) + 1
+			n += jsonLen(item, limit-n)
+		}
+		return n + 1
+	}
+	// null and undefined.
+	return 4
+}
+
+// textLenJS is the length of toJSString(v), stopping once past limit.
+func textLenJS(v any, limit int) int {
+	switch x := v.(type) {
+	case string:
+		return len(x)
+	case []any:
+		n := 0
+		for _, item := range x {
+			if n > limit {
+				break
+			}
+			if !isNullish(item) {
+				n += textLenJS(item, limit-n)
+			}
+			n++
+		}
+		return n
+	case map[string]any:
+		return len("[object Object]")
+	}
+	return len(toJSString(v))
+}
 
 // The functions that build a string or a list larger than their arguments
 // (+, concat and the interpolation of "${a}${b}", replace, join, split,

@@ -1,7 +1,9 @@
 package cards
 
 import (
+	"encoding/json"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -89,5 +91,91 @@ func TestSizedFunctionsKeepTheirResults(t *testing.T) {
 		if v := got.(map[string]any)["text"]; v != tt.want {
 			t.Errorf("%s: got %v, want %v", tt.text, v, tt.want)
 		}
+	}
+}
+
+// TestRepeatedBindingsAreBoundedByTheBytesTheyProduce: a binding of a
+// whole object counted as one value, and $data repeated it, so a 40 KB
+// request to previewCard answered 400 MB. Every insertion now counts the
+// value's size as JSON, and the expansion stops at maxCardBytes before
+// the output (or its encoding) is built: each refusal allocates at most
+// a few megabytes, measured as allocation, not time.
+func TestRepeatedBindingsAreBoundedByTheBytesTheyProduce(t *testing.T) {
+	obj := map[string]any{}
+	for i := range 100 {
+		obj[strconv.Itoa(i)] = strings.Repeat("o", 400)
+	}
+	items := make([]any, 2000)
+	for i := range items {
+		items[i] = float64(i)
+	}
+	list := []any{strings.Repeat("l", 4000), strings.Repeat("m", 4000)}
+	data := map[string]any{"obj": obj, "items": items, "list": list, "s": strings.Repeat("s", 4000),
+		"objs": []any{obj, obj, obj, obj, obj, obj, obj, obj}}
+	const want = "the card would be larger than 256 KB as JSON; an expanded card may hold at most 256 KB"
+	tests := []struct {
+		name, template, where string
+	}{
+		{"$data repeats a whole object", `{"body": [{"$data": "${$root.items}", "type": "Container", "o": "${$root.obj}"}]}`,
+			"card_payload.body[0].o: ${$root.obj}: "},
+		{"$data repeats $root", `{"body": [{"$data": "${$root.items}", "all": "${$root}"}]}`, "card_payload.body[0].all: ${$root}: "},
+		{"nested $data repeats a string", `{"body": [{"$data": "${$root.items}", "rows": [{"$data": "${$root.items}", "t": "${$root.s}"}]}]}`,
+			"card_payload.body[0].rows[0].t: ${$root.s}: "},
+		{"a list of one object many times", `{"body": "${foreach($root.items, x, $root.obj)}"}`, "card_payload.body: ${foreach($root.items, x, $root.obj)}: "},
+		{"a list written into text", `{"text": "list: ${foreach($root.items, x, $root.list)}"}`, "card_payload.text: list: ${foreach($root.items, x, $root.list)}: "},
+		{"flattened lists repeated", `{"body": [{"$data": "${$root.items}", "o": ["${$root.objs}"]}]}`, "card_payload.body[0].o[0]: ${$root.objs}: "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tmpl, err := Compile(json.RawMessage(tt.template))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got error
+			n := allocated(func() {
+				var out any
+				if out, got = tmpl.Expand(data); got == nil {
+					// What the server does with a card it was given.
+					_, _ = json.Marshal(out)
+				}
+			})
+			if got == nil || got.Error() != tt.where+want {
+				t.Errorf("got error %v, want %q", got, tt.where+want)
+			}
+			if n > maxRefusedAlloc {
+				t.Errorf("allocated %s, want at most %s", size(int(n)), size(maxRefusedAlloc))
+			}
+			t.Logf("allocated %s", size(int(n)))
+		})
+	}
+}
+
+// maxRefusedAlloc bounds what an expansion refused for its output's size
+// may allocate: the output up to maxCardBytes, a few times over.
+const maxRefusedAlloc = 8 << 20
+
+func TestCardsWithinTheBoundExpand(t *testing.T) {
+	obj := map[string]any{"a": strings.Repeat("<", 1000), "n": 1.5, "ok": true, "none": nil, "l": []any{"x", 2.0}}
+	data := map[string]any{"obj": obj, "items": []any{1.0, 2.0, 3.0}}
+	// Just under the bound: the card's text and the three copies of obj.
+	big := strings.Repeat("t", maxCardBytes-3*6040-100)
+	tmpl, err := Compile(map[string]any{"text": big, "body": []any{map[string]any{"$data": "${$root.items}", "o": "${$root.obj}", "i": "${$index}"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := tmpl.Expand(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(b), maxCardBytes; got > want || got < want-200 {
+		t.Errorf("got a card of %d bytes, want one just under %d", got, want)
+	}
+	counted, written := jsonLen(out, maxCardBytes*2), len(b)
+	if counted != written {
+		t.Errorf("counted %d bytes, json.Marshal wrote %d", counted, written)
 	}
 }

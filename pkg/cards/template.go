@@ -29,13 +29,9 @@ import (
 //     given to Expand, $host the host data.
 //   - Arrays drop null items and flatten items that expand to arrays.
 
-// Limits that keep a template from running away: the nesting of the
-// template itself, and the size of what it expands to.
-const (
-	maxTemplateDepth = 64
-	maxOutputValues  = 100000
-	maxOutputBytes   = 4 << 20
-)
+// maxTemplateDepth bounds the nesting of the template itself; what it
+// expands to is bounded by maxCardBytes (limits.go).
+const maxTemplateDepth = 64
 
 // Template is a card template parsed once for many expansions, which may
 // run concurrently.
@@ -330,9 +326,12 @@ func parseString(s string) (*expr, *ParseError) {
 type expansion struct {
 	root, host  any
 	data, index any // undefined until $data or an array binds them
-	values      int
-	bytes       int
-	cost        *cost
+	// bytes is what the output holds so far, as JSON: every value a
+	// binding inserts is counted whole each time it is inserted, though
+	// the data shares one copy, because the answer and the stored card
+	// write it out each time.
+	bytes int
+	cost  *cost
 }
 
 var templateVersion = map[string]any{"major": 2.0, "minor": 3.0, "patch": 1.0, "suffix": ""}
@@ -380,31 +379,33 @@ func (m templateMemory) data() any {
 	return m.x.data
 }
 
-func (x *expansion) count(v any) error {
-	x.values++
-	if s, ok := v.(string); ok {
-		x.bytes += len(s)
-	}
-	if x.values > maxOutputValues {
-		return errorf("the template expands to more than %d values", maxOutputValues)
-	}
-	if x.bytes > maxOutputBytes {
-		return errorf("the template expands to more than %d bytes of text", maxOutputBytes)
+// charge counts n more bytes of output, refusing the expansion once past
+// maxCardBytes.
+func (x *expansion) charge(n int) error {
+	x.bytes += n
+	if x.bytes > maxCardBytes {
+		return errCardTooLarge
 	}
 	return nil
 }
 
+// insert counts v, which the expansion is about to put into its output,
+// by its size as JSON; the walk stops once past the budget, so a value
+// shared a million times costs no more to refuse than to write once.
+func (x *expansion) insert(v any) error {
+	return x.charge(jsonLen(v, maxCardBytes-x.bytes+1))
+}
+
 // evaluate evaluates a binding; subst replaces missing values by their
 // binding text, and the parts of an interpolation that fail by theirs.
+// The text of an interpolation counts against the output as it is
+// written.
 func (x *expansion) evaluate(e *expr, subst bool) (any, error) {
 	s := &state{mem: templateMemory{x}, subst: subst, cost: x.cost}
 	if e.op != "concat" || !subst {
 		v, err := e.eval(s)
 		if x.cost.exceeded() {
 			return nil, errTooCostly
-		}
-		if err == nil {
-			err = x.count(v)
 		}
 		return v, err
 	}
@@ -420,12 +421,18 @@ func (x *expansion) evaluate(e *expr, subst bool) (any, error) {
 		if isNullish(v) {
 			return nil, fmt.Errorf("a binding in %q gives %s, which cannot be written into text", "${"+part.String()+"}", toJSString(v))
 		}
+		// A list is written item by item: sized first, as it may hold
+		// one value many times.
+		left := maxCardBytes - x.bytes - b.Len()
+		if _, ok := v.(string); !ok && textLenJS(v, left+1) > left {
+			return nil, errCardTooLarge
+		}
 		b.WriteString(toJSString(v))
-		if b.Len() > maxOutputBytes {
-			return nil, errorf("the template expands to more than %d bytes of text", maxOutputBytes)
+		if x.bytes+b.Len() > maxCardBytes {
+			return nil, errCardTooLarge
 		}
 	}
-	return b.String(), x.count(b.String())
+	return b.String(), nil
 }
 
 func (x *expansion) expand(n *node) (any, error) {
@@ -433,20 +440,29 @@ func (x *expansion) expand(n *node) (any, error) {
 	defer func() { x.data, x.index = data, index }()
 	switch n.kind {
 	case nodeLiteral:
-		if err := x.count(n.value); err != nil {
+		if err := x.insert(n.value); err != nil {
 			return nil, fmt.Errorf("%s: %w", n.path, err)
 		}
 		return n.value, nil
 	case nodeBinding:
 		v, err := x.evaluate(n.expr, true)
+		if err == nil {
+			err = x.insert(v)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s: %w", n.path, n.value, err)
 		}
 		return v, nil
 	case nodeArray:
 		out := []any{}
+		if err := x.charge(2); err != nil {
+			return nil, fmt.Errorf("%s: %w", n.path, err)
+		}
 		for _, item := range n.items {
 			v, err := x.expand(item)
+			if err == nil {
+				err = x.charge(1) // the comma
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -514,10 +530,18 @@ func (x *expansion) expandObject(n *node) (any, error) {
 				continue
 			}
 		}
+		// Each repetition of the object is counted: its braces, and each
+		// key with its quotes, colon and comma.
+		if err := x.charge(2); err != nil {
+			return nil, fmt.Errorf("%s: %w", n.path, err)
+		}
 		obj := make(map[string]any, len(n.keys))
 		for _, k := range n.keys {
 			if slices.Contains(reserved, k) {
 				continue
+			}
+			if err := x.charge(jsonLen(k, maxCardBytes) + 2); err != nil {
+				return nil, fmt.Errorf("%s.%s: %w", n.path, k, err)
 			}
 			v, err := x.expand(n.fields[k])
 			if err != nil {

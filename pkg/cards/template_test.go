@@ -138,13 +138,13 @@ func TestExpandLimits(t *testing.T) {
 		name, template, want string
 	}{
 		{"values", `{"a": [{"$data": "${items}", "b": [{"$data": "${$root.items}", "c": 1, "d": 2}]}]}`,
-			"the template expands to more than 100000 values"},
+			"the card would be larger than 256 KB as JSON; an expanded card may hold at most 256 KB"},
 		{"text", `{"a": [{"$data": "${items}", "t": "${$root.text}"}]}`,
-			"the template expands to more than 4194304 bytes of text"},
+			"the card would be larger than 256 KB as JSON; an expanded card may hold at most 256 KB"},
 		{"nested lambdas", `{"a": "${count(foreach(items, x, foreach($root.items, y, foreach($root.items, z, 1))))}"}`,
 			"the template needs more than 100000 function calls or builds more than 64 MB of values"},
 		{"interpolated text", `{"a": [{"$data": "${items}", "t": "${$root.text}${$root.text}${$root.text}${$root.text}${$root.text}"}]}`,
-			"the template expands to more than 4194304 bytes of text"},
+			"the card would be larger than 256 KB as JSON; an expanded card may hold at most 256 KB"},
 	} {
 		_, err := Expand(json.RawMessage(tt.template), data)
 		if err == nil || !strings.HasSuffix(err.Error(), ": "+tt.want) {
