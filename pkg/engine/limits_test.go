@@ -1,6 +1,8 @@
 package engine_test
 
 import (
+	"context"
+	"encoding/json"
 	"runtime"
 	"strings"
 	"testing"
@@ -57,4 +59,57 @@ func TestStepsThatWouldBuildTooMuchFail(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCardStepsAreBoundedByTheCardTheyBuild: a card whose $data repeats a
+// whole-value binding counted the binding as one value, and a card step
+// stored a 60 MB card in its delivery. The step now fails with the
+// card's limit as its reason, and stores no delivery.
+func TestCardStepsAreBoundedByTheCardTheyBuild(t *testing.T) {
+	facts := make([]any, 100)
+	for i := range facts {
+		facts[i] = obj{"title": "t", "value": strings.Repeat("v", 400)}
+	}
+	items := make([]any, 2000)
+	for i := range items {
+		items[i] = i
+	}
+	f := newFixture(t)
+	steps := []cardflow.Step{
+		step("start", "trigger", obj{"kind": "REQUEST"}),
+		step("ask", "card", obj{"card_id": "CARD", "data": obj{"facts": "{{ input.facts }}", "items": "{{ input.items }}"}, "timeout": "PT1H"}),
+		step("done", "end", obj{"status": "SUCCEEDED"}),
+	}
+	f.cardWith(steps, obj{"type": "AdaptiveCard", "version": "1.5", "body": []any{
+		obj{"$data": "${items}", "type": "FactSet", "facts": "${$root.facts}"},
+	}})
+	ref := f.start(steps, []cardflow.Connection{{From: "start", To: "ask"}, {From: "ask", To: "done"}}, obj{"facts": facts, "items": items}, nil)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	res := f.advance(ref)
+	runtime.ReadMemStats(&after)
+	if res.Status != cardflow.ExecFailed {
+		t.Fatalf("got %+v, want FAILED", res)
+	}
+	got, _ := f.get(ref).WorkflowOutputPayload["error"].(string)
+	const want = "card_payload.body[0].facts: ${$root.facts}: the card would be larger than 256 KB as JSON; an expanded card may hold at most 256 KB"
+	if !strings.Contains(got, want) {
+		t.Errorf("reason: got %q, want it to contain %q", got, want)
+	}
+	if ds, _, err := f.store.ListDeliveries(context.Background(), f.org, 10, ""); err != nil || len(ds) != 0 {
+		t.Errorf("deliveries: got %d (%v), want none", len(ds), err)
+	}
+	b, err := json.Marshal(f.get(ref))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The execution holds its 50 KB input, and nothing of the card.
+	if len(b) > 256<<10 {
+		t.Errorf("the execution record is %d KB, want at most 256 KB", len(b)>>10)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<20 {
+		t.Errorf("advancing allocated %d MB, want at most 64 MB", n>>20)
+	}
+	t.Logf("advancing allocated %.1f MB; the execution record is %d KB", float64(after.TotalAlloc-before.TotalAlloc)/(1<<20), len(b)>>10)
 }
