@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/cardflow/cardflow/pkg/cardflow"
 )
 
 func TestPreviewCard(t *testing.T) {
@@ -37,4 +39,41 @@ func TestPreviewCard(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPreviewCardIsBoundedAndRateLimited: with a card whose $data repeats
+// a whole-object binding, a 40 KB previewCard request answered 400 MB,
+// with a read key as with an admin key. The answer is now a 400 naming
+// the limit, and each preview counts against the organization's rate.
+func TestPreviewCardIsBoundedAndRateLimited(t *testing.T) {
+	// A token every 100 s: nothing refills while the test runs.
+	e := newLimitedEnv(t, cardflow.Limits{RatePerSecond: 0.01, Burst: 4})
+	admin, reader := e.key("org-a", "read", "admin"), e.key("org-a", "read")
+	card := map[string]any{"type": "AdaptiveCard", "version": "1.5", "body": []any{
+		map[string]any{"$data": "${$root.items}", "type": "FactSet", "facts": "${$root.facts}"},
+	}}
+	r := e.do("POST", "/v1/adaptive-cards/saveCard", admin, map[string]any{"card_name": "Repeat", "card_payload": card})
+	if r.status != 200 {
+		t.Fatalf("saveCard: got %d %s", r.status, r.raw)
+	}
+	cardID := str(r.body["item"].(map[string]any)["card_id"])
+	facts := make([]any, 100)
+	for i := range facts {
+		facts[i] = map[string]any{"title": "t", "value": strings.Repeat("v", 350)}
+	}
+	items := make([]any, 2500)
+	for i := range items {
+		items[i] = i
+	}
+	body := map[string]any{"card_id": cardID, "card_version": 1, "data": map[string]any{"facts": facts, "items": items}}
+	for _, c := range []struct{ name, key string }{{"admin", admin}, {"read", reader}, {"read again", reader}} {
+		r := e.do("POST", "/v1/adaptive-cards/previewCard", c.key, body)
+		if r.status != 400 || r.code() != cardflow.EINVALID || !strings.Contains(r.msg(), "an expanded card may hold at most 256 KB") {
+			t.Fatalf("%s key: got %d %.300s, want 400 naming the limit", c.name, r.status, r.raw)
+		}
+		if len(r.raw) > 4<<10 {
+			t.Errorf("%s key: the answer is %d bytes, want a short error", c.name, len(r.raw))
+		}
+	}
+	wantThrottled(t, "a read key's preview past the burst", e.do("POST", "/v1/adaptive-cards/previewCard", reader, body), 1)
 }
