@@ -37,7 +37,7 @@ func (s *state) noSubst() *state {
 // call may build a string or a list out of others.
 const (
 	maxCalls = 100000
-	maxBuilt = 64 << 20 // bytes of strings and list elements built
+	maxBuilt = 8 << 20 // bytes of strings and list elements built
 )
 
 // cost counts the work of one expansion.

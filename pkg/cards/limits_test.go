@@ -179,3 +179,28 @@ func TestCardsWithinTheBoundExpand(t *testing.T) {
 		t.Errorf("counted %d bytes, json.Marshal wrote %d", counted, written)
 	}
 }
+
+// TestFunctionWorkIsBoundedPerExpansion: a preview whose bindings build
+// large strings in a loop, each under the 1 MiB of a string, took 64 MB
+// an expansion before its budget spoke; 32 read-key previews at once took
+// a server to 796 MB. The budget is now 8 MiB built an expansion.
+func TestFunctionWorkIsBoundedPerExpansion(t *testing.T) {
+	items := make([]any, 1000)
+	for i := range items {
+		items[i] = float64(i)
+	}
+	data := map[string]any{"items": items, "big": strings.Repeat("b", 200_000)}
+	tmpl, err := Compile(map[string]any{"type": "TextBlock", "text": "${count(foreach($root.items, x, concat($root.big, x)))}"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got error
+	n := allocated(func() { _, got = tmpl.Expand(data) })
+	if got == nil || !strings.HasSuffix(got.Error(), "the template needs more than 100000 function calls or builds more than 8 MB of values") {
+		t.Errorf("got error %v, want the budget's", got)
+	}
+	if n > 16<<20 {
+		t.Errorf("allocated %s, want at most %s", size(int(n)), size(16<<20))
+	}
+	t.Logf("allocated %s", size(int(n)))
+}

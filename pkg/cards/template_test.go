@@ -142,7 +142,7 @@ func TestExpandLimits(t *testing.T) {
 		{"text", `{"a": [{"$data": "${items}", "t": "${$root.text}"}]}`,
 			"the card would be larger than 256 KB as JSON; an expanded card may hold at most 256 KB"},
 		{"nested lambdas", `{"a": "${count(foreach(items, x, foreach($root.items, y, foreach($root.items, z, 1))))}"}`,
-			"the template needs more than 100000 function calls or builds more than 64 MB of values"},
+			"the template needs more than 100000 function calls or builds more than 8 MB of values"},
 		{"interpolated text", `{"a": [{"$data": "${items}", "t": "${$root.text}${$root.text}${$root.text}${$root.text}${$root.text}"}]}`,
 			"the card would be larger than 256 KB as JSON; an expanded card may hold at most 256 KB"},
 	} {

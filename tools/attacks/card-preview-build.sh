@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Many previewCard requests at once (N, default 32) with a read-only key,
+# of a card whose binding builds a 200 KB string a thousand times in a
+# loop: each string is under the 1 MiB a string may hold, and the
+# expansion's budget of what its functions build refuses the card, after
+# it was spent. Run it under tools/attacks/peakrss.sh.
+set -euo pipefail
+: "${CARDFLOW_URL:?run me under tools/attacks/peakrss.sh}"
+api() { curl -sS -H "x-api-key: $1" -H 'content-type: application/json' "${@:2}"; }
+
+card='{"type": "AdaptiveCard", "version": "1.5", "body": [
+  {"type": "TextBlock", "text": "${count(foreach($root.items, x, concat($root.big, x)))}"}]}'
+card_id=$(api "$ADMIN_KEY" "$CARDFLOW_URL/v1/adaptive-cards/saveCard" \
+	-d "$(jq -n --argjson p "$card" '{card_name: "build", card_payload: $p}')" | jq -r .item.card_id)
+body=$(mktemp)
+trap 'rm -f "$body"' EXIT
+jq -cn --arg id "$card_id" '{card_id: $id, card_version: 1, data: {items: [range(1000)], big: ("b" * 200000)}}' >"$body"
+echo "$(($(wc -c <"$body") / 1024)) KB request, ${N:-32} at once"
+for _ in $(seq "${N:-32}"); do
+	api "$READ_KEY" "$CARDFLOW_URL/v1/adaptive-cards/previewCard" -d @"$body" -o /dev/null -w '%{http_code}\n' &
+done | sort | uniq -c
+wait
