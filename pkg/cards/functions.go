@@ -97,7 +97,8 @@ func (e *expr) eval(s *state) (any, error) {
 		return nil, errTooCostly
 	}
 	v, err := e.fn.eval(e, s)
-	if err == nil {
+	// A read gives a value the data already holds: it builds nothing.
+	if err == nil && e.op != opAccessor && e.op != opElement {
 		s.cost.charge(v)
 	}
 	return v, err

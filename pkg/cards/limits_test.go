@@ -204,3 +204,22 @@ func TestFunctionWorkIsBoundedPerExpansion(t *testing.T) {
 	}
 	t.Logf("allocated %s", size(int(n)))
 }
+
+// TestReadingTheDataBuildsNothing: reads of the data are not counted
+// against what an expansion builds, so a card that tests a large field
+// for each of many items expands, though 400 reads of 200 KB passed the
+// 64 MB the budget was.
+func TestReadingTheDataBuildsNothing(t *testing.T) {
+	items := make([]any, 400)
+	for i := range items {
+		items[i] = float64(i)
+	}
+	data := map[string]any{"items": items, "big": strings.Repeat("b", 200_000) + "x"}
+	out, err := Expand(json.RawMessage(`{"body": [{"$data": "${$root.items}", "$when": "${contains($root.big, 'x') && length($root['big']) > $index}", "i": "${$index}"}]}`), data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(out.(map[string]any)["body"].([]any)); got != len(items) {
+		t.Errorf("got %d items, want %d", got, len(items))
+	}
+}
