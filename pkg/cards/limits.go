@@ -22,21 +22,7 @@ var errCardTooLarge = thrownError(fmt.Sprintf("the card would be larger than %d 
 func jsonLen(v any, limit int) int {
 	switch x := v.(type) {
 	case string:
-		if len(x)+2 > limit {
-			return len(x) + 2
-		}
-		n := 2
-		for i := 0; i < len(x); i++ {
-			switch c := x[i]; {
-			case c == '"' || c == '\\':
-				n += 2
-			case c < 0x20 || c == '<' || c == '>' || c == '&':
-				n += 6
-			default:
-				n++
-			}
-		}
-		return n
+		return quotedLen(x, limit)
 	case float64:
 		var buf [32]byte
 		return len(strconv.AppendFloat(buf[:0], x, 'g', -1, 64))
@@ -60,13 +46,33 @@ func jsonLen(v any, limit int) int {
 			if n > limit {
 				break
 			}
-			n += jsonLen(k, limit) + 1
+			n += quotedLen(k, limit) + 1
 			n += jsonLen(item, limit-n)
 		}
 		return n + 1
 	}
 	// null and undefined.
 	return 4
+}
+
+// quotedLen is the length of s written as a JSON string; past limit, a
+// partial length above it.
+func quotedLen(s string, limit int) int {
+	if len(s)+2 > limit {
+		return len(s) + 2
+	}
+	n := 2
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			n += 2
+		case c < 0x20 || c == '<' || c == '>' || c == '&':
+			n += 6
+		default:
+			n++
+		}
+	}
+	return n
 }
 
 // textLenJS is the length of toJSString(v), stopping once past limit.

@@ -540,7 +540,7 @@ func (x *expansion) expandObject(n *node) (any, error) {
 			if slices.Contains(reserved, k) {
 				continue
 			}
-			if err := x.charge(jsonLen(k, maxCardBytes) + 2); err != nil {
+			if err := x.charge(quotedLen(k, maxCardBytes) + 2); err != nil {
 				return nil, fmt.Errorf("%s.%s: %w", n.path, k, err)
 			}
 			v, err := x.expand(n.fields[k])
