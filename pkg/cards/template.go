@@ -460,11 +460,11 @@ func (x *expansion) expand(n *node) (any, error) {
 		}
 		for _, item := range n.items {
 			v, err := x.expand(item)
-			if err == nil {
-				err = x.charge(1) // the comma
-			}
 			if err != nil {
 				return nil, err
+			}
+			if err := x.charge(1); err != nil { // the comma
+				return nil, fmt.Errorf("%s: %w", n.path, err)
 			}
 			switch e := v.(type) {
 			case nil:
