@@ -157,7 +157,8 @@ const maxRefusedAlloc = 8 << 20
 func TestCardsWithinTheBoundExpand(t *testing.T) {
 	obj := map[string]any{"a": strings.Repeat("<", 1000), "n": 1.5, "ok": true, "none": nil, "l": []any{"x", 2.0}}
 	data := map[string]any{"obj": obj, "items": []any{1.0, 2.0, 3.0}}
-	// Just under the bound: the card's text and the three copies of obj.
+	// Just under the bound: the card's text and three copies of obj, about
+	// 6 KB each as JSON (encoding/json writes each < as \u003c).
 	big := strings.Repeat("t", maxCardBytes-3*6040-100)
 	tmpl, err := Compile(map[string]any{"text": big, "body": []any{map[string]any{"$data": "${$root.items}", "o": "${$root.obj}", "i": "${$index}"}}})
 	if err != nil {

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Many previewCard requests at once (N, default 32) with a read-only key,
 # of a card whose binding builds a 200 KB string a thousand times in a
-# loop: each string is under the 1 MiB a string may hold, and the
-# expansion's budget of what its functions build refuses the card, after
-# it was spent. Run it under tools/attacks/peakrss.sh.
+# loop: each string is under the 1 MiB a string may hold, so each request
+# spends the expansion's whole budget of what functions build before it
+# is refused. Run it under tools/attacks/peakrss.sh.
 set -euo pipefail
 : "${CARDFLOW_URL:?run me under tools/attacks/peakrss.sh}"
 api() { curl -sS -H "x-api-key: $1" -H 'content-type: application/json' "${@:2}"; }
