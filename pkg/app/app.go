@@ -34,6 +34,7 @@ type Service struct {
 	botReplier  CardReplier
 	links       LinkVerifier
 	cardReader  CardReader
+	issuer      LinkIssuer
 	// deliver sends a sequential approval's card to the next approver.
 	deliver cardflow.Deliverer
 	// limits enforces the organizations' limits (WithLimits).

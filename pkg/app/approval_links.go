@@ -22,18 +22,8 @@ func (s *Service) openApprovalLink(ctx context.Context, a *cardflow.CardAnswer, 
 		return nil, err
 	}
 	page.StepName, page.Approval = ap.StepName, ap
-	if !ap.Open() {
+	if s.settledLink(ap, a.Identities, page) {
 		return page, nil
-	}
-	if ap.Deadline > 0 && s.millis() >= ap.Deadline {
-		page.TimedOut = true
-		return page, nil
-	}
-	for _, ans := range ap.Answers {
-		if containsFold(a.Identities, ans.Approver) {
-			page.Note = fmt.Sprintf("You answered (%s) on %s; the approval waits for the other approvers.", ans.Decision, when(ans.At))
-			return page, nil
-		}
 	}
 	if ex, err := s.store.GetExecution(ctx, ap.OrganizationID, ap.WorkflowID, ap.ExecutionID); err == nil {
 		page.Question = s.cardText(ctx, ex, ap.StepID)
@@ -42,17 +32,46 @@ func (s *Service) openApprovalLink(ctx context.Context, a *cardflow.CardAnswer, 
 	return page, err
 }
 
+// settledLink fills the page of a personal link whose approval no longer
+// waits for its approver (decided, timed out, or answered by them) with
+// what stands, and reports whether it did.
+func (s *Service) settledLink(ap *cardflow.Approval, ids []string, page *LinkPage) bool {
+	if !ap.Open() {
+		return true
+	}
+	if ap.Deadline > 0 && s.millis() >= ap.Deadline {
+		page.TimedOut = true
+		return true
+	}
+	for _, ans := range ap.Answers {
+		if containsFold(ids, ans.Approver) {
+			page.Note = fmt.Sprintf("You answered (%s) on %s; the approval waits for the other approvers.", ans.Decision, when(ans.At))
+			return true
+		}
+	}
+	return false
+}
+
 // answerApprovalLink answers an approval as the approver a personal link
 // names, by the same rules as any other answer. A refusal (not an
-// approver, self-approval, not their turn, answered already) is a page
-// saying why, and an event in the audit trail; once the approval is
-// decided a late click sees the decision.
+// approver, self-approval, not their turn) is a page saying why, and an
+// event in the audit trail. A replay of a link whose answer is recorded,
+// or a late click once the approval is decided or timed out, writes
+// nothing: the page shows what stands, as opening the link does.
 func (s *Service) answerApprovalLink(ctx context.Context, a *cardflow.CardAnswer, page *LinkPage) (*LinkPage, error) {
 	decision, _ := a.Payload["decision"].(string)
 	if decision == "" {
 		decision, _ = a.Payload["verb"].(string)
 	}
 	id := cardflow.ApprovalIDOf(a.ExecutionID, a.Wait)
+	ap, err := s.store.GetApproval(ctx, a.OrganizationID, id)
+	if err != nil {
+		return nil, err
+	}
+	if s.settledLink(ap, a.Identities, page) {
+		page.StepName, page.Approval = ap.StepName, ap
+		return page, nil
+	}
 	res, err := s.answerApproval(ctx, a.OrganizationID, ApprovalAnswer{
 		ApprovalID: id, IDs: a.Identities, Actor: a.Actor, Channel: cardflow.ChannelLink, Decision: decision,
 	})

@@ -12,6 +12,11 @@ import (
 // response link.
 const ChannelLink = "link"
 
+// EventApprovalLinksIssued: an admin was given an approver's personal
+// links to the approval's card (local testing; see IssueApprovalLinks in
+// pkg/app).
+const EventApprovalLinksIssued = "ApprovalLinksIssued"
+
 // Recipients is who should hold a copy of the approval's card now: every
 // listed approver, or under PolicySequential the one whose turn it is.
 // A decided approval has none.

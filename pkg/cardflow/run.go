@@ -386,15 +386,15 @@ type Delivery struct {
 	// Approver is who this copy of an approval's card is for: each
 	// approver gets one, whose response links answer as them.
 	Approver string `json:"approver,omitempty"`
-	// Links are the approver's personal response links, one per button,
-	// when the copy goes to the outbox of a deployment that signs links.
-	Links []DeliveryLink `json:"links,omitempty"`
 	// Notice says why an approval's card goes out again (NoticeReminder,
 	// NoticeAdded); "" on the first.
 	Notice string `json:"notice,omitempty"`
 }
 
-// DeliveryLink is one button of a card as a response link.
+// DeliveryLink is one button of a card as a response link. A delivery
+// never holds one: an approver's personal links answer as them, so they
+// are made only for the card sent to them, or for an admin who asks
+// (app's IssueApprovalLinks), and are never stored.
 type DeliveryLink struct {
 	Title string `json:"title"`
 	URL   string `json:"url"`

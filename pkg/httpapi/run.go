@@ -103,6 +103,22 @@ type Outbox interface {
 	ListDeliveries(ctx context.Context, org string, limit int, after string) ([]*cardflow.Delivery, bool, error)
 }
 
+// outboxItem is a delivery as the outbox shows it: where it went, to whom
+// and when, with what resumes it. An approver's copy never carries their
+// personal links (POST /v1/approvals/issueApprovalLinks gives them to an
+// admin, on the record), and a delivery stored before that rule has them
+// dropped here.
+type outboxItem struct {
+	*cardflow.Delivery
+	Channel   string `json:"channel"`
+	Recipient string `json:"recipient,omitempty"`
+	Status    string `json:"status"`
+}
+
+// deliveredToOutbox is the status of every outbox item: the card is held
+// there for whoever reads it.
+const deliveredToOutbox = "DELIVERED"
+
 type outboxKey struct {
 	DeliveryID string `json:"delivery_id"`
 }
@@ -123,5 +139,9 @@ func (s *Server) getOutbox(w http.ResponseWriter, r *http.Request) error {
 	if more {
 		last = &outboxKey{DeliveryID: items[len(items)-1].DeliveryID}
 	}
-	return okList(w, items, last)
+	out := make([]outboxItem, len(items))
+	for i, d := range items {
+		out[i] = outboxItem{Delivery: d, Channel: cardflow.DeliveryOutbox, Recipient: d.Approver, Status: deliveredToOutbox}
+	}
+	return okList(w, out, last)
 }

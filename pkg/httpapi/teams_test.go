@@ -65,7 +65,7 @@ func newTeamsEnv(t *testing.T) (*env, *teamstest.Server) {
 	if _, err := st.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	api, err := httpapi.New(st.Service, httpapi.KeyAuthenticator{Service: st.Service}, httpapi.WithOutbox(store), httpapi.WithTeams())
+	api, err := httpapi.New(st.Service, httpapi.KeyAuthenticator{Service: st.Service}, httpapi.WithOutbox(store), httpapi.WithTeams(), httpapi.WithApprovalLinks())
 	if err != nil {
 		t.Fatal(err)
 	}

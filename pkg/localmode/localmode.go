@@ -293,7 +293,7 @@ func NewStack(store cardflow.Store, outbox *boltstore.Store, cfg Config) (*Stack
 		opts = append(opts, app.WithTeamsBot(tm, tm))
 	}
 	if tm.HasLinks() {
-		opts = append(opts, app.WithResponseLinks(tm), app.WithCardReader(cards.Reader{}))
+		opts = append(opts, app.WithResponseLinks(tm), app.WithCardReader(cards.Reader{}), app.WithLinkIssuer(tm))
 	}
 	st.Service, err = app.New(store, opts...)
 	if err != nil {
@@ -444,7 +444,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	api, err := httpapi.New(svc, httpapi.KeyAuthenticator{Service: svc}, httpapi.WithLogger(cfg.Log), httpapi.WithOutbox(st.Outbox), httpapi.WithTeams())
+	api, err := httpapi.New(svc, httpapi.KeyAuthenticator{Service: svc}, httpapi.WithLogger(cfg.Log), httpapi.WithOutbox(st.Outbox), httpapi.WithTeams(), httpapi.WithApprovalLinks())
 	if err != nil {
 		return err
 	}

@@ -193,17 +193,9 @@ func (in *Integration) DeliverPosted(ctx context.Context, d *cardflow.Delivery) 
 	ref := Ref{OrganizationID: d.OrganizationID, ProcessID: d.ProcessID, ExecutionID: d.ExecutionID, Wait: d.Wait, Who: d.Approver}
 	switch p("type") {
 	case "", cardflow.DeliveryOutbox:
-		if d.Approver != "" && in.HasLinks() && in.cfg.PublicURL != "" {
-			// The approver's copy carries their personal links, for
-			// whoever passes the outbox's cards on.
-			links, err := in.personalLinks(ctx, d.CardPayload, ref)
-			if err != nil {
-				return nil, err
-			}
-			c := *d
-			c.Links = links
-			d = &c
-		}
+		// The outbox is readable by the organization's keys, so its copies
+		// carry no personal links (IssueApprovalLinks gives them to an
+		// admin who asks).
 		return nil, in.fallback.Deliver(ctx, d)
 	case cardflow.DeliveryWebhook:
 		target, err := configured{in.organizations(d.OrganizationID)}.Secret(ctx, p("webhook_secret"))
@@ -287,11 +279,13 @@ func (in *Integration) UpdateApprovalCards(ctx context.Context, a *cardflow.Appr
 	return first
 }
 
-// personalLinks returns the response links of the card's buttons, in the
-// card's order.
-func (in *Integration) personalLinks(ctx context.Context, card map[string]any, ref Ref) ([]cardflow.DeliveryLink, error) {
-	var links []cardflow.DeliveryLink
-	_, err := in.linkCardSeen(ctx, card, ref, func(title, u string) { links = append(links, cardflow.DeliveryLink{Title: title, URL: u}) })
+// IssueApprovalLinks returns approver's personal response links to the
+// approval's card, one per button in the card's order, as the copy sent to
+// them carries (app's LinkIssuer).
+func (in *Integration) IssueApprovalLinks(ctx context.Context, a *cardflow.Approval, approver string) ([]cardflow.DeliveryLink, error) {
+	ref := Ref{OrganizationID: a.OrganizationID, ProcessID: a.ProcessID, ExecutionID: a.ExecutionID, Wait: a.Wait, Who: approver}
+	links := []cardflow.DeliveryLink{}
+	_, err := in.linkCardSeen(ctx, a.CardPayload, ref, func(title, u string) { links = append(links, cardflow.DeliveryLink{Title: title, URL: u}) })
 	return links, err
 }
 
