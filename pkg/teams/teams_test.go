@@ -2,9 +2,11 @@ package teams_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -445,5 +447,46 @@ func TestWebhookSecretsAreTheOrganizations(t *testing.T) {
 	}
 	if got, gotB := len(fake.Requests("")), len(fakeB.Requests("")); got != 1 || gotB != 0 {
 		t.Errorf("got %d requests to org-a's endpoints and %d to org-b's, want only org-a's post", got, gotB)
+	}
+}
+
+// TestOutboxCopyCarriesNoLink: an approver's copy of an approval's card
+// that stays in the service (local mode's outbox, the log on AWS) carries
+// no personal link, which any key of the organization, or anyone reading
+// the log, could use to answer as the approver. IssueApprovalLinks makes
+// that approver's links, on request.
+func TestOutboxCopyCarriesNoLink(t *testing.T) {
+	f := newFixture(t)
+	d := delivery(nil)
+	d.ApprovalID, d.Approvers, d.Approver = "ex1-0001", []string{"ann@example.com"}, "ann@example.com"
+	if err := f.in.Deliver(context.Background(), d); err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(f.outbox.d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "/v1/teams/respond") || strings.Contains(string(b), "token=") {
+		t.Errorf("outbox copy: got %s, want no personal link", b)
+	}
+	a := &cardflow.Approval{OrganizationID: "org-a", ExecutionID: "ex1", ProcessID: "PO-4711", Wait: 1, CardPayload: approvalCard()}
+	links, err := f.in.IssueApprovalLinks(context.Background(), a, "ann@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	for _, l := range links {
+		u, err := url.Parse(l.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, err := teams.VerifyLink([]byte(signingKey), u.Query().Get("token"), f.clock.now())
+		if err != nil || ref.Who != "ann@example.com" || ref.ExecutionID != "ex1" || ref.Wait != 1 {
+			t.Errorf("link %s: got %+v, %v, want one answering as ann", l.URL, ref, err)
+		}
+		titles = append(titles, l.Title)
+	}
+	if want := []string{"Reject", "Approve", "Ask", ""}; !slices.Equal(titles, want) {
+		t.Errorf("links: got %q, want %q", titles, want)
 	}
 }
