@@ -303,7 +303,9 @@ change (waitForExecution), so a step shows as soon as the service stores it.
 func outbox(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	c := newCommand("outbox", "", `Lists the cards that card steps sent on a running local service (which
 keeps them in an outbox instead of sending them to Teams), newest first,
-with the process id that answers each.
+with the process id that answers each, and for an approval's card its id
+and the approver the copy is for. No copy carries a personal link: an
+admin gets an approver's links with `+"`cardflow links`"+`.
 `, stdout)
 	client := clientFlags(c)
 	limit := c.Int("limit", 10, "how many (at most 30)")
@@ -320,15 +322,26 @@ with the process id that answers each.
 			CardVersion int             `json:"card_version"`
 			Data        json.RawMessage `json:"data"`
 			CreatedOn   int64           `json:"created_on"`
+			Channel     string          `json:"channel"`
+			Recipient   string          `json:"recipient"`
+			Status      string          `json:"status"`
+			ApprovalID  string          `json:"approval_id"`
 		}
 	}
 	if err := api.call(ctx, "GET", "/v1/adaptive-cards/outbox?limit="+strconv.Itoa(*limit), nil, nil, &out); err != nil {
 		return err
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SENT\tPROCESS_ID\tEXECUTION\tSTEP\tCARD\tDATA")
+	fmt.Fprintln(tw, "SENT\tCHANNEL\tRECIPIENT\tSTATUS\tAPPROVAL\tPROCESS_ID\tEXECUTION\tSTEP\tCARD\tDATA")
+	dash := func(s string) string {
+		if s == "" {
+			return "-"
+		}
+		return s
+	}
 	for _, d := range out.Items {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s v%d\t%s\n", time.UnixMilli(d.CreatedOn).Format(time.DateTime), d.ProcessID, d.ExecutionID, d.StepID, d.CardID, d.CardVersion, d.Data)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s v%d\t%s\n", time.UnixMilli(d.CreatedOn).Format(time.DateTime), d.Channel, dash(d.Recipient), d.Status, dash(d.ApprovalID),
+			d.ProcessID, d.ExecutionID, d.StepID, d.CardID, d.CardVersion, d.Data)
 	}
 	return tw.Flush()
 }

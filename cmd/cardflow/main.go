@@ -14,6 +14,7 @@
 //	cardflow watch WORKFLOW_ID EXECUTION_ID
 //	cardflow redrive WORKFLOW_ID EXECUTION_ID
 //	cardflow outbox
+//	cardflow links APPROVAL_ID --approver PERSON
 //
 // `cardflow help COMMAND` and `cardflow COMMAND --help` describe a command.
 package main
@@ -54,6 +55,7 @@ Against a running service:
   watch        follow an execution's steps until it ends
   redrive      continue a failed execution from the step that failed
   outbox       list the cards card steps sent
+  links        an approver's personal links to an approval's card (admin key; recorded)
 
   help COMMAND, COMMAND --help   what a command does, its arguments and flags
   --version                      the version of this program
@@ -142,6 +144,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return redrive(ctx, args[1:], stdout, stderr)
 	case "outbox":
 		return outbox(ctx, args[1:], stdout, stderr)
+	case "links":
+		return links(ctx, args[1:], stdout, stderr)
 	case "tables":
 		return tables(ctx, args[1:], stdout, stderr)
 	case "sam-events":

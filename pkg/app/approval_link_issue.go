@@ -42,9 +42,6 @@ func (s *Service) IssueApprovalLinks(ctx context.Context, in IssueLinksInput) (*
 	if err != nil {
 		return nil, err
 	}
-	if s.issuer == nil {
-		return nil, cardflow.Errorf(cardflow.ENOTFOUND, "this deployment issues no personal links")
-	}
 	switch {
 	case strings.TrimSpace(in.ApprovalID) == "":
 		return nil, cardflow.Errorf(cardflow.EINVALID, "approval_id is required")
@@ -66,6 +63,9 @@ func (s *Service) IssueApprovalLinks(ctx context.Context, in IssueLinksInput) (*
 	}
 	if !a.Open() {
 		return nil, cardflow.Errorf(cardflow.ECONFLICT, "approval %s is %s; its links would record nothing", a.ApprovalID, a.Status)
+	}
+	if s.issuer == nil {
+		return nil, cardflow.Errorf(cardflow.ENOTFOUND, "this deployment issues no personal links: it signs no response links")
 	}
 	links, err := s.issuer.IssueApprovalLinks(ctx, a, approver)
 	if err != nil {
@@ -111,7 +111,3 @@ func (s *Service) recordApprovalEvent(ctx context.Context, a *cardflow.Approval,
 		return nil
 	}
 }
-
-// IssuesLinks reports whether an admin can ask for an approver's personal
-// links (IssueApprovalLinks).
-func (s *Service) IssuesLinks() bool { return s.issuer != nil }

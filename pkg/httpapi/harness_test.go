@@ -78,7 +78,7 @@ func newEnv(t testing.TB) *env {
 		t.Fatal(err)
 	}
 	svc := st.Service
-	api, err := httpapi.New(svc, httpapi.KeyAuthenticator{Service: svc}, httpapi.WithOutbox(store))
+	api, err := httpapi.New(svc, httpapi.KeyAuthenticator{Service: svc}, httpapi.WithOutbox(store), httpapi.WithApprovalLinks())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -131,6 +131,9 @@ var isolationRows = map[string]isolationRow{
 	"POST /v1/approvals/reassignApproval": {scope: "execute", target: func(a tenant) (string, any) {
 		return "/v1/approvals/reassignApproval", map[string]any{"approval_id": a.approvalID, "to": "eve@example.com"}
 	}},
+	"POST /v1/approvals/issueApprovalLinks": {scope: "admin", target: func(a tenant) (string, any) {
+		return "/v1/approvals/issueApprovalLinks", map[string]any{"approval_id": a.approvalID, "approver": "ann@example.com"}
+	}},
 	"GET /v1/adaptive-cards/outbox": {scope: "read", list: true, target: func(a tenant) (string, any) {
 		return "/v1/adaptive-cards/outbox?limit=30", nil
 	}},
@@ -238,7 +241,7 @@ func TestTenantIsolation(t *testing.T) {
 	}
 	before := e.snapshot(a)
 
-	api, err := httpapi.New(e.svc, httpapi.KeyAuthenticator{Service: e.svc}, httpapi.WithOutbox(e.store.(httpapi.Outbox)))
+	api, err := httpapi.New(e.svc, httpapi.KeyAuthenticator{Service: e.svc}, httpapi.WithOutbox(e.store.(httpapi.Outbox)), httpapi.WithApprovalLinks())
 	if err != nil {
 		t.Fatal(err)
 	}
