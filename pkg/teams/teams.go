@@ -280,8 +280,8 @@ func (in *Integration) UpdateApprovalCards(ctx context.Context, a *cardflow.Appr
 }
 
 // IssueApprovalLinks returns approver's personal response links to the
-// approval's card, one per button in the card's order, as the copy sent to
-// them carries (app's LinkIssuer).
+// approval's card, one per button, as the copy sent to them carries (app's
+// LinkIssuer).
 func (in *Integration) IssueApprovalLinks(ctx context.Context, a *cardflow.Approval, approver string) ([]cardflow.DeliveryLink, error) {
 	ref := Ref{OrganizationID: a.OrganizationID, ProcessID: a.ProcessID, ExecutionID: a.ExecutionID, Wait: a.Wait, Who: approver}
 	links := []cardflow.DeliveryLink{}
