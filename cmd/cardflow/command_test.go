@@ -41,6 +41,7 @@ func TestUsage(t *testing.T) {
 		{[]string{"watch", "--help"}, 0, []string{"usage: cardflow watch WORKFLOW_ID EXECUTION_ID [flags]", "waitForExecution"}, nil},
 		{[]string{"redrive", "--help"}, 0, []string{"usage: cardflow redrive WORKFLOW_ID EXECUTION_ID [flags]", "FAILED or TIMED_OUT"}, nil},
 		{[]string{"outbox", "--help"}, 0, []string{"usage: cardflow outbox [flags]", "--limit int"}, nil},
+		{[]string{"links", "--help"}, 0, []string{"usage: cardflow links APPROVAL_ID --approver PERSON [flags]", "--approver string", "admin key"}, nil},
 		{[]string{"sam-events", "--help"}, 0, nil, []string{"cardflow sam-events"}},
 
 		{nil, 2, nil, []string{"usage: cardflow COMMAND", "cardflow: no command given"}},
@@ -52,6 +53,8 @@ func TestUsage(t *testing.T) {
 		{[]string{"watch", "wf"}, 2, nil, []string{"watch takes WORKFLOW_ID EXECUTION_ID, got 1 argument(s)"}},
 		{[]string{"redrive", "wf"}, 2, nil, []string{"redrive takes WORKFLOW_ID EXECUTION_ID, got 1 argument(s)"}},
 		{[]string{"outbox", "extra"}, 2, nil, []string{`outbox takes no arguments, got "extra"`}},
+		{[]string{"links", "--approver", "dan@example.com"}, 2, nil, []string{"links takes APPROVAL_ID --approver PERSON, got 0 argument(s)"}},
+		{[]string{"links", "01J9Z3K8Q6X2M4T7V5B1N0C8DE-0001", "--data-dir", dataDir, "--key", "x"}, 2, nil, []string{"links needs --approver PERSON"}},
 
 		// A service error reads as its message, said once.
 		{[]string{"keys", "create", "--org", "acme#2", "--workspace", "finance", "--data-dir", dataDir}, 1, nil, []string{"cardflow: organization and workspace ids"}},
