@@ -22,9 +22,9 @@ const localLinkSecret = "local-response-links"
 // withLocalLinks makes a server without a Teams signing secret sign
 // response links with a key of its data directory, made on first start
 // (mode 0600, like the demo key), and reach them at url unless a public
-// URL is set: the outbox's approval cards then carry each approver's
-// personal links, which work against this server. A configured signing
-// secret is left alone.
+// URL is set: the personal links an admin gets with `cardflow links`
+// then work against this server. A configured signing secret is left
+// alone.
 func withLocalLinks(cfg Config, url string) (Config, error) {
 	if cfg.Teams.SigningSecret != "" {
 		return cfg, nil
