@@ -76,12 +76,12 @@ func (s *Service) OverrideApproval(ctx context.Context, in OverrideApprovalInput
 // more (decided, timed out) writes nothing: a late or replayed click
 // changes no record.
 func (s *Service) refused(ctx context.Context, a *cardflow.Approval, actor, channel string, r *cardflow.Refusal) {
-	if !a.Open() || r.Reason == cardflow.RefusedDecided {
-		s.log.InfoContext(ctx, "answer to a closed approval refused", "approval", a.ApprovalID, "actor", actor, "channel", channel)
-		return
-	}
 	now := s.millis()
 	for range 5 {
+		if !a.Open() || r.Reason == cardflow.RefusedDecided {
+			s.log.InfoContext(ctx, "answer to a closed approval refused", "approval", a.ApprovalID, "actor", actor, "channel", channel)
+			return
+		}
 		first := a.CountRefusal(actor, r.Reason, now)
 		err := s.store.PutApproval(ctx, a)
 		if cardflow.ErrorCode(err) == cardflow.ECONFLICT {

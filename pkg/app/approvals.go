@@ -236,13 +236,11 @@ func (s *Service) ReassignApproval(ctx context.Context, in ReassignApprovalInput
 		}
 		now := s.millis()
 		from, refusal := a.Reassign([]string{p.Person}, to)
-		if refusal == nil {
-			a.Reassignments = append(a.Reassignments, cardflow.ApprovalReassignment{From: from, To: to, Actor: p.Person, At: now})
-		}
 		if refusal != nil {
 			s.refused(ctx, a, p.Person, "reassign", refusal)
 			return nil, refusal.Error()
 		}
+		a.Reassignments = append(a.Reassignments, cardflow.ApprovalReassignment{From: from, To: to, Actor: p.Person, At: now})
 		err = s.store.PutApproval(ctx, a)
 		if cardflow.ErrorCode(err) == cardflow.ECONFLICT {
 			continue

@@ -80,7 +80,7 @@ const (
 
 // SourceApproval marks the resume an approval's decision makes. A
 // resumeworkflow body cannot carry it (its source is TEAMS or SAP), so a
-// resume without it is an override.
+// resume without it never decides an approval.
 const SourceApproval = "APPROVAL"
 
 // Approval is the record of one open or decided approval step: who may
