@@ -77,7 +77,9 @@ func (s *Service) OverrideApproval(ctx context.Context, in OverrideApprovalInput
 // changes no record.
 func (s *Service) refused(ctx context.Context, a *cardflow.Approval, actor, channel string, r *cardflow.Refusal) {
 	now := s.millis()
-	for range 5 {
+	// Each conflict is another writer's success, so a burst of refusals
+	// gets through; the bound only stops a store that keeps failing.
+	for range 50 {
 		if !a.Open() || r.Reason == cardflow.RefusedDecided {
 			s.log.InfoContext(ctx, "answer to a closed approval refused", "approval", a.ApprovalID, "actor", actor, "channel", channel)
 			return
