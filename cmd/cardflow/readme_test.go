@@ -169,6 +169,7 @@ var readmeBlocks = map[string]struct {
 	"### `sam local` with DynamoDB Local #2":    {skip: "needs sam local start-api in Docker on port 3000; TestTablesCreate and the API keys block create keys"},
 	"## Robustness #1":                          {skip: "the longer checks CI runs after make test (.ci/run)"},
 	"## Approvals #1":                           {skip: "needs a waiting approval's id; pkg/httpapi TestApprovalThroughTheAPI runs these requests end to end"},
+	"## Approvals #2":                           {skip: "needs a waiting approval's id and an admin key; pkg/httpapi TestOverrideApproval runs this request end to end"},
 	"### Two approvers, step by step #1":        {check: checkTwoApprovers},
 	"### Search #1":                             {check: checkSearch},
 	"### Bulk operations #1":                    {check: checkBulk},

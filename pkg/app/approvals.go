@@ -58,8 +58,7 @@ func (s *Service) answerApproval(ctx context.Context, org string, in ApprovalAns
 			refusal = a.Answer(in.IDs, cardflow.ApprovalAnswer{Actor: in.Actor, At: now, Decision: decision, Comment: in.Comment, Channel: in.Channel})
 		}
 		if refusal != nil {
-			s.audit(ctx, a, cardflow.Event{At: now, Type: cardflow.EventApprovalRefused, Actor: in.Actor,
-				Message: fmt.Sprintf("%s (%s): %s", refusal.Reason, in.Channel, refusal.Message)})
+			s.refused(ctx, a, in.Actor, in.Channel, refusal)
 			return nil, refusal.Error()
 		}
 		err = s.store.PutApproval(ctx, a)
@@ -238,10 +237,10 @@ func (s *Service) ReassignApproval(ctx context.Context, in ReassignApprovalInput
 		now := s.millis()
 		from, refusal := a.Reassign([]string{p.Person}, to)
 		if refusal != nil {
-			s.audit(ctx, a, cardflow.Event{At: now, Type: cardflow.EventApprovalRefused, Actor: p.Person,
-				Message: fmt.Sprintf("%s (reassign): %s", refusal.Reason, refusal.Message)})
+			s.refused(ctx, a, p.Person, "reassign", refusal)
 			return nil, refusal.Error()
 		}
+		a.Reassignments = append(a.Reassignments, cardflow.ApprovalReassignment{From: from, To: to, Actor: p.Person, At: now})
 		err = s.store.PutApproval(ctx, a)
 		if cardflow.ErrorCode(err) == cardflow.ECONFLICT {
 			continue

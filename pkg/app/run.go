@@ -340,6 +340,9 @@ func (s *Service) Resume(ctx context.Context, processID string, body []byte) (*R
 		if err != nil {
 			return nil, unreadable(err, "the record of process id %s cannot be read from the store, so it cannot be resumed", processID)
 		}
+		if err := s.refuseApprovalResume(ctx, proc); err != nil {
+			return nil, err
+		}
 		// Read before the claim is written: once it is, the resume has
 		// happened, and a failed read must not answer an error that makes
 		// the caller's retry a conflict.
@@ -382,6 +385,29 @@ func (s *Service) Resume(ctx context.Context, processID string, body []byte) (*R
 		}
 		return out, nil
 	}
+}
+
+// refuseApprovalResume refuses a resume of a process that waits in an
+// approval step, or is about to (its record is made before its wait
+// opens): only its approvers decide it, or an admin by overrideApproval.
+func (s *Service) refuseApprovalResume(ctx context.Context, proc *cardflow.Process) error {
+	if proc.Closed || proc.Wait != nil && proc.Wait.Claimed() {
+		return nil // claim answers why nothing is resumed
+	}
+	seq := proc.Waits + 1
+	if proc.Wait != nil {
+		seq = proc.Wait.Seq
+	}
+	a, err := s.store.GetApproval(ctx, proc.OrganizationID, cardflow.ApprovalIDOf(proc.ExecutionID, seq))
+	switch {
+	case cardflow.ErrorCode(err) == cardflow.ENOTFOUND:
+		return nil
+	case err != nil:
+		return unreadable(err, "the approval of process id %s cannot be read from the store, so it cannot be resumed", proc.ProcessID)
+	}
+	return cardflow.Errorf(cardflow.EFORBIDDEN, "process id %s waits in approval step %q, which only its approvers decide: "+
+		"they answer through POST /v1/approvals/answerApproval (approval_id %s); an admin may decide without them through POST /v1/approvals/overrideApproval",
+		proc.ProcessID, a.StepName, a.ApprovalID)
 }
 
 // executionHead reads an execution's head, from the store's head alone

@@ -38,8 +38,9 @@ const (
 	ApprovalApproved = "APPROVED"
 	ApprovalRejected = "REJECTED"
 	ApprovalTimedOut = "TIMED_OUT"
-	// ApprovalOverridden: resumeworkflow resumed the step without a
-	// decision.
+	// ApprovalOverridden: an admin decided without the approvers
+	// (overrideApproval; Override says how), or, on records from before
+	// overrideApproval, resumeworkflow resumed the step without a decision.
 	ApprovalOverridden = "OVERRIDDEN"
 )
 
@@ -55,14 +56,15 @@ const (
 	ChannelAPI   = "api"
 )
 
-// Refusals: why an answer did not count. Each is an event in the
-// execution's log.
+// Refusals: why an answer did not count. Each is counted on the approval
+// record; an actor's first for a reason is an event in the execution's log.
 const (
 	RefusedNotApprover = "not_an_approver"
 	RefusedSelf        = "self_approval"
 	RefusedDecided     = "already_decided"
 	RefusedAnswered    = "already_answered"
 	RefusedNotYourTurn = "not_your_turn"
+	RefusedReassigned  = "reassigned_too_often"
 )
 
 // Event types of approvals in an execution's log.
@@ -71,14 +73,14 @@ const (
 	EventApprovalAnswered = "ApprovalAnswered"
 	EventApprovalRefused  = "ApprovalRefused"
 	EventApprovalDecided  = "ApprovalDecided"
-	// EventApprovalOverridden: resumeworkflow resumed an approval step.
+	// EventApprovalOverridden: an admin decided without the approvers.
 	EventApprovalOverridden = "ApprovalOverridden"
 	EventApprovalReassigned = "ApprovalReassigned"
 )
 
 // SourceApproval marks the resume an approval's decision makes. A
 // resumeworkflow body cannot carry it (its source is TEAMS or SAP), so a
-// resume without it is an override.
+// resume without it never decides an approval.
 const SourceApproval = "APPROVAL"
 
 // Approval is the record of one open or decided approval step: who may
@@ -130,9 +132,68 @@ type Approval struct {
 	Data  any            `json:"data,omitempty"`
 	// Posts are the bot messages that carry a copy of the card, which are
 	// updated once the step decides, times out or is resumed.
-	Posts    []BotPost `json:"posts,omitempty"`
-	Revision int64     `json:"revision"`
+	Posts []BotPost `json:"posts,omitempty"`
+	// Override, Reassignments and Refusals are the approval's own audit,
+	// kept whole here apart from the execution's capped event log.
+	Override      *ApprovalOverride      `json:"override,omitempty"`
+	Reassignments []ApprovalReassignment `json:"reassignments,omitempty"`
+	// Refusals counts the refused answers per actor and reason; those of
+	// actors past MaxRefusalEntries are counted in RefusalsUnlisted.
+	Refusals         []RefusalCount `json:"refusals,omitempty"`
+	RefusalsUnlisted int            `json:"refusals_unlisted,omitempty"`
+	Revision         int64          `json:"revision"`
 }
+
+// ApprovalOverride is an admin's decision without the approvers.
+type ApprovalOverride struct {
+	Actor    string `json:"actor"`
+	At       int64  `json:"at"`
+	Decision string `json:"decision"`
+	Reason   string `json:"reason"`
+}
+
+// ApprovalReassignment is one approver's part handed to another person.
+type ApprovalReassignment struct {
+	From  string `json:"from"`
+	To    string `json:"to"`
+	Actor string `json:"actor"`
+	At    int64  `json:"at"`
+}
+
+// RefusalCount is how often one actor was refused for one reason.
+type RefusalCount struct {
+	Actor  string `json:"actor"`
+	Reason string `json:"reason"`
+	Count  int    `json:"count"`
+	First  int64  `json:"first"`
+	Last   int64  `json:"last"`
+}
+
+// MaxRefusalEntries bounds the actor and reason pairs an approval counts
+// refusals for, so that its record stays small whoever tries.
+const MaxRefusalEntries = 100
+
+// CountRefusal counts a refusal of actor for reason, and reports whether
+// it is that pair's first, which alone is worth an event in the
+// execution's log.
+func (a *Approval) CountRefusal(actor, reason string, at int64) (first bool) {
+	for i := range a.Refusals {
+		if r := &a.Refusals[i]; r.Reason == reason && sameID(r.Actor, actor) {
+			r.Count, r.Last = r.Count+1, at
+			return false
+		}
+	}
+	if len(a.Refusals) >= MaxRefusalEntries {
+		a.RefusalsUnlisted++
+		return false
+	}
+	a.Refusals = append(a.Refusals, RefusalCount{Actor: actor, Reason: reason, Count: 1, First: at, Last: at})
+	return true
+}
+
+// MaxReassignments bounds the reassignments an approval records, and so
+// takes: each one hands a part on, so past this many it is a game.
+const MaxReassignments = 100
 
 // ApprovalAnswer is one answer that counted.
 type ApprovalAnswer struct {
@@ -330,10 +391,29 @@ func (a *Approval) Output() map[string]any {
 		}
 		answers[i] = m
 	}
-	return map[string]any{
+	out := map[string]any{
 		"approval_id": a.ApprovalID, "outcome": strings.ToLower(a.Status), "policy": a.Policy,
 		"approvers": a.Approvers, "answers": answers, "decided_on": a.DecidedOn,
 	}
+	if o := a.Override; o != nil {
+		out["overridden_by"], out["reason"], out["decision"] = o.Actor, o.Reason, o.Decision
+	}
+	return out
+}
+
+// OverrideWith decides the approval without its approvers, as actor says:
+// the answers given so far stay as they are. ECONFLICT when it is decided
+// already.
+func (a *Approval) OverrideWith(o ApprovalOverride) error {
+	if !a.Open() {
+		if a.Override != nil {
+			return Errorf(ECONFLICT, "approval %s was already overridden by %s (%s)", a.ApprovalID, a.Override.Actor, a.Override.Decision)
+		}
+		return Errorf(ECONFLICT, "approval %s is already decided (%s)", a.ApprovalID, strings.ToLower(a.Status))
+	}
+	a.Override = &o
+	a.Status, a.DecidedOn, a.DecidedBy = ApprovalOverridden, o.At, o.Actor
+	return nil
 }
 
 // sameID compares two people's ids: object ids, UPNs and e-mail addresses
@@ -387,6 +467,9 @@ func (a *Approval) Reassign(fromIDs []string, to string) (from string, r *Refusa
 	}
 	if containsID(a.Approvers, to) {
 		return "", &Refusal{RefusedAnswered, fmt.Sprintf("%s is already an approver of approval %s", to, a.ApprovalID)}
+	}
+	if len(a.Reassignments) >= MaxReassignments {
+		return "", &Refusal{RefusedReassigned, fmt.Sprintf("approval %s was reassigned %d times, the limit", a.ApprovalID, MaxReassignments)}
 	}
 	for i, p := range a.Approvers {
 		if sameID(p, from) {

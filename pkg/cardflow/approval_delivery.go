@@ -132,6 +132,9 @@ func (a *Approval) EndNote() string {
 	case ApprovalTimedOut:
 		return fmt.Sprintf("This approval timed out on %s before it was decided; nothing more can be recorded.", when)
 	case ApprovalOverridden:
+		if o := a.Override; o != nil {
+			return fmt.Sprintf("This approval was overridden by %s on %s (%sd without the approvers: %s); nothing more can be recorded.", o.Actor, when, o.Decision, o.Reason)
+		}
 		return fmt.Sprintf("This approval was resumed through resumeworkflow on %s without a decision; nothing more can be recorded.", when)
 	}
 	return "This approval is open."

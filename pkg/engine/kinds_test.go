@@ -43,8 +43,12 @@ func TestEveryKindRuns(t *testing.T) {
 		"transform": {config: obj{"output": obj{"double": "{{ input.amount * 2.0 }}"}}},
 		"condition": {config: obj{}},
 		"card":      {config: obj{"card_id": card.CardID, "data": obj{"amount": "{{ input.amount }}"}, "timeout": "PT1H"}, first: cardflow.ExecWaiting, then: resume},
-		"approval":  {config: obj{"card_id": card.CardID, "approvers": []any{"ann@example.com"}, "policy": "first", "timeout": "PT1H"}, first: cardflow.ExecWaiting, then: resume},
-		"wait":      {config: obj{"timeout": "PT1H"}, first: cardflow.ExecWaiting, then: resume},
+		"approval": {config: obj{"card_id": card.CardID, "approvers": []any{"ann@example.com"}, "policy": "first", "timeout": "PT1H"}, first: cardflow.ExecWaiting, then: func(ref cardflow.ExecutionRef) engine.Result {
+			// Only the approval's own decision moves it on.
+			f.answer(ref, "ann@example.com", cardflow.DecisionApprove)
+			return resume(ref)
+		}},
+		"wait": {config: obj{"timeout": "PT1H"}, first: cardflow.ExecWaiting, then: resume},
 		"delay": {config: obj{"duration": "PT1M"}, first: engine.Sleeping, then: func(ref cardflow.ExecutionRef) engine.Result {
 			f.clock.add(time.Minute)
 			return f.advance(ref)

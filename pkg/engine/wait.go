@@ -159,7 +159,10 @@ func (r *run) open(ctx context.Context, n *node, p *cardflow.Process) (*cardflow
 		p.Wait = &cardflow.Wait{Seq: ex.State.Wait, StepID: n.step.ID, OpenedOn: now, Deadline: ex.State.WakeAt}
 		if early := p.Early; early != nil {
 			p.Early = nil
-			if now-early.ReceivedOn <= r.e.early.Milliseconds() {
+			// A step that decides itself (an approval) takes only its own
+			// decision early, never a resumeworkflow body.
+			_, decides := n.waiter.(steps.Decider)
+			if now-early.ReceivedOn <= r.e.early.Milliseconds() && (!decides || early.Source == cardflow.SourceApproval) {
 				p.Wait.Resume = early
 			}
 		}

@@ -346,8 +346,8 @@ func TestApprovalBot(t *testing.T) {
 	}
 }
 
-// TestApprovalCardsUpdatedOnOverride: resumeworkflow on an open approval
-// updates the posted copies too.
+// TestApprovalCardsUpdatedOnOverride: an admin's override updates the
+// posted copies: they say who overrode it and why.
 func TestApprovalCardsUpdatedOnOverride(t *testing.T) {
 	e, fake := newTeamsEnv(t)
 	admin := e.key("org-a", "read", "admin", "execute")
@@ -356,12 +356,13 @@ func TestApprovalCardsUpdatedOnOverride(t *testing.T) {
 	exID := str(e.trigger(admin, "/v1/workflows/triggerworkflow/"+wf+"?process_id=PO-9", map[string]any{"amount": 900}).body["service_execution_id"])
 	awaitRequests(t, fake, "/connector/", 2)
 	e.awaitWaitOpen("org-a", "PO-9")
-	if r := e.do("POST", "/v1/workflows/resumeworkflow/PO-9", admin, map[string]any{"source": "TEAMS", "decision": "approve"}); r.status != 200 {
-		t.Fatalf("resumeworkflow: got %d %s", r.status, r.raw)
+	id := cardflow.ApprovalIDOf(exID, 1)
+	if r := e.do("POST", "/v1/approvals/overrideApproval", admin, map[string]any{"approval_id": id, "decision": "approve", "reason": "both approvers are away"}); r.status != 200 {
+		t.Fatalf("overrideApproval: got %d %s", r.status, r.raw)
 	}
 	e.awaitStatus(admin, wf, exID, "SUCCEEDED")
 	for i, u := range awaitRequests(t, fake, "/connector/", 4)[2:] {
-		if u.Method != "PUT" || !strings.Contains(jsonOf(u.Body), "resumed through resumeworkflow") {
+		if body := jsonOf(u.Body); u.Method != "PUT" || !strings.Contains(body, "overridden by") || !strings.Contains(body, "both approvers are away") {
 			t.Errorf("update %d: got %s %s, want the override", i, u.Method, jsonOf(u.Body))
 		}
 	}

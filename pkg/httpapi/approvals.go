@@ -14,6 +14,7 @@ var (
 	GetApprovalById     = Endpoint{"getApprovalById", []string{"GET /v1/approvals/getApprovalById"}, cardflow.ScopeRead, (*Server).getApproval}
 	AnswerApproval      = Endpoint{"answerApproval", []string{"POST /v1/approvals/answerApproval"}, cardflow.ScopeExecute, (*Server).answerApproval}
 	ReassignApproval    = Endpoint{"reassignApproval", []string{"POST /v1/approvals/reassignApproval"}, cardflow.ScopeExecute, (*Server).reassignApproval}
+	OverrideApproval    = Endpoint{"overrideApproval", []string{"POST /v1/approvals/overrideApproval"}, cardflow.ScopeAdmin, (*Server).overrideApproval}
 )
 
 // approvalIDPattern matches an approval id: its execution's ULID and the
@@ -90,6 +91,18 @@ func (s *Server) reassignApproval(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	a, err := s.svc.ReassignApproval(r.Context(), in)
+	if err != nil {
+		return err
+	}
+	return okItem(w, a)
+}
+
+func (s *Server) overrideApproval(w http.ResponseWriter, r *http.Request) error {
+	var in app.OverrideApprovalInput
+	if err := decodeBody(w, r, &in); err != nil {
+		return err
+	}
+	a, err := s.svc.OverrideApproval(r.Context(), in)
 	if err != nil {
 		return err
 	}

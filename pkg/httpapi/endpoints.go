@@ -57,7 +57,7 @@ func Endpoints() []Endpoint {
 		PreviewCard,
 		TriggerWorkflow, ToggleScheduledWorkflow, CancelExecution, RedriveExecution,
 		GetWorkflowSchedule,
-		GetPendingApprovals, GetApprovalById, AnswerApproval, ReassignApproval,
+		GetPendingApprovals, GetApprovalById, AnswerApproval, ReassignApproval, OverrideApproval,
 		SearchExecutions, StartBulkOperation, GetBulkOperation,
 		ResumeWorkflow,
 	}

@@ -134,6 +134,9 @@ var isolationRows = map[string]isolationRow{
 	"POST /v1/approvals/issueApprovalLinks": {scope: "admin", target: func(a tenant) (string, any) {
 		return "/v1/approvals/issueApprovalLinks", map[string]any{"approval_id": a.approvalID, "approver": "ann@example.com"}
 	}},
+	"POST /v1/approvals/overrideApproval": {scope: "admin", target: func(a tenant) (string, any) {
+		return "/v1/approvals/overrideApproval", map[string]any{"approval_id": a.approvalID, "decision": "approve", "reason": "the approver is away"}
+	}},
 	"GET /v1/adaptive-cards/outbox": {scope: "read", list: true, target: func(a tenant) (string, any) {
 		return "/v1/adaptive-cards/outbox?limit=30", nil
 	}},

@@ -53,6 +53,7 @@ var Endpoints = []Function{
 	{"getApprovalById", []string{"GET /v1/approvals/getApprovalById"}},
 	{"answerApproval", []string{"POST /v1/approvals/answerApproval"}},
 	{"reassignApproval", []string{"POST /v1/approvals/reassignApproval"}},
+	{"overrideApproval", []string{"POST /v1/approvals/overrideApproval"}},
 	{"resumeWorkflow", []string{"POST /v1/workflows/{action}/{process_id}"}},
 }
 

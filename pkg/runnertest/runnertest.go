@@ -41,6 +41,7 @@ func Run(t *testing.T, newHarness func(t *testing.T) Harness) {
 		{"UnreadableExecution", testUnreadableExecution},
 		{"UnreadableResume", testUnreadableResume},
 		{"Redrive", testRedrive},
+		{"ApprovalOverride", testApprovalOverride},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -273,8 +273,8 @@ func stepName(ex *cardflow.Execution, id string) string {
 
 // Decide leaves the claimed wait as the approval record says: by its
 // decision once it has one (even when the deadline claimed the wait a
-// moment after the deciding answer), else by the timeout, else as an
-// override through resumeworkflow, whose body is the output.
+// moment after the deciding answer, or an admin's override), else by the
+// timeout. A resume that is not the approval's never decides it.
 func (s *approvalStep) Decide(ctx context.Context, r *Run, w *cardflow.Wait) (Outcome, error) {
 	ex := r.Execution
 	for {
@@ -296,13 +296,23 @@ func (s *approvalStep) Decide(ctx context.Context, r *Run, w *cardflow.Wait) (Ou
 			return out, nil
 		case a.Status == cardflow.ApprovalTimedOut:
 			return Outcome{Output: a.Output(), Exit: cardflow.ExitTimeout, Reason: s.TimedOut()}, nil
+		case a.Status == cardflow.ApprovalOverridden && a.Override != nil:
+			o := a.Override
+			out := Outcome{Output: a.Output(), Events: []cardflow.Event{{
+				Type: cardflow.EventApprovalOverridden, Actor: o.Actor, Message: fmt.Sprintf("%s without the approvers: %s", o.Decision, o.Reason),
+			}}}
+			if o.Decision == cardflow.DecisionReject {
+				out.Exit = cardflow.ExitRejected
+			}
+			return out, nil
 		case a.Status == cardflow.ApprovalOverridden:
-			return Outcome{Output: w.Resume.Payload, Events: []cardflow.Event{{
-				Type: cardflow.EventApprovalOverridden, Actor: a.DecidedBy, Message: "resumed through resumeworkflow without a decision",
-			}}}, nil
+			// A resume that is not the approval's decides nothing: the
+			// step fails rather than pass its body on as approved.
+			return Outcome{Output: a.Output(), Reason: "the approval was resumed without a decision; approvals are decided through answerApproval, or by an admin through overrideApproval"}, nil
 		}
-		// Still pending: the wait was claimed by its deadline or by an
-		// override. Record which, so the approval takes no more answers.
+		// Still pending: the wait was claimed by its deadline, or by a
+		// resume that is not the approval's. Record which, so the approval
+		// takes no more answers.
 		a.DecidedOn = r.Now().UnixMilli()
 		if w.Resume != nil {
 			a.Status, a.DecidedBy = cardflow.ApprovalOverridden, w.Resume.Actor

@@ -41,6 +41,10 @@ func testApprovals(t *testing.T, e env) {
 		// The timers' state is kept as the step's ticks change it.
 		got.Reminders, got.RemindersSent, got.Sent = []int64{1700000100000, 1700000200000}, 1, []string{"ann@example.com", "bob@example.com"}
 		got.Escalation = &cardflow.ApprovalEscalation{At: 1700000300000, To: []string{"lead@example.com"}, Mode: cardflow.EscalateReplace, Done: true}
+		// The approval's own audit is kept with it.
+		got.Reassignments = []cardflow.ApprovalReassignment{{From: "bob@example.com", To: "cy@example.com", Actor: "bob@example.com", At: 2}}
+		got.Refusals, got.RefusalsUnlisted = []cardflow.RefusalCount{{Actor: "eve@example.com", Reason: cardflow.RefusedNotApprover, Count: 210, First: 3, Last: 4}}, 7
+		got.Override = &cardflow.ApprovalOverride{Actor: "admin", At: 5, Decision: cardflow.DecisionReject, Reason: "frozen"}
 		mustOK(t, "put", s.PutApproval(t.Context(), got))
 		if got.Revision != 2 {
 			t.Errorf("revision after put: got %d, want 2", got.Revision)

@@ -261,7 +261,9 @@ func Events(f *Fixture) (map[string]any, error) {
 		"getApprovalById":     get("/v1/approvals/getApprovalById", map[string]string{"approval_id": f.ApprovalID}),
 		"answerApproval":      post("/v1/approvals/answerApproval", map[string]any{"approval_id": f.ApprovalID, "decision": "approve", "comment": "Within budget"}),
 		// The step allows no reassignment: the function answers 409.
-		"reassignApproval":            post("/v1/approvals/reassignApproval", map[string]any{"approval_id": f.ApprovalID, "to": "erin@example.com"}),
+		"reassignApproval": post("/v1/approvals/reassignApproval", map[string]any{"approval_id": f.ApprovalID, "to": "erin@example.com"}),
+		// An admin decides what the other approver has yet to answer.
+		"overrideApproval":            post("/v1/approvals/overrideApproval", map[string]any{"approval_id": f.ApprovalID, "decision": "approve", "reason": "The approver is away; approved by the team lead"}),
 		"getWorkflowExecutionById":    get("/v1/workflows/getWorkflowExecutionById", map[string]string{"workflow_id": wf, "workflow_execution_id": f.ExecutionID}),
 		"waitForExecution":            get("/v1/workflows/waitForExecution", map[string]string{"workflow_id": wf, "workflow_execution_id": f.ExecutionID, "until": "final", "timeout": "5"}),
 		"getWorkflowExecutionHistory": get("/v1/workflows/getWorkflowExecutionHistory", map[string]string{"workflow_id": wf, "limit": "5"}),

@@ -88,7 +88,7 @@ func newEndpoint(t *testing.T, env lambdamode.Env, log *slog.Logger, name, sched
 		t.Fatalf("the API has no endpoint %s", name)
 	}
 	ep := httpapi.Endpoints()[i]
-	if name == "triggerWorkflow" || name == "resumeWorkflow" || name == "cancelExecution" || name == "answerApproval" || name == "redriveExecution" {
+	if name == "triggerWorkflow" || name == "resumeWorkflow" || name == "cancelExecution" || name == "answerApproval" || name == "overrideApproval" || name == "redriveExecution" {
 		h, err := runner.NewEndpointFunction(env, log, ep, atSFN)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -319,6 +319,8 @@ func TestEvents(t *testing.T) {
 		{"answerApproval", 200, `"decision":"approve","comment":"Within budget","channel":"api"`},
 		// The step allows reassignment, but not of a part already answered.
 		{"reassignApproval", 409, `you already answered approval`},
+		// An admin decides without the approver who has yet to answer.
+		{"overrideApproval", 200, `"status":"OVERRIDDEN"`},
 		{"triggerWorkflow", 200, `"service_execution_id"`},
 		{"toggleScheduledWorkflow", 200, `"status":"PAUSED"`},
 		{"resumeWorkflow", 200, `"resumed":true`},
