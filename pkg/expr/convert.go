@@ -12,8 +12,24 @@ import (
 	"cel.dev/cel-go/common/types/traits"
 )
 
-// toJSON turns a CEL value into JSON-native Go values.
-func toJSON(val ref.Val) (any, error) {
+// toJSON turns a CEL value into JSON-native Go values, counting their
+// encoded size against what the evaluation may return: a list that refers
+// to one value many times becomes as many copies, so it is refused once
+// past MaxResultBytes rather than copied whole.
+func (ev *evaluation) toJSON(val ref.Val) (any, error) {
+	n := uint64(scalarBytes)
+	switch v := val.(type) {
+	case types.String:
+		n = uint64(len(v)) + 2
+	case types.Bytes:
+		n = (uint64(len(v))+2)/3*4 + 2
+	case traits.Lister, traits.Mapper:
+		n = 2
+	}
+	if ev.returned += n; ev.returned > MaxResultBytes {
+		return nil, &tooLarge{fmt.Sprintf("the result would be more than %s as JSON; an expression may yield at most %s",
+			size(MaxResultBytes), size(MaxResultBytes))}
+	}
 	switch v := val.(type) {
 	case types.Null:
 		return nil, nil
@@ -44,7 +60,7 @@ func toJSON(val ref.Val) (any, error) {
 		if !v.HasValue() {
 			return nil, nil
 		}
-		return toJSON(v.GetValue())
+		return ev.toJSON(v.GetValue())
 	case *types.Type:
 		return v.TypeName(), nil
 	case *types.Err:
@@ -53,7 +69,8 @@ func toJSON(val ref.Val) (any, error) {
 		n := int(v.Size().(types.Int))
 		out := make([]any, n)
 		for i := range n {
-			item, err := toJSON(v.Get(types.Int(i)))
+			ev.returned++ // the comma
+			item, err := ev.toJSON(v.Get(types.Int(i)))
 			if err != nil {
 				return nil, err
 			}
@@ -68,7 +85,8 @@ func toJSON(val ref.Val) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			item, err := toJSON(v.Get(k))
+			ev.returned += uint64(len(key)) + 4 // quotes, colon, comma
+			item, err := ev.toJSON(v.Get(k))
 			if err != nil {
 				return nil, err
 			}

@@ -7,8 +7,8 @@
 // trigger payload), steps (step id -> {"output": ...}) and execution (facts
 // about the running execution). Programs are compiled against declared
 // variables, so a misspelt name or a type error fails when a workflow is
-// saved, and every evaluation is bounded by a cost limit and by its
-// context.
+// saved, and every evaluation is bounded by a cost limit, by what it
+// builds (limits.go), by a deadline and by its context.
 //
 // Numbers behave as in JSON: every number in the variables is a double,
 // integer literals mix with them (input.amount * 2, input.qty + 1,
@@ -23,6 +23,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"cel.dev/cel-go/cel"
@@ -39,17 +40,26 @@ const (
 	DefaultMaxLength  = 4096
 	DefaultMaxNesting = 32
 	DefaultCacheSize  = 1024
+	// DefaultTimeout bounds one Eval call: far more than any expression
+	// within the cost limit takes, and short enough that one that slips
+	// past every count holds a step for a second, not minutes.
+	DefaultTimeout = time.Second
 )
 
 // ErrCostLimit is wrapped by the error of an evaluation that went over the
 // cost limit.
 var ErrCostLimit = errors.New("expression exceeded its cost limit")
 
+// ErrTimeout is wrapped by the error of an evaluation that ran past its
+// deadline (WithTimeout).
+var ErrTimeout = errors.New("expression ran too long")
+
 type config struct {
 	costLimit  uint64
 	maxLength  int
 	maxNesting int
 	cacheSize  int
+	timeout    time.Duration
 }
 
 // Option configures an Env.
@@ -59,6 +69,10 @@ type Option func(*config)
 // one per operation, variable access and list element visited; a Template or
 // Value counts the cost of all its expressions together.
 func WithCostLimit(n uint64) Option { return func(c *config) { c.costLimit = n } }
+
+// WithTimeout bounds how long one Eval call may run. cel-go looks at the
+// deadline between the steps of comprehensions.
+func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
 
 // WithMaxLength bounds the length of one expression in characters.
 func WithMaxLength(n int) Option { return func(c *config) { c.maxLength = n } }
@@ -101,12 +115,13 @@ func NewEnv(opts ...Option) (*Env, error) {
 		maxLength:  DefaultMaxLength,
 		maxNesting: DefaultMaxNesting,
 		cacheSize:  DefaultCacheSize,
+		timeout:    DefaultTimeout,
 	}
 	for _, o := range opts {
 		o(&cfg)
 	}
-	if cfg.costLimit == 0 || cfg.maxLength <= 0 || cfg.maxNesting <= 0 || cfg.cacheSize < 0 {
-		return nil, errors.New("expr: cost limit, maximum length and maximum nesting must be positive, cache size not negative")
+	if cfg.costLimit == 0 || cfg.maxLength <= 0 || cfg.maxNesting <= 0 || cfg.cacheSize < 0 || cfg.timeout <= 0 {
+		return nil, errors.New("expr: cost limit, maximum length, maximum nesting and timeout must be positive, cache size not negative")
 	}
 	e := &Env{cfg: cfg}
 	if cfg.cacheSize > 0 {
@@ -231,9 +246,10 @@ func (e *Error) Error() string {
 
 // Program is a compiled expression. It is safe for concurrent use.
 type Program struct {
-	prg   cel.Program
-	out   *cel.Type
-	limit uint64
+	prg     cel.Program
+	out     *cel.Type
+	limit   uint64
+	timeout time.Duration
 }
 
 // Compile compiles a bare expression.
@@ -328,7 +344,7 @@ func (e *Env) build(lang *language, src string) (p *Program, cerr *Error) {
 	if err != nil {
 		return nil, &Error{Line: 1, Column: 1, Message: err.Error()}
 	}
-	return &Program{prg: prg, out: rewritten.OutputType(), limit: e.cfg.costLimit}, nil
+	return &Program{prg: prg, out: rewritten.OutputType(), limit: e.cfg.costLimit, timeout: e.cfg.timeout}, nil
 }
 
 // bytesMapKey finds a map literal's key of type bytes.
@@ -387,18 +403,18 @@ func plainSyntaxError(msg string) string {
 // become RFC 3339 strings, durations strings such as "1h30m0s" and bytes
 // base64 strings.
 func (p *Program) Eval(ctx context.Context, v Vars) (any, error) {
-	ev := newEvaluation(ctx, v)
+	ev := newEvaluation(ctx, v, p.timeout)
 	defer ev.close()
 	val, err := p.eval(ev)
 	if err != nil {
 		return nil, err
 	}
-	return toJSON(val)
+	return ev.toJSON(val)
 }
 
 // EvalBool evaluates an expression that must yield a bool.
 func (p *Program) EvalBool(ctx context.Context, v Vars) (bool, error) {
-	ev := newEvaluation(ctx, v)
+	ev := newEvaluation(ctx, v, p.timeout)
 	defer ev.close()
 	val, err := p.eval(ev)
 	if err != nil {
@@ -416,35 +432,53 @@ func (p *Program) EvalBool(ctx context.Context, v Vars) (bool, error) {
 // evaluates share. cel-go keeps the cost on the execution frame, so every
 // program evaluated on the same frame counts against one limit.
 type evaluation struct {
-	ctx   context.Context
-	frame *interpreter.ExecutionFrame
-	built *budget // what the expressions and templates have built
+	parent   context.Context // the caller's: a cancel of the execution
+	ctx      context.Context // parent with the deadline of the Eval call
+	cancel   context.CancelFunc
+	timeout  time.Duration
+	frame    *interpreter.ExecutionFrame
+	built    *budget // what the expressions and templates have built
+	returned uint64  // the encoded size of the result so far (toJSON)
 }
 
-func newEvaluation(ctx context.Context, v Vars) *evaluation {
+func newEvaluation(parent context.Context, v Vars, timeout time.Duration) *evaluation {
 	act := v.activation()
 	// An activation is a valid input, so NewExecutionFrame cannot fail.
 	frame, _ := interpreter.NewExecutionFrame(act)
-	if ctx.Done() != nil {
-		// A context that can be cancelled is checked between the steps of
-		// comprehensions; a fresh frame takes it.
-		_ = frame.SetContext(ctx, interruptCheckFrequency)
-	}
-	return &evaluation{ctx: ctx, frame: frame, built: &act.built}
+	ctx, cancel := context.WithTimeout(parent, timeout)
+	// The frame looks at the context between the steps of comprehensions,
+	// so that a cancel or the deadline stops a long one.
+	_ = frame.SetContext(ctx, interruptCheckFrequency)
+	return &evaluation{parent: parent, ctx: ctx, cancel: cancel, timeout: timeout, frame: frame, built: &act.built}
 }
 
-func (ev *evaluation) close() { ev.frame.Close() }
+func (ev *evaluation) close() {
+	ev.frame.Close()
+	ev.cancel()
+}
+
+// stopped is why the evaluation was stopped from outside: the caller's
+// context ended, or the deadline passed.
+func (ev *evaluation) stopped() error {
+	if err := ev.parent.Err(); err != nil {
+		return err
+	}
+	if ev.ctx.Err() != nil {
+		return fmt.Errorf("%w: it took longer than %s", ErrTimeout, ev.timeout)
+	}
+	return nil
+}
 
 func (p *Program) eval(ev *evaluation) (ref.Val, error) {
-	if err := ev.ctx.Err(); err != nil {
+	if err := ev.stopped(); err != nil {
 		return nil, err
 	}
 	val, _, err := p.prg.Eval(ev.frame)
 	if err == nil {
 		return val, nil
 	}
-	if cerr := ev.ctx.Err(); cerr != nil {
-		return nil, cerr
+	if serr := ev.stopped(); serr != nil {
+		return nil, serr
 	}
 	var cancelled interpreter.EvalCancelledError
 	if errors.As(err, &cancelled) && cancelled.Cause == interpreter.CostLimitExceeded {

@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
 	"unicode/utf8"
 
 	"cel.dev/cel-go/cel"
 	"cel.dev/cel-go/common/functions"
+	"cel.dev/cel-go/common/operators"
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
 	"cel.dev/cel-go/common/types/traits"
@@ -23,6 +25,14 @@ import (
 // therefore sized before it runs (guard below): a result over a cap is
 // refused, and what it would build is charged against a budget of the whole
 // Eval call.
+//
+// A list or map holds references, so [a, a] costs two references to build
+// but is twice a as soon as it is written out, and cel.bind doubling such a
+// list d times reaches 2^d times a in d steps. Every list and map that a
+// literal or a call builds is therefore charged at its encoded size (about
+// its length as JSON), counting a value as often as it is referred to, and
+// so is the work of comparing lists and maps, which walks them the same
+// way.
 const (
 	// MaxStringBytes bounds a string or bytes value that a program or a
 	// template builds.
@@ -30,12 +40,23 @@ const (
 	// MaxListElements bounds a list that a program builds.
 	MaxListElements = 100_000
 	// MaxBuiltBytes bounds all that one Eval call builds, counting a
-	// string or bytes value by its length and a list by elementBytes per
-	// element.
+	// string or bytes value by its length, a list by elementBytes per
+	// element, and every list or map a literal or call builds by its
+	// encoded size.
 	MaxBuiltBytes = 16 << 20
+	// MaxComparedBytes bounds the lists and maps one Eval call compares
+	// (==, !=, in, distinct), by their encoded size: comparing walks them
+	// whole, however few references they are built of.
+	MaxComparedBytes = 32 << 20
+	// MaxResultBytes bounds the JSON-native value an Eval call returns,
+	// by its encoded size.
+	MaxResultBytes = 4 << 20
 	// elementBytes is what one element of a list costs: the reference a
 	// list holds.
 	elementBytes = 16
+	// scalarBytes is what a number, bool, null, timestamp or duration
+	// counts for in an encoded size.
+	scalarBytes = 8
 )
 
 // ErrTooLarge is matched (errors.Is) by the error of an evaluation that
@@ -49,10 +70,16 @@ type tooLarge struct{ msg string }
 func (e *tooLarge) Error() string        { return e.msg }
 func (e *tooLarge) Is(target error) bool { return target == ErrTooLarge }
 
-// budget is what one Eval call has built so far. The activation holds it
-// under budgetName, a name CEL source cannot spell, so guarded calls find it
-// from any scope of the evaluation.
-type budget struct{ built uint64 }
+// budget is what one Eval call has built and compared so far. The
+// activation holds it under budgetName, a name CEL source cannot spell, so
+// guarded calls find it from any scope of the evaluation.
+type budget struct {
+	built, compared uint64
+	// sizes are the encoded sizes of the lists and maps the evaluation
+	// built, so that a structure of shared references is walked once
+	// however often it is referred to.
+	sizes map[any]uint64
+}
 
 const budgetName = "@built"
 
@@ -68,6 +95,95 @@ func (b *budget) charge(what string, n uint64) error {
 	return nil
 }
 
+// chargeBuilt charges a list or map that a literal or call built at its
+// encoded size, and keeps the size for the values that refer to it.
+func (b *budget) chargeBuilt(what string, v ref.Val) error {
+	switch v.(type) {
+	case traits.MutableLister, traits.MutableMapper:
+		return nil // charged as it grows (sizeAdd)
+	case traits.Lister, traits.Mapper:
+	default:
+		return nil
+	}
+	n := b.encodedSize(v, MaxBuiltBytes-b.built+1)
+	if err := b.charge(what, n); err != nil {
+		return err
+	}
+	if reflect.TypeOf(v).Kind() == reflect.Pointer {
+		if b.sizes == nil {
+			b.sizes = map[any]uint64{}
+		}
+		b.sizes[v] = n
+	}
+	return nil
+}
+
+// kept is the size chargeBuilt kept of v. cel-go's lists and maps are
+// pointers; another kind of value may not be a map key.
+func (b *budget) kept(v ref.Val) (uint64, bool) {
+	if b.sizes == nil || reflect.TypeOf(v).Kind() != reflect.Pointer {
+		return 0, false
+	}
+	n, ok := b.sizes[v]
+	return n, ok
+}
+
+// compare charges the walk of comparing v, times over.
+func (b *budget) compare(what string, v ref.Val, times uint64) error {
+	left := MaxComparedBytes - b.compared
+	n := b.encodedSize(v, left+1)
+	if times > 1 && n > 0 {
+		n = min(n, left+1) * min(times, left+1)
+	}
+	if n > left {
+		return &tooLarge{fmt.Sprintf("%s would bring what this expression compares to more than %s; an evaluation may compare at most %s",
+			what, size(MaxComparedBytes), size(MaxComparedBytes))}
+	}
+	b.compared += n
+	return nil
+}
+
+// encodedSize is about the length of v written as JSON, counting a value
+// as often as lists and maps refer to it. It stops once past limit, and
+// reads the sizes kept of what the evaluation built, so that it walks a
+// structure of shared references once.
+func (b *budget) encodedSize(v ref.Val, limit uint64) uint64 {
+	switch v := v.(type) {
+	case types.String:
+		return uint64(len(v)) + 2
+	case types.Bytes:
+		return (uint64(len(v))+2)/3*4 + 2
+	case *types.Optional:
+		if v.HasValue() {
+			return b.encodedSize(v.GetValue(), limit)
+		}
+		return scalarBytes
+	case traits.Lister:
+		if n, ok := b.kept(v); ok {
+			return n
+		}
+		n := uint64(2)
+		for it := v.Iterator(); it.HasNext() == types.True && n <= limit; {
+			n += b.encodedSize(it.Next(), limit-n) + 1
+		}
+		return n
+	case traits.Mapper:
+		if n, ok := b.kept(v); ok {
+			return n
+		}
+		n := uint64(2)
+		for it := v.Iterator(); it.HasNext() == types.True && n <= limit; {
+			k := it.Next()
+			n += b.encodedSize(k, limit-n) + 2
+			if n <= limit {
+				n += b.encodedSize(v.Get(k), limit-n)
+			}
+		}
+		return n
+	}
+	return scalarBytes
+}
+
 // result is the size of what a call will build: a string, bytes or list of
 // n bytes or elements, at most.
 type result struct {
@@ -79,6 +195,9 @@ type result struct {
 	charge uint64
 	// partial says n counts only part of the result, once past a cap.
 	partial bool
+	// compared is what a compareResult walks, times over.
+	compared ref.Val
+	times    uint64
 }
 
 type resultKind int
@@ -88,6 +207,7 @@ const (
 	stringResult
 	bytesResult
 	listResult
+	compareResult // a walk of lists or maps, which builds nothing
 )
 
 // sizer bounds the result of a call from its arguments.
@@ -109,6 +229,8 @@ var sizers = map[string]sizer{
 	"reverse":          sizeReverse,
 	"lists.range":      sizeRange,
 	"flatten":          sizeFlatten,
+	"@in":              sizeIn,
+	"distinct":         sizeDistinct,
 	"json.encode":      func(a []ref.Val) result { return partial(rendered(a[0], jsonStyle, 0, MaxStringBytes+1)) },
 	"yaml.encode":      func(a []ref.Val) result { return partial(rendered(a[0], yamlStyle, 0, MaxStringBytes+1)) },
 }
@@ -145,13 +267,31 @@ func newGuard(env *cel.Env) (*guard, error) {
 }
 
 func (g *guard) decorate(i interpreter.InterpretableV2) (interpreter.InterpretableV2, error) {
-	call, ok := i.(interpreter.InterpretableCall)
-	if !ok {
-		return i, nil
+	switch i := i.(type) {
+	case interpreter.InterpretableConstructor:
+		if constant(i.InitVals()) {
+			// Left to cel-go, which builds it once: its size is the source's.
+			return i, nil
+		}
+		return &sizedConstructor{InterpretableConstructor: i}, nil
+	case interpreter.InterpretableCall:
+		if f := i.Function(); (f == operators.Equals || f == operators.NotEquals) && len(i.Args()) == 2 {
+			return &comparison{InterpretableCall: i, lhs: i.Args()[0], rhs: i.Args()[1], negate: f == operators.NotEquals}, nil
+		}
+		return g.decorateCall(i)
 	}
+	return i, nil
+}
+
+func (g *guard) decorateCall(call interpreter.InterpretableCall) (interpreter.InterpretableV2, error) {
 	sz, ok := sizers[call.Function()]
 	if !ok || call.Function() == "_+_" && !growingAdd[call.OverloadID()] {
-		return i, nil
+		return call, nil
+	}
+	if call.Function() == operators.In && len(call.Args()) == 2 {
+		if _, ok := call.Args()[1].(interpreter.InterpretableConst); ok {
+			return call, nil // left to cel-go, which turns it into a set
+		}
 	}
 	impl, found := g.impls.FindOverload(call.OverloadID())
 	if !found {
@@ -161,6 +301,105 @@ func (g *guard) decorate(i interpreter.InterpretableV2) (interpreter.Interpretab
 		return nil, fmt.Errorf("expr: no implementation of %s to guard", call.Function())
 	}
 	return &guardedCall{InterpretableCall: call, args: call.Args(), impl: impl, size: sz}, nil
+}
+
+func constant(vals []interpreter.InterpretableV2) bool {
+	for _, v := range vals {
+		if _, ok := v.(interpreter.InterpretableConst); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func budgetOf(frame *interpreter.ExecutionFrame) *budget {
+	if b, ok := frame.ResolveName(budgetName); ok {
+		return b.(*budget)
+	}
+	return nil
+}
+
+// sizedConstructor charges the list or map a literal builds.
+type sizedConstructor struct {
+	interpreter.InterpretableConstructor
+}
+
+func (c *sizedConstructor) Eval(vars interpreter.Activation) ref.Val {
+	return interpreter.EvalActivation(vars, c.Exec)
+}
+
+func (c *sizedConstructor) Exec(frame *interpreter.ExecutionFrame) ref.Val {
+	v := c.InterpretableConstructor.Exec(frame)
+	if b := budgetOf(frame); b != nil {
+		what := "a list"
+		if _, ok := v.(traits.Mapper); ok {
+			what = "a map"
+		}
+		if err := b.chargeBuilt(what, v); err != nil {
+			return types.LabelErrNode(c.ID(), types.WrapErr(err))
+		}
+	}
+	return v
+}
+
+// comparison is == or != charging the walk of comparing two lists or maps
+// before it compares them as cel-go's own node does.
+type comparison struct {
+	interpreter.InterpretableCall
+	lhs, rhs interpreter.InterpretableV2
+	negate   bool
+}
+
+func (c *comparison) Eval(vars interpreter.Activation) ref.Val {
+	return interpreter.EvalActivation(vars, c.Exec)
+}
+
+func (c *comparison) Exec(frame *interpreter.ExecutionFrame) ref.Val {
+	l := c.lhs.Exec(frame)
+	r := ref.Val(types.UnknownType)
+	res := l
+	if !types.IsUnknownOrError(l) {
+		r = c.rhs.Exec(frame)
+		res = r
+	}
+	if !types.IsUnknownOrError(l) && !types.IsUnknownOrError(r) {
+		res = c.compare(frame, l, r)
+	}
+	if costs := frame.CostTracker(); costs != nil {
+		costs.EvalBinary(frame, c.ID(), c, l, r, res)
+	}
+	return res
+}
+
+func (c *comparison) compare(frame *interpreter.ExecutionFrame, l, r ref.Val) ref.Val {
+	if aggregate(l) && aggregate(r) {
+		if b := budgetOf(frame); b != nil {
+			smaller, left := l, MaxComparedBytes-b.compared+1
+			if b.encodedSize(r, left) < b.encodedSize(l, left) {
+				smaller = r
+			}
+			what := "=="
+			if c.negate {
+				what = "!="
+			}
+			if err := b.compare(what, smaller, 1); err != nil {
+				return types.LabelErrNode(c.ID(), types.WrapErr(err))
+			}
+		}
+	}
+	eq := types.Equal(l, r)
+	if c.negate {
+		return types.Bool(eq != types.True)
+	}
+	return eq
+}
+
+func aggregate(v ref.Val) bool {
+	switch v.(type) {
+	case traits.Lister, traits.Mapper:
+		return true
+	}
+	return false
 }
 
 // guardedCall evaluates the arguments of a call, sizes its result and
@@ -193,6 +432,9 @@ func (c *guardedCall) Exec(frame *interpreter.ExecutionFrame) ref.Val {
 		return types.LabelErrNode(c.ID(), types.WrapErr(err))
 	}
 	res := types.LabelErrNode(c.ID(), c.invoke(args))
+	if err := c.chargeResult(frame, args, res); err != nil {
+		res = types.LabelErrNode(c.ID(), types.WrapErr(err))
+	}
 	if costs := frame.CostTracker(); costs != nil {
 		switch len(args) {
 		case 1:
@@ -206,6 +448,26 @@ func (c *guardedCall) Exec(frame *interpreter.ExecutionFrame) ref.Val {
 	return res
 }
 
+// chargeResult charges a list or map the call built at its encoded size;
+// of the list a comprehension accumulates, the part appended.
+func (c *guardedCall) chargeResult(frame *interpreter.ExecutionFrame, args []ref.Val, res ref.Val) error {
+	if !aggregate(res) {
+		return nil
+	}
+	b := budgetOf(frame)
+	if b == nil {
+		return nil
+	}
+	what := c.Function()
+	if what == "_+_" {
+		what = "+"
+		if _, growing := args[0].(traits.MutableLister); growing {
+			return b.charge(what, b.encodedSize(args[1], MaxBuiltBytes-b.built+1))
+		}
+	}
+	return b.chargeBuilt(what, res)
+}
+
 // check refuses a result over a cap and charges the budget.
 func (c *guardedCall) check(frame *interpreter.ExecutionFrame, args []ref.Val) error {
 	r := c.size(args)
@@ -216,6 +478,11 @@ func (c *guardedCall) check(frame *interpreter.ExecutionFrame, args []ref.Val) e
 	charge := r.charge
 	switch r.kind {
 	case noResult:
+		return nil
+	case compareResult:
+		if b := budgetOf(frame); b != nil {
+			return b.compare(what, r.compared, r.times)
+		}
 		return nil
 	case stringResult, bytesResult:
 		if r.n > MaxStringBytes {
@@ -246,8 +513,8 @@ func (c *guardedCall) check(frame *interpreter.ExecutionFrame, args []ref.Val) e
 			charge = r.n * elementBytes
 		}
 	}
-	if b, ok := frame.ResolveName(budgetName); ok {
-		return b.(*budget).charge(what, charge)
+	if b := budgetOf(frame); b != nil {
+		return b.charge(what, charge)
 	}
 	return nil
 }
@@ -329,6 +596,24 @@ func sizeAdd(args []ref.Val) result {
 			r.charge = max(nb*elementBytes, 1)
 		}
 		return r
+	}
+	return result{}
+}
+
+// sizeIn charges x in list when x is a list or map, which each element
+// may be compared with whole.
+func sizeIn(args []ref.Val) result {
+	if _, ok := args[1].(traits.Lister); ok && aggregate(args[0]) {
+		return result{kind: compareResult, compared: args[1], times: 1}
+	}
+	return result{}
+}
+
+// sizeDistinct charges distinct, which compares each element with those
+// kept before it.
+func sizeDistinct(args []ref.Val) result {
+	if n, ok := listLen(args[0]); ok && n > 1 {
+		return result{kind: compareResult, compared: args[0], times: n}
 	}
 	return result{}
 }

@@ -3,10 +3,12 @@ package expr
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // maxAlloc bounds what one refused evaluation may allocate. Before the
@@ -55,8 +57,8 @@ func TestBuildingIsBoundedBeforeItHappens(t *testing.T) {
 			"replace would build a string of 5.8 MiB"},
 		{"replace of the empty string", `input.s.replace("", input.s)`, nil,
 			"replace would build a string of 3.4 GiB"},
-		{"join of a mapped list", `lists.range(5000).map(i, input.s).join("")`, nil,
-			"join would build a string of 286.1 MiB; a string may hold at most 1 MiB"},
+		{"join of a mapped list", `lists.range(20).map(i, input.s).join("")`, nil,
+			"join would build a string of 1.1 MiB; a string may hold at most 1 MiB"},
 		{"join of a mapped map", `input.m.map(k, input.big).join(",")`, nil,
 			"join would build a string of 1.7 MiB"},
 		{"join with a long separator", `lists.range(100).map(i, "x").join(input.s)`, nil,
@@ -76,7 +78,7 @@ func TestBuildingIsBoundedBeforeItHappens(t *testing.T) {
 			"flatten would build a list of more than 100000 elements"},
 		{"split into characters", `size(input.big.split(""))`, nil,
 			"split would build a list of 900000 elements"},
-		{"format of a long list", `"%s".format([lists.range(100).map(i, input.s)])`, nil,
+		{"format of a long list", `"%s".format([lists.range(30).map(i, input.s)])`, nil,
 			"format would build a string of more than 1 MiB"},
 		{"format of many arguments", `"%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s".format(lists.range(18).map(i, input.s))`, nil,
 			"format would build a string of more than 1 MiB"},
@@ -87,7 +89,7 @@ func TestBuildingIsBoundedBeforeItHappens(t *testing.T) {
 			"strings.quote would build a string of 1.7 MiB"},
 		{"json.encode", `json.encode(lists.range(100).map(i, input.s))`, nil,
 			"json.encode would build a string of more than 1 MiB"},
-		{"yaml.encode", `yaml.encode({"a": lists.range(100).map(i, input.s)})`, nil,
+		{"yaml.encode", `yaml.encode({"a": lists.range(30).map(i, input.s)})`, nil,
 			"yaml.encode would build a string of more than 1 MiB"},
 		{"many small strings", `lists.range(400).map(i, input.s + "x").size()`, []Option{WithCostLimit(1 << 40)},
 			"+ would bring what this expression builds to more than 16 MiB; an evaluation may build at most 16 MiB"},
@@ -151,7 +153,7 @@ func TestBudgetIsSharedByTheExpressionsOfOneEval(t *testing.T) {
 	env := newEnv(t, WithCostLimit(1<<40))
 	items := make([]any, 40)
 	for i := range items {
-		items[i] = "{{ input.big + 'x' }}"
+		items[i] = "{{ size(input.big + 'x') }}"
 	}
 	v, err := env.CompileValue(map[string]any{"items": items})
 	if err != nil {
@@ -239,5 +241,124 @@ func BenchmarkEvalBuilding(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// nestedBinds doubles a list of two references to input.s depth times
+// with cel.bind, then evaluates body over the last level, l<depth>.
+func nestedBinds(depth int, body string) string {
+	var b strings.Builder
+	prev := "input.s"
+	for i := 1; i <= depth; i++ {
+		fmt.Fprintf(&b, "cel.bind(l%d, [%s, %s], ", i, prev, prev)
+		prev = fmt.Sprintf("l%d", i)
+	}
+	return b.String() + body + strings.Repeat(")", depth)
+}
+
+// A structure built of shared references costs little to build and 2^d
+// times its leaves to write out or compare; each is counted as written.
+func TestSharedReferencesAreCountedAsWritten(t *testing.T) {
+	tests := []struct {
+		name, src string
+		vars      Vars
+		want      string // in the error
+	}{
+		{"list literals doubling", nestedBinds(14, "l14"), attackVars(),
+			"a list would bring what this expression builds to more than 16 MiB"},
+		{"map literals doubling", `cel.bind(a, {"x": input.s, "y": input.s}, cel.bind(b, {"x": a, "y": a},
+			cel.bind(c, {"x": b, "y": b}, cel.bind(d, {"x": c, "y": c}, cel.bind(e, {"x": d, "y": d},
+			cel.bind(f, {"x": e, "y": e}, cel.bind(g, {"x": f, "y": f}, cel.bind(h, {"x": g, "y": g}, h))))))))`, attackVars(),
+			"a map would bring what this expression builds to more than 16 MiB"},
+		{"concatenation doubling", `cel.bind(a, [input.s] + [input.s], cel.bind(b, a + a, cel.bind(c, b + b,
+			cel.bind(d, c + c, cel.bind(e, d + d, cel.bind(f, e + e, cel.bind(g, f + f, cel.bind(h, g + g, h))))))))`, attackVars(),
+			"+ would bring what this expression builds to more than 16 MiB"},
+		{"map of a shared list", `cel.bind(a, [input.s, input.s, input.s, input.s], lists.range(1000).map(i, a))`, attackVars(),
+			"would bring what this expression builds to more than 16 MiB"},
+		{"self-comparison", nestedBinds(28, "l28 == l28"), Vars{Input: map[string]any{"s": "x"}},
+			"would bring what this expression builds to more than 16 MiB"},
+		{"repeated comparison", nestedBinds(6, "lists.range(1000).all(i, l6 == l6)"), attackVars(),
+			"== would bring what this expression compares to more than 32 MiB"},
+		{"repeated inequality", nestedBinds(6, "lists.range(1000).exists(i, l6 != l6)"), attackVars(),
+			"!= would bring what this expression compares to more than 32 MiB"},
+		{"membership", nestedBinds(7, "lists.range(1000).all(i, l6 in l7)"), attackVars(),
+			"@in would bring what this expression compares to more than 32 MiB"},
+		{"distinct", "lists.range(100000).distinct()", attackVars(),
+			"distinct would bring what this expression compares to more than 32 MiB"},
+		{"a result larger than it was built", `lists.range(100).map(i, input.s)`, attackVars(),
+			"the result would be more than 4 MiB as JSON; an expression may yield at most 4 MiB"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := newEnv(t, WithCostLimit(1<<40), WithCacheSize(0)).Compile(tt.src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got error
+			n := allocated(func() { _, got = p.Eval(context.Background(), tt.vars) })
+			if got == nil || !strings.Contains(got.Error(), tt.want) || !errors.Is(got, ErrTooLarge) {
+				t.Fatalf("got error %v, want one with %q matching ErrTooLarge", got, tt.want)
+			}
+			if n > maxAlloc {
+				t.Errorf("allocated %s, want at most %s", size(n), size(maxAlloc))
+			}
+		})
+	}
+}
+
+// What shared references build within the limits evaluates as before.
+func TestSharedReferencesWithinTheLimits(t *testing.T) {
+	env := newEnv(t)
+	vars := Vars{Input: map[string]any{"s": "ab", "items": []any{map[string]any{"id": "x"}, map[string]any{"id": "y"}}}}
+	tests := []struct {
+		src  string
+		want any
+	}{
+		{nestedBinds(3, "size(l3)"), int64(2)},
+		{nestedBinds(3, "l3 == l3"), true},
+		{nestedBinds(3, "l2 in l3"), true},
+		{nestedBinds(2, "l2"), []any{[]any{"ab", "ab"}, []any{"ab", "ab"}}},
+		{`input.items.map(x, {"id": x.id, "all": input.items}).size()`, int64(2)},
+		{`[input.items, input.items].distinct().size()`, int64(1)},
+	}
+	for _, tt := range tests {
+		p, err := env.Compile(tt.src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := p.Eval(context.Background(), vars)
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: got %v, %v, want %v", tt.src, got, err, tt.want)
+		}
+	}
+}
+
+// Every evaluation runs under a deadline that cel-go looks at between the
+// steps of comprehensions, and under its caller's context.
+func TestEvaluationStopsAtItsDeadlineOrCancel(t *testing.T) {
+	// Ten billion steps: without the deadline it would run for hours.
+	const endless = "lists.range(100000).all(i, lists.range(100000).all(j, i + j >= 0))"
+	p, err := newEnv(t, WithCostLimit(1<<62), WithTimeout(time.Millisecond)).Compile(endless)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Eval(context.Background(), Vars{})
+	if !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "it took longer than 1ms") {
+		t.Errorf("got %v, want ErrTimeout", err)
+	}
+
+	p, err = newEnv(t, WithCostLimit(1<<62), WithTimeout(time.Hour)).Compile(endless)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() {
+		_, err := p.Eval(ctx, Vars{})
+		done <- err
+	}()
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("got %v, want context.Canceled", err)
 	}
 }

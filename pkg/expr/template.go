@@ -9,14 +9,16 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Template is a string with "{{ expression }}" placeholders. It is safe for
 // concurrent use.
 type Template struct {
-	text  []string // text[i] stands before holes[i]; the last one after them all
-	holes []hole
-	typed bool // one placeholder with at most spaces around it
+	text    []string // text[i] stands before holes[i]; the last one after them all
+	holes   []hole
+	typed   bool // one placeholder with at most spaces around it
+	timeout time.Duration
 }
 
 // hole is one placeholder and where its "{{" stands.
@@ -38,7 +40,7 @@ func (e *Env) CompileTemplate(src string) (*Template, error) {
 }
 
 func (e *Env) compileTemplate(src string) (*Template, *Error) {
-	t := &Template{}
+	t := &Template{timeout: e.cfg.timeout}
 	from := 0 // start of the text not yet taken
 	for from < len(src) {
 		open := strings.Index(src[from:], "{{")
@@ -132,7 +134,7 @@ func stringEnd(src string, q int) (int, bool) {
 // with strings written as they are and other values as JSON. A template
 // without placeholders yields its text.
 func (t *Template) Eval(ctx context.Context, v Vars) (any, error) {
-	ev := newEvaluation(ctx, v)
+	ev := newEvaluation(ctx, v, t.timeout)
 	defer ev.close()
 	return t.eval(ev)
 }
@@ -221,12 +223,12 @@ func jsonLen(v any, limit uint64) uint64 {
 func (h hole) eval(ev *evaluation) (any, error) {
 	val, err := h.prg.eval(ev)
 	if err != nil {
-		if ev.ctx.Err() != nil {
+		if ev.stopped() != nil {
 			return nil, err
 		}
 		return nil, h.locate(err)
 	}
-	j, err := toJSON(val)
+	j, err := ev.toJSON(val)
 	if err != nil {
 		return nil, h.locate(err)
 	}
@@ -240,7 +242,8 @@ func (h hole) locate(err error) error {
 // Value is a JSON-like structure whose strings are templates, such as a
 // step's config. It is safe for concurrent use.
 type Value struct {
-	root node
+	root    node
+	timeout time.Duration
 }
 
 // CompileValue compiles every string inside v, which is made of
@@ -251,13 +254,13 @@ func (e *Env) CompileValue(v any) (*Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Value{root: root}, nil
+	return &Value{root: root, timeout: e.cfg.timeout}, nil
 }
 
 // Eval renders the structure: a new one, with every template evaluated as
 // Template.Eval does. An evaluation error names the path of its string.
 func (v *Value) Eval(ctx context.Context, vars Vars) (any, error) {
-	ev := newEvaluation(ctx, vars)
+	ev := newEvaluation(ctx, vars, v.timeout)
 	defer ev.close()
 	return v.root.eval(ev)
 }
@@ -335,7 +338,7 @@ type templateNode struct {
 
 func (n templateNode) eval(ev *evaluation) (any, error) {
 	out, err := n.t.eval(ev)
-	if err != nil && n.path != "" && ev.ctx.Err() == nil {
+	if err != nil && n.path != "" && ev.stopped() == nil {
 		return nil, fmt.Errorf("%s: %w", n.path, err)
 	}
 	return out, err
