@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -24,7 +25,17 @@ func TestStepsThatWouldBuildTooMuchFail(t *testing.T) {
 		{"transform", step("ask", "transform", obj{"output": `{{ size(input.s.replace("a", input.s)) }}`}), false,
 			"replace would build a string of 3.4 GiB; a string may hold at most 1 MiB"},
 		{"transform joining a mapped list", step("ask", "transform", obj{"output": `{{ lists.range(5000).map(i, input.s).join("") }}`}), false,
-			"join would build a string of 286.1 MiB; a string may hold at most 1 MiB"},
+			"+ would bring what this expression builds to more than 16 MiB; an evaluation may build at most 16 MiB"},
+		// Before shared references were counted, this one marshalled 960 MB
+		// and took a server to 3.1 GB.
+		{"transform doubling shared lists", step("ask", "transform", obj{"output": "{{ " + nestedBinds(14, "l14") + " }}"}), false,
+			"a list would bring what this expression builds to more than 16 MiB; an evaluation may build at most 16 MiB"},
+		{"transform comparing a shared structure with itself", step("ask", "transform", obj{"output": "{{ " + nestedBinds(28, "l28 == l28") + " }}"}), false,
+			"a list would bring what this expression builds to more than 16 MiB"},
+		// 3.8 MB as JSON, within what an expression may build and yield; the
+		// output is encoded until it passes 64 KB, not whole.
+		{"transform yielding shared lists", step("ask", "transform", obj{"output": "{{ " + nestedBinds(6, "l6") + " }}"}), false,
+			"its output is more than the 64 KB a step may pass on"},
 		{"card", step("ask", "card", obj{"card_id": "CARD", "data": obj{"s": "{{ input.s }}"}, "timeout": "PT1H"}), true,
 			"replace would build a string of 3.4 GiB; a string may hold at most 1 MiB"},
 	} {
@@ -112,4 +123,16 @@ func TestCardStepsAreBoundedByTheCardTheyBuild(t *testing.T) {
 		t.Errorf("advancing allocated %d MB, want at most 64 MB", n>>20)
 	}
 	t.Logf("advancing allocated %.1f MB; the execution record is %d KB", float64(after.TotalAlloc-before.TotalAlloc)/(1<<20), len(b)>>10)
+}
+
+// nestedBinds doubles a list of two references to input.s depth times
+// with cel.bind, then evaluates body over the last level, l<depth>.
+func nestedBinds(depth int, body string) string {
+	var b strings.Builder
+	prev := "input.s"
+	for i := 1; i <= depth; i++ {
+		fmt.Fprintf(&b, "cel.bind(l%d, [%s, %s], ", i, prev, prev)
+		prev = fmt.Sprintf("l%d", i)
+	}
+	return b.String() + body + strings.Repeat(")", depth)
 }

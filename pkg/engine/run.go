@@ -281,14 +281,16 @@ func (r *run) leave(ctx context.Context, n *node, out steps.Outcome, started int
 	return r.persist(ctx)
 }
 
-// checkOutput says why a step's output cannot be passed on, or "".
+// checkOutput says why a step's output cannot be passed on, or "". The
+// output is encoded only up to the limit: one built of shared parts may be
+// far larger written out than in memory.
 func checkOutput(v any) string {
-	b, err := json.Marshal(v)
+	b, over, err := cardflow.MarshalWithin(v, MaxOutputBytes)
 	switch {
 	case err != nil:
 		return "its output is not JSON: " + err.Error()
-	case len(b) > MaxOutputBytes:
-		return fmt.Sprintf("its output is %d KB, more than the %d KB a step may pass on", len(b)>>10, MaxOutputBytes>>10)
+	case over:
+		return fmt.Sprintf("its output is more than the %d KB a step may pass on", MaxOutputBytes>>10)
 	}
 	if err := cardflow.CheckNesting("its output", b); err != nil {
 		return cardflow.ErrorMessage(err)

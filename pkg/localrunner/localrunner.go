@@ -41,7 +41,11 @@ type Runner struct {
 
 	mu      sync.Mutex
 	running map[string]chan struct{} // execution id -> wake signal
-	closed  bool
+	// advancing cancels the Advance call an execution's goroutine is in,
+	// so that a cancel stops a step that is still running (an expression,
+	// a call) rather than letting it run to its end.
+	advancing map[string]context.CancelFunc
+	closed    bool
 }
 
 var _ cardflow.Runner = (*Runner)(nil)
@@ -87,7 +91,7 @@ func New(eng Advancer, store cardflow.Store, opts ...Option) (*Runner, error) {
 	if eng == nil || store == nil {
 		return nil, errors.New("localrunner: engine and store are required")
 	}
-	r := &Runner{eng: eng, store: store, log: slog.Default(), now: time.Now, after: time.After, retry: time.Second, attempts: DefaultAttempts, running: map[string]chan struct{}{}}
+	r := &Runner{eng: eng, store: store, log: slog.Default(), now: time.Now, after: time.After, retry: time.Second, attempts: DefaultAttempts, running: map[string]chan struct{}{}, advancing: map[string]context.CancelFunc{}}
 	for _, o := range opts {
 		o(r)
 	}
@@ -129,9 +133,31 @@ func (r *Runner) Wake(_ context.Context, ref cardflow.ExecutionRef, _ *cardflow.
 }
 
 // Stop implements cardflow.Runner. The execution is already CANCELLED in
-// the store; waking its goroutine lets Advance see that and end.
+// the store: the Advance call its goroutine is in, if any, is cancelled,
+// which stops the step it runs, and the goroutine, woken, advances again,
+// sees that and ends.
 func (r *Runner) Stop(_ context.Context, ref cardflow.ExecutionRef) error {
+	r.mu.Lock()
+	if cancel, ok := r.advancing[ref.ExecutionID]; ok {
+		cancel()
+	}
+	r.mu.Unlock()
 	return r.spawn(ref)
+}
+
+// advance calls Advance with a context that Stop cancels, and says whether
+// it did.
+func (r *Runner) advance(ref cardflow.ExecutionRef) (engine.Result, bool, error) {
+	ctx, cancel := context.WithCancel(r.ctx)
+	defer cancel()
+	r.mu.Lock()
+	r.advancing[ref.ExecutionID] = cancel
+	r.mu.Unlock()
+	res, err := r.eng.Advance(ctx, ref)
+	r.mu.Lock()
+	delete(r.advancing, ref.ExecutionID)
+	r.mu.Unlock()
+	return res, ctx.Err() != nil, err
 }
 
 // spawn wakes the execution's goroutine, starting one if needed.
@@ -159,9 +185,14 @@ func (r *Runner) loop(ref cardflow.ExecutionRef, wake chan struct{}) {
 	defer r.wg.Done()
 	delay, failures := r.retry, 0
 	for {
-		res, err := r.eng.Advance(r.ctx, ref)
+		res, stopped, err := r.advance(ref)
 		if r.ctx.Err() != nil {
 			return
+		}
+		if stopped {
+			// Stopped by a cancel: the next Advance finds it CANCELLED.
+			delay, failures = r.retry, 0
+			continue
 		}
 		var timer <-chan time.Time
 		switch {

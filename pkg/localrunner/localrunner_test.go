@@ -197,3 +197,50 @@ func TestRecoverEndsUnreadableExecutions(t *testing.T) {
 		t.Errorf("the log holds the record's content:\n%s", logs.String())
 	}
 }
+
+// blockingAdvancer's first Advance runs until its context ends, as a step
+// evaluating a long expression does; the next finds the execution ended.
+type blockingAdvancer struct {
+	entered, cancelled chan struct{}
+	mu                 sync.Mutex
+	calls              int
+}
+
+func (b *blockingAdvancer) Advance(ctx context.Context, _ cardflow.ExecutionRef) (engine.Result, error) {
+	b.mu.Lock()
+	b.calls++
+	first := b.calls == 1
+	b.mu.Unlock()
+	if !first {
+		return engine.Result{Status: cardflow.ExecCancelled}, nil
+	}
+	close(b.entered)
+	<-ctx.Done()
+	close(b.cancelled)
+	return engine.Result{Status: cardflow.ExecRunning}, ctx.Err()
+}
+
+// Stop reaches an Advance call that is running: its context is cancelled,
+// so that a cancelled execution's step stops, and the runner advances once
+// more, finds the execution ended, and lets it go.
+func TestStopCancelsTheRunningAdvance(t *testing.T) {
+	eng := &blockingAdvancer{entered: make(chan struct{}), cancelled: make(chan struct{})}
+	r, err := localrunner.New(eng, boltStore(t, "stop.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ref := cardflow.ExecutionRef{OrganizationID: "acme", WorkflowID: "wf-1", ExecutionID: "ex-1"}
+	if err := r.Start(t.Context(), ref); err != nil {
+		t.Fatal(err)
+	}
+	<-eng.entered
+	if err := r.Stop(t.Context(), ref); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-eng.cancelled:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Stop left the running Advance running")
+	}
+}
