@@ -26,8 +26,12 @@ run_transform() {
 			jq -r '"cancelExecution answered \(.item.status // .)"'
 	fi
 	# Wait for the execution to end, at most a minute.
-	curl "${H[@]}" --max-time 65 -H "x-api-key: $READ_KEY" \
-		"$CARDFLOW_URL/v1/workflows/waitForExecution?workflow_id=$wf&workflow_execution_id=$ex&timeout=60" >/dev/null || true
+	local i
+	for i in 1 2 3; do
+		curl "${H[@]}" --max-time 30 -H "x-api-key: $READ_KEY" \
+			"$CARDFLOW_URL/v1/workflows/waitForExecution?workflow_id=$wf&workflow_execution_id=$ex&timeout=20" |
+			jq -e '.item.status | test("RUNNING|WAITING")' >/dev/null || break
+	done
 	curl "${H[@]}" -H "x-api-key: $READ_KEY" "$CARDFLOW_URL/v1/workflows/getWorkflowExecutionById?workflow_id=$wf&workflow_execution_id=$ex" |
 		jq -r '"status \(.item.status // .execution_status // .status) after '"$(printf '%.1f' "$(echo "$(date +%s.%N) - $start" | bc)")"' s: \(.item.workflow_output_payload // .item.output // "" | tostring | .[0:200])"'
 	if [ -n "${CANCEL_AFTER:-}" ]; then
