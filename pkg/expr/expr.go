@@ -71,7 +71,10 @@ type Option func(*config)
 func WithCostLimit(n uint64) Option { return func(c *config) { c.costLimit = n } }
 
 // WithTimeout bounds how long one Eval call may run. cel-go looks at the
-// deadline between the steps of comprehensions.
+// deadline between the steps of comprehensions (macros such as all, map
+// and cel.bind), so only a program with one gets a deadline: without, it
+// runs a bounded number of steps, and a timer for each evaluation would
+// take several times the evaluation's own time.
 func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
 
 // WithMaxLength bounds the length of one expression in characters.
@@ -249,7 +252,7 @@ type Program struct {
 	prg     cel.Program
 	out     *cel.Type
 	limit   uint64
-	timeout time.Duration
+	timeout time.Duration // 0 for a program without comprehensions
 }
 
 // Compile compiles a bare expression.
@@ -344,7 +347,19 @@ func (e *Env) build(lang *language, src string) (p *Program, cerr *Error) {
 	if err != nil {
 		return nil, &Error{Line: 1, Column: 1, Message: err.Error()}
 	}
-	return &Program{prg: prg, out: rewritten.OutputType(), limit: e.cfg.costLimit, timeout: e.cfg.timeout}, nil
+	p = &Program{prg: prg, out: rewritten.OutputType(), limit: e.cfg.costLimit}
+	if loops(rewritten.NativeRep()) {
+		p.timeout = e.cfg.timeout
+	}
+	return p, nil
+}
+
+// loops says whether a has a comprehension.
+func loops(a *ast.AST) (found bool) {
+	ast.PostOrderVisit(a.Expr(), ast.NewExprVisitor(func(e ast.Expr) {
+		found = found || e.Kind() == ast.ComprehensionKind
+	}))
+	return found
 }
 
 // bytesMapKey finds a map literal's key of type bytes.
@@ -445,10 +460,15 @@ func newEvaluation(parent context.Context, v Vars, timeout time.Duration) *evalu
 	act := v.activation()
 	// An activation is a valid input, so NewExecutionFrame cannot fail.
 	frame, _ := interpreter.NewExecutionFrame(act)
-	ctx, cancel := context.WithTimeout(parent, timeout)
-	// The frame looks at the context between the steps of comprehensions,
-	// so that a cancel or the deadline stops a long one.
-	_ = frame.SetContext(ctx, interruptCheckFrequency)
+	ctx, cancel := parent, context.CancelFunc(func() {})
+	if timeout > 0 {
+		ctx, cancel = context.WithTimeout(parent, timeout)
+	}
+	if ctx.Done() != nil {
+		// The frame looks at the context between the steps of
+		// comprehensions, so that a cancel or the deadline stops a long one.
+		_ = frame.SetContext(ctx, interruptCheckFrequency)
+	}
 	return &evaluation{parent: parent, ctx: ctx, cancel: cancel, timeout: timeout, frame: frame, built: &act.built}
 }
 

@@ -17,8 +17,8 @@ import (
 type Template struct {
 	text    []string // text[i] stands before holes[i]; the last one after them all
 	holes   []hole
-	typed   bool // one placeholder with at most spaces around it
-	timeout time.Duration
+	typed   bool          // one placeholder with at most spaces around it
+	timeout time.Duration // the longest of its programs'
 }
 
 // hole is one placeholder and where its "{{" stands.
@@ -40,7 +40,7 @@ func (e *Env) CompileTemplate(src string) (*Template, error) {
 }
 
 func (e *Env) compileTemplate(src string) (*Template, *Error) {
-	t := &Template{timeout: e.cfg.timeout}
+	t := &Template{}
 	from := 0 // start of the text not yet taken
 	for from < len(src) {
 		open := strings.Index(src[from:], "{{")
@@ -70,6 +70,7 @@ func (e *Env) compileTemplate(src string) (*Template, *Error) {
 		}
 		t.text = append(t.text, src[from:start])
 		t.holes = append(t.holes, hole{prg: p, line: line, column: col})
+		t.timeout = max(t.timeout, p.timeout)
 		from = end + 2
 	}
 	t.text = append(t.text, src[from:])
@@ -250,11 +251,12 @@ type Value struct {
 // map[string]any, []any, strings and other JSON scalars. Map keys are taken
 // as they are. A compile error carries the Path of the failing string.
 func (e *Env) CompileValue(v any) (*Value, error) {
-	root, err := e.compileNode(v, "")
+	var timeout time.Duration
+	root, err := e.compileNode(v, "", &timeout)
 	if err != nil {
 		return nil, err
 	}
-	return &Value{root: root, timeout: e.cfg.timeout}, nil
+	return &Value{root: root, timeout: timeout}, nil
 }
 
 // Eval renders the structure: a new one, with every template evaluated as
@@ -269,7 +271,9 @@ type node interface {
 	eval(ev *evaluation) (any, error)
 }
 
-func (e *Env) compileNode(v any, path string) (node, error) {
+// compileNode compiles v and raises timeout to the longest of its
+// templates'.
+func (e *Env) compileNode(v any, path string, timeout *time.Duration) (node, error) {
 	switch v := v.(type) {
 	case string:
 		t, cerr := e.compileTemplate(v)
@@ -280,13 +284,14 @@ func (e *Env) compileNode(v any, path string) (node, error) {
 		if len(t.holes) == 0 {
 			return constNode{v}, nil
 		}
+		*timeout = max(*timeout, t.timeout)
 		return templateNode{t: t, path: path}, nil
 	case map[string]any:
 		n := mapNode{keys: slices.Sorted(maps.Keys(v))}
 		n.vals = make([]node, len(n.keys))
 		for i, k := range n.keys {
 			var err error
-			if n.vals[i], err = e.compileNode(v[k], keyPath(path, k)); err != nil {
+			if n.vals[i], err = e.compileNode(v[k], keyPath(path, k), timeout); err != nil {
 				return nil, err
 			}
 		}
@@ -295,7 +300,7 @@ func (e *Env) compileNode(v any, path string) (node, error) {
 		n := make(listNode, len(v))
 		for i, item := range v {
 			var err error
-			if n[i], err = e.compileNode(item, path+"["+strconv.Itoa(i)+"]"); err != nil {
+			if n[i], err = e.compileNode(item, path+"["+strconv.Itoa(i)+"]", timeout); err != nil {
 				return nil, err
 			}
 		}
