@@ -105,6 +105,9 @@ func New(store cardflow.Store, opts ...Option) (*Service, error) {
 	if s.log == nil {
 		return nil, errors.New("app: logger is nil")
 	}
+	if s.deliver != nil {
+		s.deliver = cardflow.GuardConversations(store, s.deliver)
+	}
 	return s, nil
 }
 

@@ -62,6 +62,9 @@ func (s *Service) SaveWorkflow(ctx context.Context, in SaveWorkflowInput) (*card
 	if err := s.checkCardReferences(ctx, p.OrganizationID, w); err != nil {
 		return nil, err
 	}
+	if err := s.checkConversations(ctx, p.OrganizationID, w); err != nil {
+		return nil, err
+	}
 	if err := s.store.SaveWorkflowVersion(ctx, w); err != nil {
 		return nil, err
 	}
@@ -140,3 +143,19 @@ func (s *Service) GetSchema(ctx context.Context, workflowID string, version int)
 // errForeignPageKey answers a page key of another organization as the API
 // answers any record of another organization: not found.
 var errForeignPageKey = cardflow.Errorf(cardflow.ENOTFOUND, "the page key's organization_id is not your organization: no such page; send back the lastKey of your previous page")
+
+// checkConversations makes sure every conversation the workflow's bot
+// deliveries name is registered for the organization: the bot posts
+// nowhere else (docs/DECISIONS.md).
+func (s *Service) checkConversations(ctx context.Context, org string, w *cardflow.Workflow) error {
+	for _, c := range w.BotConversations() {
+		_, err := s.store.GetConversation(ctx, org, c.ConversationID)
+		if cardflow.ErrorCode(err) == cardflow.ENOTFOUND {
+			return cardflow.Errorf(cardflow.EINVALID, "%s: conversation %q is not registered for this organization; the bot posts only into the organization's conversations (install the bot there, or register it with POST /v1/teams/registerConversation)", c.Where, c.ConversationID)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -123,6 +123,7 @@ type Store interface {
 	LimitStore
 	SearchStore
 	BulkStore
+	ConversationStore
 
 	Close() error
 }

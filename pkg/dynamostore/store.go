@@ -36,6 +36,9 @@
 //	DeleteExpiredProcesses, DeleteExpiredIdempotency  1 Query of a global index per MB, and 1 DeleteItem per record
 //	GetLimits, PutLimits, DeleteLimits      1 GetItem, PutItem, DeleteItem
 //	RateLimiter.Take                        1 UpdateItem
+//	RegisterConversation, DeleteConversation  1 PutItem, DeleteItem, with a condition
+//	GetConversation, FindConversation       1 GetItem
+//	ListConversations                       1 Query of a global index per MB
 //
 // No call scans a table: lists of every organization query an index with
 // one constant partition.

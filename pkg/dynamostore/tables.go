@@ -34,6 +34,10 @@ const (
 
 	// TableBulkOperations holds bulk operations and their client tokens.
 	TableBulkOperations = "bulkoperations"
+
+	// TableConversations holds the Teams conversations registered for
+	// each organization (conversations.go).
+	TableConversations = "conversations"
 )
 
 // Attribute names. Keys and index keys are top-level attributes; the rest
@@ -137,6 +141,10 @@ const (
 	// attrRunningPartition is "running" on RUNNING bulk operations only,
 	// the partition of the sparse running_bulk index.
 	attrRunningPartition = "running_partition"
+
+	// attrConversation keys a Teams conversation, whose organization is
+	// attrOrg.
+	attrConversation = "conversation_id"
 )
 
 // Index names.
@@ -321,6 +329,15 @@ func Tables(prefix string) []Table {
 				Projection: &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{attrOrg}},
 			}},
 			BillingMode: types.BillingModePayPerRequest,
+		}},
+		// Teams conversations by id, so that one belongs to one
+		// organization at most; by_organization lists an organization's.
+		{Input: &dynamodb.CreateTableInput{
+			TableName:              aws.String(prefix + TableConversations),
+			AttributeDefinitions:   []types.AttributeDefinition{str(attrConversation), str(attrOrg)},
+			KeySchema:              keySchema(attrConversation, ""),
+			GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi(indexByOrganization, attrOrg, attrConversation)},
+			BillingMode:            types.BillingModePayPerRequest,
 		}},
 	}
 }

@@ -114,7 +114,9 @@ func New(store cardflow.Store, deliver cardflow.Deliverer, env *expr.Env, opts .
 		return nil, err
 	}
 	e := &Engine{
-		store: store, deliver: deliver, env: env,
+		// The bot posts a workflow's cards only into its organization's
+		// conversations, whatever delivers them.
+		store: store, deliver: cardflow.GuardConversations(store, deliver), env: env,
 		client: client, secrets: secrets.Env{}, now: time.Now, log: slog.Default(), observe: cardflow.NopObserver{},
 		maxSteps: DefaultMaxSteps, early: DefaultEarlyResume, kept: kept{max: DefaultKeptBytes},
 	}

@@ -42,6 +42,7 @@ func Run(t *testing.T, newStore func(t *testing.T) cardflow.Store) {
 		{"Limits", testLimits},
 		{"Search", testSearch},
 		{"Bulk", testBulk},
+		{"Conversations", testConversations},
 	} {
 		t.Run(s.name, func(t *testing.T) { s.run(t, e) })
 	}
