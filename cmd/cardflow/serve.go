@@ -60,6 +60,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	tenants, err := cardflow.ParseTeamsTenants(*tf.tenants)
+	if err != nil {
+		return fmt.Errorf("--teams-tenants (%s): %v", cardflow.EnvTeamsTenants, err)
+	}
 	log := newLogger(stderr)
 	if *contention && *pprofAddr == "" {
 		return errors.New("--pprof-contention needs --pprof: the block and mutex profiles are served there")
@@ -69,13 +73,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	return localmode.Run(ctx, localmode.Config{Addr: *addr, DataDir: *dataDir, Out: stdout, Log: log, EarlyResume: d, Teams: tc,
+	return localmode.Run(ctx, localmode.Config{Addr: *addr, DataDir: *dataDir, Out: stdout, Log: log, EarlyResume: d, Teams: tc, TeamsTenants: tenants,
 		Limits: localmode.Limits{MaxConns: conns}, OrgLimits: orgLimits})
 }
 
 // teamsSettings are the serve flags of the Microsoft Teams integration.
 type teamsSettings struct {
-	publicURL, signing, linkTTL, appID, appSecret, tokenURL, openID, hosts *string
+	publicURL, signing, linkTTL, appID, appSecret, tokenURL, openID, hosts, tenants *string
 }
 
 func teamsFlags(fs *flag.FlagSet) *teamsSettings {
@@ -88,6 +92,7 @@ func teamsFlags(fs *flag.FlagSet) *teamsSettings {
 		tokenURL:  fs.String("teams-token-url", envOr("CARDFLOW_TEAMS_TOKEN_URL", teams.DefaultTokenURL), "the bot's OAuth2 token endpoint"),
 		openID:    fs.String("teams-openid-url", envOr("CARDFLOW_TEAMS_OPENID_URL", teams.DefaultOpenIDMetadataURL), "OpenID metadata of the Bot Framework's token signing keys"),
 		hosts:     fs.String("teams-service-hosts", envOr("CARDFLOW_TEAMS_SERVICE_HOSTS", strings.Join(teams.DefaultServiceHosts, ",")), "Bot Connector hosts a conversation's service URL may name (a leading dot allows subdomains)"),
+		tenants:   fs.String("teams-tenants", os.Getenv(cardflow.EnvTeamsTenants), "Microsoft Entra tenants whose Teams conversations belong to one organization each, as tenant=organization pairs, comma-separated"),
 	}
 }
 

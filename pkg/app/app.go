@@ -37,6 +37,8 @@ type Service struct {
 	issuer      LinkIssuer
 	// deliver sends a sequential approval's card to the next approver.
 	deliver cardflow.Deliverer
+	// tenants maps Entra tenant ids to organizations (WithTeamsTenants).
+	tenants map[string]string
 	// limits enforces the organizations' limits (WithLimits).
 	limits *limiter
 	// observe hears of executions and answers, for metrics and traces.

@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"net/url"
+	"strings"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
 )
@@ -60,10 +62,23 @@ func (s *Service) AnswerBotActivity(ctx context.Context, authorization string, b
 	if err != nil {
 		return nil, err
 	}
+	conv, err := s.botConversation(ctx, a)
+	if err != nil {
+		return nil, err
+	}
 	if a.Answer == nil {
+		org := ""
+		if conv != nil {
+			org = conv.OrganizationID
+		}
 		s.log.InfoContext(ctx, "Teams conversation", "type", a.Type, "service_url", a.Conversation.ServiceURL,
-			"conversation_id", a.Conversation.ConversationID, "tenant_id", a.Conversation.TenantID)
+			"conversation_id", a.Conversation.ConversationID, "tenant_id", a.Conversation.TenantID, "organization", org)
 		return &BotActivityOutput{}, nil
+	}
+	// A click answers only the executions of the conversation's
+	// organization, so that nobody's identity answers for another.
+	if conv == nil || conv.OrganizationID != a.Answer.OrganizationID {
+		return nil, cardflow.Errorf(cardflow.ENOTFOUND, "this card's request is not one of this conversation's organization: nothing was recorded")
 	}
 	isApproval, err := s.isApproval(ctx, a.Answer)
 	if err != nil {
@@ -122,4 +137,112 @@ func (s *Service) isApproval(ctx context.Context, a *cardflow.CardAnswer) (bool,
 func (s *Service) answer(ctx context.Context, a *cardflow.CardAnswer) (*AnswerOutput, error) {
 	ctx = cardflow.NewContextWithPrincipal(ctx, &cardflow.Principal{OrganizationID: a.OrganizationID, Scopes: []string{cardflow.ScopeExecute}, Actor: a.Actor})
 	return s.AnswerCard(ctx, AnswerInput{ProcessID: a.ProcessID, ExecutionID: a.ExecutionID, Wait: a.Wait, Payload: a.Payload})
+}
+
+// WithTeamsTenants maps Microsoft Entra tenant ids to the organization
+// each belongs to, as the deployment's operator configured it: the bot
+// registers a conversation of such a tenant for that organization when it
+// is installed there or first contacted, and no other organization may
+// register one (docs/DECISIONS.md).
+func WithTeamsTenants(tenants map[string]string) Option {
+	return func(s *Service) { s.tenants = tenants }
+}
+
+// botConversation returns the registered conversation an activity came
+// from, registering it first for the organization its tenant is mapped
+// to; nil when it is not registered and its tenant is mapped to none. A
+// conversation whose tenant, as Teams reports it, is mapped to another
+// organization or is not the one registered counts as not registered.
+func (s *Service) botConversation(ctx context.Context, a *cardflow.BotActivity) (*cardflow.TeamsConversation, error) {
+	id, tenant := a.Conversation.ConversationID, a.Conversation.TenantID
+	if id == "" {
+		return nil, nil
+	}
+	mapped := s.tenants[tenant]
+	c, err := s.store.FindConversation(ctx, id)
+	if cardflow.ErrorCode(err) == cardflow.ENOTFOUND && mapped != "" {
+		source := cardflow.ConversationByFirstContact
+		if a.Type == "conversationUpdate" || a.Type == "installationUpdate" {
+			source = cardflow.ConversationByInstallation
+		}
+		c = &cardflow.TeamsConversation{OrganizationID: mapped, ConversationID: id, ServiceURL: a.Conversation.ServiceURL,
+			TenantID: tenant, Kind: a.ConversationKind, Source: source, RegisteredBy: "teams:tenant " + tenant, RegisteredOn: s.millis()}
+		if err = s.store.RegisterConversation(ctx, c); cardflow.ErrorCode(err) == cardflow.ECONFLICT {
+			c, err = s.store.FindConversation(ctx, id)
+		}
+	}
+	switch {
+	case cardflow.ErrorCode(err) == cardflow.ENOTFOUND:
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case mapped != "" && mapped != c.OrganizationID, c.TenantID != "" && tenant != "" && c.TenantID != tenant:
+		s.log.WarnContext(ctx, "Teams conversation registered for an organization its tenant is not mapped to", "conversation_id", id, "tenant_id", tenant)
+		return nil, nil
+	}
+	return c, nil
+}
+
+// RegisterConversationInput is the body of registerConversation.
+type RegisterConversationInput struct {
+	ConversationID string `json:"conversation_id"`
+	ServiceURL     string `json:"service_url"`
+	TenantID       string `json:"tenant_id"`
+	Kind           string `json:"kind"`
+}
+
+// RegisterConversation registers a Teams conversation for the caller's
+// organization (admin scope), so that its workflows may post there and
+// clicks there answer its executions. A conversation another organization
+// has, or one of a tenant the deployment maps to another organization, is
+// refused.
+func (s *Service) RegisterConversation(ctx context.Context, in RegisterConversationInput) (*cardflow.TeamsConversation, error) {
+	p, err := principal(ctx, cardflow.ScopeAdmin)
+	if err != nil {
+		return nil, err
+	}
+	c := &cardflow.TeamsConversation{
+		OrganizationID: p.OrganizationID, ConversationID: in.ConversationID, ServiceURL: strings.TrimSpace(in.ServiceURL),
+		TenantID: strings.TrimSpace(in.TenantID), Kind: strings.TrimSpace(in.Kind), Source: cardflow.ConversationByAdmin,
+		RegisteredBy: p.Actor, RegisteredOn: s.millis(),
+	}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	if c.ServiceURL != "" {
+		if u, err := url.Parse(c.ServiceURL); err != nil || u.Scheme != "https" || u.Host == "" {
+			return nil, cardflow.Errorf(cardflow.EINVALID, "service_url must be the https serviceUrl of the conversation, e.g. https://smba.trafficmanager.net/emea/")
+		}
+	}
+	if org := s.tenants[c.TenantID]; org != "" && org != p.OrganizationID {
+		return nil, cardflow.Errorf(cardflow.EFORBIDDEN, "this deployment maps tenant %q to another organization: its conversations are that organization's", c.TenantID)
+	}
+	if err := s.store.RegisterConversation(ctx, c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// ListConversations lists the caller's organization's conversations
+// (admin scope).
+func (s *Service) ListConversations(ctx context.Context) ([]*cardflow.TeamsConversation, error) {
+	p, err := principal(ctx, cardflow.ScopeAdmin)
+	if err != nil {
+		return nil, err
+	}
+	return s.store.ListConversations(ctx, p.OrganizationID)
+}
+
+// RemoveConversation removes one of the caller's organization's
+// conversations (admin scope); its workflows' cards then fail to post
+// there, and clicks on cards already there answer nothing.
+func (s *Service) RemoveConversation(ctx context.Context, conversationID string) error {
+	p, err := principal(ctx, cardflow.ScopeAdmin)
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(conversationID) == "" {
+		return cardflow.Errorf(cardflow.EINVALID, "conversation_id is required")
+	}
+	return s.store.DeleteConversation(ctx, p.OrganizationID, conversationID)
 }

@@ -31,6 +31,9 @@ type BotActivity struct {
 	Type string
 	// Conversation is where it was sent: what a bot delivery profile names.
 	Conversation BotConversation
+	// ConversationKind is Teams' conversationType (personal, groupChat,
+	// channel); "" when the activity does not say.
+	ConversationKind string
 	// ReplyToID is the activity it replies to: for an answer by
 	// Action.Submit, the bot's card, which the decision then replaces.
 	ReplyToID string

@@ -40,6 +40,7 @@ func (e *env) teamsApprovalStep(admin string, profile, config map[string]any) st
 		},
 	}
 	if profile != nil {
+		e.registerBotConversation(admin, profile)
 		body["workflow_integrations"] = map[string]any{"teams": profile}
 	}
 	r = e.do("POST", "/v1/workflows/saveWorkflow", admin, body)

@@ -59,6 +59,7 @@ func Endpoints() []Endpoint {
 		GetWorkflowSchedule,
 		GetPendingApprovals, GetApprovalById, AnswerApproval, ReassignApproval, OverrideApproval,
 		SearchExecutions, StartBulkOperation, GetBulkOperation,
+		RegisterConversation, ListConversations, RemoveConversation,
 		ResumeWorkflow,
 	}
 }

@@ -19,6 +19,8 @@ type tenant struct {
 	org, workflowID, cardID, executionID, processID, scheduledID, approvalID string
 	// bulkID is a bulk operation of the organization that acts on nothing.
 	bulkID string
+	// conversationID is a Teams conversation registered for it.
+	conversationID string
 }
 
 // isolationRow is one route of the matrix: the request that aims at the
@@ -26,9 +28,12 @@ type tenant struct {
 // caller's own organization (which answers 200 without the tenant's records
 // instead of 404).
 type isolationRow struct {
-	scope  string
-	list   bool
-	target func(a tenant) (path string, body any)
+	scope string
+	list  bool
+	// conflict marks a claim of something only one organization can hold
+	// (a Teams conversation): organization B gets 409, not 404.
+	conflict bool
+	target   func(a tenant) (path string, body any)
 }
 
 // isolationRows has a row for every route; a route the server answers that
@@ -137,6 +142,15 @@ var isolationRows = map[string]isolationRow{
 	"POST /v1/approvals/overrideApproval": {scope: "admin", target: func(a tenant) (string, any) {
 		return "/v1/approvals/overrideApproval", map[string]any{"approval_id": a.approvalID, "decision": "approve", "reason": "the approver is away"}
 	}},
+	"POST /v1/teams/registerConversation": {scope: "admin", conflict: true, target: func(a tenant) (string, any) {
+		return "/v1/teams/registerConversation", map[string]any{"conversation_id": a.conversationID, "service_url": "https://smba.trafficmanager.net/emea/"}
+	}},
+	"GET /v1/teams/listConversations": {scope: "admin", list: true, target: func(a tenant) (string, any) {
+		return "/v1/teams/listConversations", nil
+	}},
+	"POST /v1/teams/removeConversation": {scope: "admin", target: func(a tenant) (string, any) {
+		return "/v1/teams/removeConversation", map[string]any{"conversation_id": a.conversationID}
+	}},
 	"GET /v1/adaptive-cards/outbox": {scope: "read", list: true, target: func(a tenant) (string, any) {
 		return "/v1/adaptive-cards/outbox?limit=30", nil
 	}},
@@ -164,6 +178,11 @@ func (e *env) newTenant(org string) tenant {
 		Answers: []cardflow.ApprovalAnswer{}, Status: cardflow.ApprovalPending, CreatedOn: 1,
 	}); err != nil {
 		e.t.Fatal(err)
+	}
+
+	a.conversationID = "19:" + a.cardID + "@thread.tacv2"
+	if r := e.do("POST", "/v1/teams/registerConversation", admin, map[string]any{"conversation_id": a.conversationID}); r.status != 200 {
+		e.t.Fatalf("register a conversation: got %d %s", r.status, r.raw)
 	}
 
 	r = e.do("POST", "/v1/workflows/startBulkOperation", admin, map[string]any{"action": "cancel", "process_id": "PO-none"})
@@ -210,6 +229,7 @@ func (e *env) snapshot(a tenant) string {
 	add(more, nil)
 	add(s.ListAPIKeys(ctx, a.org))
 	add(s.GetApproval(ctx, a.org, a.approvalID))
+	add(s.ListConversations(ctx, a.org))
 	raw, err := json.Marshal(out)
 	if err != nil {
 		e.t.Fatal(err)
@@ -262,10 +282,14 @@ func TestTenantIsolation(t *testing.T) {
 			r := e.do(method, path, other, body)
 			switch {
 			case row.list:
-				for _, id := range []string{a.org, a.workflowID, a.cardID, a.executionID, a.processID, a.approvalID} {
+				for _, id := range []string{a.org, a.workflowID, a.cardID, a.executionID, a.processID, a.approvalID, a.conversationID} {
 					if r.status != 200 || strings.Contains(string(r.raw), id) {
 						t.Errorf("organization B: got %d %s, want 200 without %s", r.status, r.raw, id)
 					}
+				}
+			case row.conflict:
+				if r.status != 409 || r.code() != "CONFLICT" || strings.Contains(string(r.raw), a.org) {
+					t.Errorf("organization B: got %d %s, want 409 CONFLICT that does not name %s", r.status, r.raw, a.org)
 				}
 			case r.status != 404 || r.code() != "NOT_FOUND" || r.msg() == "":
 				t.Errorf("organization B: got %d %s, want 404 NOT_FOUND", r.status, r.raw)

@@ -52,6 +52,7 @@ func newTeamsEnv(t *testing.T) (*env, *teamstest.Server) {
 			OpenIDMetadataURL: fake.MetadataURL(), ServiceHosts: []string{fake.Host()},
 		},
 		TeamsOptions: []teams.Option{teams.WithHTTPClient(fake.Client())},
+		TeamsTenants: map[string]string{"tenant-1": "org-a"},
 		Secrets: envStore(map[string]string{
 			secrets.EnvName(secrets.DeploymentKey("teams-signing")):             teamsSigningKey,
 			secrets.EnvName(secrets.DeploymentKey("bot-secret")):                teamstest.AppSecret,
@@ -98,6 +99,7 @@ func (e *env) teamsApproval(admin string, profile map[string]any) string {
 	}
 	cardID := str(r.body["item"].(map[string]any)["card_id"])
 	e.do("POST", "/v1/adaptive-cards/publishCard", admin, map[string]any{"card_id": cardID, "card_version": 1})
+	e.registerBotConversation(admin, profile)
 	body := approvalBody(cardID)
 	body["workflow_integrations"] = map[string]any{"teams": profile}
 	r = e.do("POST", "/v1/workflows/saveWorkflow", admin, body)
@@ -109,6 +111,23 @@ func (e *env) teamsApproval(admin string, profile map[string]any) string {
 		e.t.Fatalf("publishWorkflow: got %d %s", r.status, r.raw)
 	}
 	return wf
+}
+
+// registerBotConversation registers the conversation of a bot profile
+// for the admin key's organization: the bot posts only into the
+// organization's conversations.
+func (e *env) registerBotConversation(admin string, profile map[string]any) {
+	e.t.Helper()
+	if profile["type"] != "bot" {
+		return
+	}
+	reg := map[string]any{"conversation_id": profile["conversation_id"], "service_url": profile["service_url"]}
+	if profile["tenant_id"] != nil {
+		reg["tenant_id"] = profile["tenant_id"]
+	}
+	if r := e.do("POST", "/v1/teams/registerConversation", admin, reg); r.status != 200 {
+		e.t.Fatalf("registerConversation: got %d %s", r.status, r.raw)
+	}
 }
 
 // awaitRequests waits until the fake has n requests under prefix.

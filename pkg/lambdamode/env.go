@@ -77,6 +77,9 @@ type Env struct {
 	// Teams is the Microsoft Teams setup (CARDFLOW_TEAMS_*, CARDFLOW_PUBLIC_URL)
 	// of the functions that deliver cards or receive answers.
 	Teams teams.Config
+	// TeamsTenants maps Entra tenants to the organization whose Teams
+	// conversations they hold (CARDFLOW_TEAMS_TENANTS).
+	TeamsTenants map[string]string
 	// TeamsOptions adjust the Teams integration (tests give a client that
 	// trusts their stand-in for Microsoft).
 	TeamsOptions []teams.Option
@@ -111,6 +114,9 @@ func LoadEnv(getenv func(string) string) (Env, error) {
 		return Env{}, err
 	}
 	if e.Teams, err = loadTeams(getenv, e.DynamoDBEndpoint != ""); err != nil {
+		return Env{}, err
+	}
+	if e.TeamsTenants, err = cardflow.ParseTeamsTenants(getenv(cardflow.EnvTeamsTenants)); err != nil {
 		return Env{}, err
 	}
 	if e.TablePrefix == "" {

@@ -54,6 +54,9 @@ var Endpoints = []Function{
 	{"answerApproval", []string{"POST /v1/approvals/answerApproval"}},
 	{"reassignApproval", []string{"POST /v1/approvals/reassignApproval"}},
 	{"overrideApproval", []string{"POST /v1/approvals/overrideApproval"}},
+	{"registerConversation", []string{"POST /v1/teams/registerConversation"}},
+	{"listConversations", []string{"GET /v1/teams/listConversations"}},
+	{"removeConversation", []string{"POST /v1/teams/removeConversation"}},
 	{"resumeWorkflow", []string{"POST /v1/workflows/{action}/{process_id}"}},
 }
 
@@ -77,7 +80,7 @@ func (e Env) NewService(log *slog.Logger, opts ...app.Option) (*app.Service, err
 	// The organizations' rates are counted in the limits table, shared by
 	// every instance of every function.
 	limits := app.WithLimits(e.Limits, dynamostore.NewRateLimiter(store, nil))
-	return app.New(store, append([]app.Option{app.WithLogger(log), limits, app.WithObserver(e.Observer())}, opts...)...)
+	return app.New(store, append([]app.Option{app.WithLogger(log), limits, app.WithObserver(e.Observer()), app.WithTeamsTenants(e.TeamsTenants)}, opts...)...)
 }
 
 // NewEndpointFunction builds the handler of ep's function; ep must be

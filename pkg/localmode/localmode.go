@@ -79,6 +79,9 @@ type Config struct {
 	// card in the outbox unless a workflow names a webhook.
 	Teams        teams.Config
 	TeamsOptions []teams.Option
+	// TeamsTenants maps Entra tenants to the organization whose Teams
+	// conversations they hold (--teams-tenants).
+	TeamsTenants map[string]string
 	// Secrets holds the deployment's and the organizations' secrets,
 	// overriding the environment's choice (see integrations).
 	Secrets secrets.Store
@@ -286,7 +289,7 @@ func NewStack(store cardflow.Store, outbox *boltstore.Store, cfg Config) (*Stack
 	}
 	opts := []app.Option{app.WithChecker(eng), app.WithCardChecker(cards.Checker{}), app.WithCardExpander(cards.Checker{}), app.WithRunner(st.Runner), app.WithScheduler(st.Scheduler),
 		app.WithEarlyResumeWindow(early), app.WithLogger(cfg.Log), app.WithWatcher(changes), app.WithNotifier(notify), app.WithDeliverer(tm),
-		app.WithLimits(cfg.OrgLimits, tokenbucket.New(nil)), app.WithObserver(obs)}
+		app.WithLimits(cfg.OrgLimits, tokenbucket.New(nil)), app.WithObserver(obs), app.WithTeamsTenants(cfg.TeamsTenants)}
 	st.bulk = newBulkWorker(cfg.Log)
 	opts = append(opts, app.WithBulkWorker(st.bulk.kick))
 	if tm.HasBot() {

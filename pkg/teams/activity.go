@@ -20,9 +20,16 @@ type Activity struct {
 	ReplyToID    string  `json:"replyToId"`
 	From         Account `json:"from"`
 	Conversation struct {
-		ID       string `json:"id"`
-		TenantID string `json:"tenantId"`
+		ID               string `json:"id"`
+		TenantID         string `json:"tenantId"`
+		ConversationType string `json:"conversationType"`
 	} `json:"conversation"`
+	// ChannelData carries the tenant too, where conversation does not.
+	ChannelData struct {
+		Tenant struct {
+			ID string `json:"id"`
+		} `json:"tenant"`
+	} `json:"channelData"`
 	Value json.RawMessage `json:"value"`
 }
 
@@ -125,10 +132,15 @@ func (in *Integration) VerifyActivity(ctx context.Context, authorization string,
 	if err != nil {
 		return nil, err
 	}
+	tenant := a.Conversation.TenantID
+	if tenant == "" {
+		tenant = a.ChannelData.Tenant.ID
+	}
 	out := &cardflow.BotActivity{
-		Type:         a.Type,
-		Conversation: cardflow.BotConversation{ServiceURL: a.ServiceURL, ConversationID: a.Conversation.ID, TenantID: a.Conversation.TenantID},
-		ReplyToID:    a.ReplyToID,
+		Type:             a.Type,
+		Conversation:     cardflow.BotConversation{ServiceURL: a.ServiceURL, ConversationID: a.Conversation.ID, TenantID: tenant},
+		ConversationKind: a.Conversation.ConversationType,
+		ReplyToID:        a.ReplyToID,
 	}
 	if ans == nil {
 		return out, nil

@@ -1,0 +1,24 @@
+// Command listConversations is the Lambda function of the listConversations endpoint.
+package main
+
+import (
+	"log"
+	"os"
+
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/cardflow/cardflow/pkg/httpapi"
+	"github.com/cardflow/cardflow/pkg/lambdamode"
+)
+
+func main() {
+	env, err := lambdamode.LoadEnv(os.Getenv)
+	if err != nil {
+		log.Fatal(err)
+	}
+	h, err := env.NewEndpointFunction(env.Logger(os.Stdout), httpapi.ListConversations)
+	if err != nil {
+		log.Fatal(err)
+	}
+	lambda.Start(h.Handle)
+}

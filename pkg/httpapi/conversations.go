@@ -1,0 +1,54 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/cardflow/cardflow/pkg/app"
+	"github.com/cardflow/cardflow/pkg/cardflow"
+)
+
+// The endpoints of the organization's Teams conversations, which its
+// workflows' bot cards may post into (admin scope).
+var (
+	RegisterConversation = Endpoint{"registerConversation", []string{"POST /v1/teams/registerConversation"}, cardflow.ScopeAdmin, (*Server).registerConversation}
+	ListConversations    = Endpoint{"listConversations", []string{"GET /v1/teams/listConversations"}, cardflow.ScopeAdmin, (*Server).listConversations}
+	RemoveConversation   = Endpoint{"removeConversation", []string{"POST /v1/teams/removeConversation"}, cardflow.ScopeAdmin, (*Server).removeConversation}
+)
+
+func (s *Server) registerConversation(w http.ResponseWriter, r *http.Request) error {
+	var in app.RegisterConversationInput
+	if err := decodeBody(w, r, &in); err != nil {
+		return err
+	}
+	c, err := s.svc.RegisterConversation(r.Context(), in)
+	if err != nil {
+		return err
+	}
+	return okItem(w, c)
+}
+
+func (s *Server) listConversations(w http.ResponseWriter, r *http.Request) error {
+	if err := newQuery(r).done(); err != nil {
+		return err
+	}
+	l, err := s.svc.ListConversations(r.Context())
+	if err != nil {
+		return err
+	}
+	return okList[*cardflow.TeamsConversation, struct{}](w, l, nil)
+}
+
+type removeConversationInput struct {
+	ConversationID string `json:"conversation_id"`
+}
+
+func (s *Server) removeConversation(w http.ResponseWriter, r *http.Request) error {
+	var in removeConversationInput
+	if err := decodeBody(w, r, &in); err != nil {
+		return err
+	}
+	if err := s.svc.RemoveConversation(r.Context(), in.ConversationID); err != nil {
+		return err
+	}
+	return ok(w, map[string]string{"message": "success"})
+}
