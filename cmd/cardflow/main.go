@@ -56,6 +56,7 @@ Against a running service:
   redrive      continue a failed execution from the step that failed
   outbox       list the cards card steps sent
   links        an approver's personal links to an approval's card (admin key; recorded)
+  teams        the organization's Teams conversations (teams conversations add, list, remove)
 
   help COMMAND, COMMAND --help   what a command does, its arguments and flags
   --version                      the version of this program
@@ -152,6 +153,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return samEvents(ctx, args[1:], stdout, stderr)
 	case "secrets":
 		return secretsCommand(ctx, args[1:], stdout, stderr)
+	case "teams":
+		return teamsCommand(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		if len(args) > 1 && args[1] != "help" && args[0] == "help" {
 			return run(ctx, append(args[1:], "--help"), stdout, stderr)

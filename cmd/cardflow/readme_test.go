@@ -153,6 +153,7 @@ var readmeBlocks = map[string]struct {
 	"### A Teams Workflows webhook #1":          {skip: "needs a Teams Workflows webhook of your own and serves in the foreground on port 3000; TestServeTeams starts cardflow serve with the Teams flags"},
 	"### A Teams Workflows webhook #2":          {skip: "needs a response link that a Teams Workflows webhook delivery made; pkg/httpapi's TestTeamsResponseLinks opens one by GET and HEAD and confirms it by POST"},
 	"### A bot #1":                              {skip: "needs an Azure Bot of your own and serves in the foreground on port 3000; TestServeTeams starts cardflow serve with the Teams flags"},
+	"### A bot #2":                              {check: checkTeamsConversations},
 	"## SAP #1":                                 {before: waitForSAP, check: checkSAPResume},
 	"## Secrets #1":                             {skip: "serves in the foreground on port 3000 and writes ~/.cardflow-secrets; pkg/secrets reads secrets from the environment and from files in its tests"},
 	"## API keys #1":                            {inRepo: true, check: checkKeys},
@@ -419,6 +420,16 @@ func checkLimits(r *readmeRun) {
 	for _, want := range []string{"organization acme", "rate         200 requests/s", "burst        default", "max open     5000 executions", "acme has no limits of its own now"} {
 		if !strings.Contains(r.out, want) {
 			r.t.Errorf("limits: want %q in the output:\n%s", want, r.out)
+		}
+	}
+}
+
+// checkTeamsConversations sees the conversation registered, listed as
+// the admin registered it, and removed.
+func checkTeamsConversations(r *readmeRun) {
+	for _, want := range []string{"registered 19:0f3c2a@thread.tacv2 for ", "19:0f3c2a@thread.tacv2  72f988bf-86f1-41af-91ab-2d7cd011db47  -     admin", "removed 19:0f3c2a@thread.tacv2"} {
+		if !strings.Contains(r.out, want) {
+			r.t.Errorf("teams conversations: want %q in the output:\n%s", want, r.out)
 		}
 	}
 }

@@ -112,6 +112,14 @@ func newAnswering(t *testing.T, closed bool, opts ...app.Option) *answering {
 	if err := store.PutProcess(ctx, p); err != nil {
 		t.Fatal(err)
 	}
+	// The bot's conversations: one of org-a, where its card is, and one of
+	// org-b.
+	for org, id := range map[string]string{"org-a": "19:approvers@thread.tacv2", "org-b": "19:b-team@thread.tacv2"} {
+		c := &cardflow.TeamsConversation{OrganizationID: org, ConversationID: id, Source: cardflow.ConversationByAdmin, RegisteredOn: ms}
+		if err := store.RegisterConversation(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return a
 }
 
@@ -163,6 +171,9 @@ func TestAnswerBotActivity(t *testing.T) {
 			outcome: &cardflow.CardOutcome{Note: ended}},
 		{name: "Action.Submit after the end", bot: &bot{activity: submit}, closed: true, want: app.BotActivityOutput{Answered: true}, replaced: true},
 		{name: "another organization's card", bot: &bot{activity: &cardflow.BotActivity{Type: "invoke", Answer: cardAnswer("org-b"), ReplyWithCard: true}},
+			code: cardflow.ENOTFOUND},
+		{name: "org-a's card in org-b's conversation", bot: &bot{activity: &cardflow.BotActivity{Type: "invoke", Answer: cardAnswer("org-a"), ReplyWithCard: true,
+			Conversation: cardflow.BotConversation{ServiceURL: conv.ServiceURL, ConversationID: "19:b-team@thread.tacv2"}}},
 			code: cardflow.ENOTFOUND},
 		{name: "refused activity", bot: &bot{err: cardflow.Errorf(cardflow.EUNAUTHORIZED, "Bot Framework token: not a JWT")}, code: cardflow.EUNAUTHORIZED},
 	} {

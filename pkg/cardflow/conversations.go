@@ -188,8 +188,9 @@ const EnvTeamsTenants = "CARDFLOW_TEAMS_TENANTS"
 // which organization the Teams conversations of each Microsoft Entra
 // tenant belong to. A tenant belongs to one organization: naming it twice
 // is refused.
+// No pairs is a nil map.
 func ParseTeamsTenants(s string) (map[string]string, error) {
-	out := map[string]string{}
+	var out map[string]string
 	for _, pair := range strings.Split(s, ",") {
 		if pair = strings.TrimSpace(pair); pair == "" {
 			continue
@@ -201,6 +202,9 @@ func ParseTeamsTenants(s string) (map[string]string, error) {
 		}
 		if prev, dup := out[tenant]; dup {
 			return nil, fmt.Errorf("Teams tenants: tenant %s is mapped to %s and to %s; a tenant belongs to one organization", tenant, prev, org)
+		}
+		if out == nil {
+			out = map[string]string{}
 		}
 		out[tenant] = org
 	}

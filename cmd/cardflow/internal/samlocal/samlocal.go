@@ -39,6 +39,13 @@ const (
 )
 
 // Fixture names the seeded records the events refer to.
+// The sample's Teams conversations, both registered for Organization.
+const (
+	BotConversation     = "19:approvers@thread.tacv2"
+	ChannelConversation = "19:sample-channel@thread.tacv2"
+	BotTenant           = "72f988bf-86f1-41af-91ab-2d7cd011db47"
+)
+
 type Fixture struct {
 	sample.IDs
 	// Key is an API key with every scope, for the authorizer's event. It
@@ -130,6 +137,16 @@ func Seed(ctx context.Context, store cardflow.Store, now time.Time) (*Fixture, e
 	f.BulkOperationID = bulk.BulkOperationID
 	if f.TimedOutExecutionID, err = f.seedTimedOut(ctx, svc, now); err != nil {
 		return nil, err
+	}
+	// The bot's event clicks in BotConversation, which must be the
+	// organization's; the conversation events register and remove
+	// ChannelConversation.
+	for _, id := range []string{BotConversation, ChannelConversation} {
+		c := &cardflow.TeamsConversation{OrganizationID: Organization, ConversationID: id, ServiceURL: DefaultBotServiceURL,
+			TenantID: BotTenant, Source: cardflow.ConversationByAdmin, RegisteredBy: f.Actor, RegisteredOn: now.UnixMilli()}
+		if err := store.RegisterConversation(ctx, c); err != nil {
+			return nil, err
+		}
 	}
 	return f, nil
 }
@@ -316,6 +333,10 @@ func Events(f *Fixture) (map[string]any, error) {
 		"toggleScheduledWorkflow": post("/v1/workflows/toggleScheduledWorkflow", map[string]any{"workflow_id": f.ScheduleWorkflowID, "workflow_version": 1, "action": "PAUSE"}),
 		"cancelExecution":         post("/v1/workflows/cancelExecution", map[string]any{"workflow_id": wf, "workflow_execution_id": f.WaitingExecutionID, "reason": "order withdrawn"}),
 		"redriveExecution":        post("/v1/workflows/redriveExecution", map[string]any{"workflow_id": wf, "workflow_execution_id": f.TimedOutExecutionID}),
+		"registerConversation": post("/v1/teams/registerConversation", map[string]any{"conversation_id": ChannelConversation,
+			"service_url": DefaultBotServiceURL, "tenant_id": BotTenant, "kind": "channel"}),
+		"listConversations":  get("/v1/teams/listConversations", nil),
+		"removeConversation": post("/v1/teams/removeConversation", map[string]any{"conversation_id": ChannelConversation}),
 		"resumeWorkflow": {
 			method: "POST", resource: "/v1/workflows/{action}/{process_id}",
 			path:       "/v1/workflows/resumeworkflow/" + f.ProcessID,
@@ -426,7 +447,7 @@ func (f *Fixture) teamsRequests() (map[string]request, error) {
 		"type": teams.ActivityInvoke, "name": teams.InvokeCardAction, "id": "f:5486013427548447021", "channelId": "msteams",
 		"serviceUrl":   serviceURL,
 		"from":         map[string]any{"id": "29:1ann-example", "name": "Ann Example", "aadObjectId": "6d0bd5a8-3a8e-4a4e-9d3c-0c2f8f0a1b2c"},
-		"conversation": map[string]any{"id": "19:approvers@thread.tacv2", "tenantId": "72f988bf-86f1-41af-91ab-2d7cd011db47"},
+		"conversation": map[string]any{"id": BotConversation, "tenantId": BotTenant},
 		"value": map[string]any{"action": map[string]any{
 			"type": "Action.Execute", "verb": "approve", "data": map[string]any{"decision": "approve", teams.DataKey: action},
 		}, "trigger": "manual"},
