@@ -2,8 +2,6 @@ package app
 
 import (
 	"context"
-	"net/url"
-	"strings"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
 )
@@ -202,17 +200,12 @@ func (s *Service) RegisterConversation(ctx context.Context, in RegisterConversat
 		return nil, err
 	}
 	c := &cardflow.TeamsConversation{
-		OrganizationID: p.OrganizationID, ConversationID: in.ConversationID, ServiceURL: strings.TrimSpace(in.ServiceURL),
-		TenantID: strings.TrimSpace(in.TenantID), Kind: strings.TrimSpace(in.Kind), Source: cardflow.ConversationByAdmin,
+		OrganizationID: p.OrganizationID, ConversationID: in.ConversationID, ServiceURL: in.ServiceURL,
+		TenantID: in.TenantID, Kind: in.Kind, Source: cardflow.ConversationByAdmin,
 		RegisteredBy: p.Actor, RegisteredOn: s.millis(),
 	}
 	if err := c.Validate(); err != nil {
 		return nil, err
-	}
-	if c.ServiceURL != "" {
-		if u, err := url.Parse(c.ServiceURL); err != nil || u.Scheme != "https" || u.Host == "" {
-			return nil, cardflow.Errorf(cardflow.EINVALID, "service_url must be the https serviceUrl of the conversation, e.g. https://smba.trafficmanager.net/emea/")
-		}
 	}
 	if org := s.tenants[c.TenantID]; org != "" && org != p.OrganizationID {
 		return nil, cardflow.Errorf(cardflow.EFORBIDDEN, "this deployment maps tenant %q to another organization: its conversations are that organization's", c.TenantID)
@@ -241,7 +234,7 @@ func (s *Service) RemoveConversation(ctx context.Context, conversationID string)
 	if err != nil {
 		return err
 	}
-	if strings.TrimSpace(conversationID) == "" {
+	if conversationID == "" {
 		return cardflow.Errorf(cardflow.EINVALID, "conversation_id is required")
 	}
 	return s.store.DeleteConversation(ctx, p.OrganizationID, conversationID)

@@ -20,9 +20,9 @@ const (
 	ConversationByFirstContact = "first_contact"
 )
 
-// maxConversationIDBytes bounds a conversation id; Teams ids are well
-// under it.
-const maxConversationIDBytes = 512
+// maxConversationIDRunes bounds a conversation id, whose UTF-8 also fits
+// a DynamoDB key (2048 bytes); Teams ids are well under it.
+const maxConversationIDRunes = 512
 
 // TeamsConversation is a Teams conversation registered for one
 // organization: the bot posts its workflows' cards there and nobody
@@ -42,20 +42,29 @@ type TeamsConversation struct {
 	RegisteredOn int64  `json:"registered_on"`
 }
 
-// Validate checks what a store keys and an admin gives.
+// Validate checks what a store keys and an admin gives, as openapi.yaml
+// describes it.
 func (c *TeamsConversation) Validate() error {
 	id := c.ConversationID
 	switch {
 	case c.OrganizationID == "":
 		return Errorf(EINVALID, "a conversation needs an organization")
-	case strings.TrimSpace(id) == "":
+	case id == "":
 		return Errorf(EINVALID, "conversation_id is required: the id of the chat or channel conversation, as the bot's log shows it (e.g. 19:...@thread.tacv2)")
-	case len(id) > maxConversationIDBytes || !utf8.ValidString(id) || strings.TrimSpace(id) != id || strings.ContainsAny(id, "\x00\n\r"):
-		return Errorf(EINVALID, "conversation_id is not a Teams conversation id (at most %d bytes, no spaces around it, no control characters)", maxConversationIDBytes)
-	case len(c.TenantID) > 128 || len(c.Kind) > 64:
-		return Errorf(EINVALID, "tenant_id or kind is too long")
+	case utf8.RuneCountInString(id) > maxConversationIDRunes || !utf8.ValidString(id) || hasControl(id) || id[0] == ' ' || id[len(id)-1] == ' ':
+		return Errorf(EINVALID, "conversation_id is not a Teams conversation id (at most %d characters, no spaces around it, no control characters)", maxConversationIDRunes)
+	case utf8.RuneCountInString(c.TenantID) > 128 || utf8.RuneCountInString(c.Kind) > 64:
+		return Errorf(EINVALID, "tenant_id (at most 128 characters) or kind (at most 64) is too long")
+	}
+	if u := c.ServiceURL; u != "" && (!strings.HasPrefix(u, "https://") || len(u) == len("https://") || utf8.RuneCountInString(u) > 2048 || strings.Contains(u, " ") || hasControl(u)) {
+		return Errorf(EINVALID, "service_url must be the https serviceUrl of the conversation, e.g. https://smba.trafficmanager.net/emea/")
 	}
 	return nil
+}
+
+// hasControl reports whether s holds an ASCII control character.
+func hasControl(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f })
 }
 
 // ConversationStore keeps which organization each Teams conversation
@@ -97,8 +106,10 @@ func BotConversationOf(profile map[string]any) string {
 	if t, _ := profile["type"].(string); t != DeliveryBot {
 		return ""
 	}
+	// Exactly as the bot posts to it: an id with spaces around it is not
+	// the registered one.
 	id, _ := profile["conversation_id"].(string)
-	return strings.TrimSpace(id)
+	return id
 }
 
 // GuardConversations returns d, which refuses, posting nothing, a bot
