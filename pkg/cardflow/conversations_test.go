@@ -58,7 +58,7 @@ func TestBotConversations(t *testing.T) {
 			want: []cardflow.NamedConversation{{ConversationID: "19:team", Where: "workflow_integrations.teams"}}},
 		{name: "a step's, once each", integrations: map[string]any{"teams": bot},
 			steps: []cardflow.Step{step("a", map[string]any{"conversation_id": "19:other"}), step("b", map[string]any{"conversation_id": "19:other"}), step("c", map[string]any{"type": "outbox"})},
-			want: []cardflow.NamedConversation{{ConversationID: "19:team", Where: "workflow_integrations.teams"}, {ConversationID: "19:other", Where: `workflow_steps[0] (id "a") config.delivery`}}},
+			want:  []cardflow.NamedConversation{{ConversationID: "19:team", Where: "workflow_integrations.teams"}, {ConversationID: "19:other", Where: `workflow_steps[0] (id "a") config.delivery`}}},
 		{name: "a step's bot alone", steps: []cardflow.Step{step("a", bot)},
 			want: []cardflow.NamedConversation{{ConversationID: "19:team", Where: `workflow_steps[0] (id "a") config.delivery`}}},
 	} {
