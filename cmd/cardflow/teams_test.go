@@ -43,4 +43,11 @@ func TestServeTeams(t *testing.T) {
 	if err == nil || !strings.Contains(string(out), "--teams-app-id needs --teams-app-secret and --teams-signing-secret") {
 		t.Errorf("bot without secrets: got %v %s, want a refusal naming the flags", err, out)
 	}
+
+	// A tenant belongs to one organization.
+	cmd = exec.Command(bin, "serve", "--data-dir", t.TempDir(), "--teams-tenants", "t1=acme,t1=globex")
+	out, err = cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "--teams-tenants (CARDFLOW_TEAMS_TENANTS): Teams tenants: tenant t1 is mapped to acme and to globex") {
+		t.Errorf("a tenant mapped twice: got %v %s, want a refusal naming it", err, out)
+	}
 }
