@@ -51,7 +51,7 @@ func (s *Store) GetConversation(ctx context.Context, org, conversationID string)
 
 func (s *Store) FindConversation(_ context.Context, conversationID string) (*cardflow.TeamsConversation, error) {
 	var k []byte
-	if validParts(conversationID) {
+	if cardflow.ValidConversationID(conversationID) {
 		k = []byte(conversationID)
 	}
 	return getJSON[cardflow.TeamsConversation](s.db, bConversations, k, func() error { return cardflow.ConversationNotFound(conversationID) })
@@ -85,7 +85,7 @@ func (s *Store) ListConversations(_ context.Context, org string) ([]*cardflow.Te
 func (s *Store) DeleteConversation(_ context.Context, org, conversationID string) error {
 	return s.db.Update(func(tx *bolt.Tx) error {
 		var v []byte
-		if validParts(org, conversationID) {
+		if validParts(org) && cardflow.ValidConversationID(conversationID) {
 			v = tx.Bucket(bConversations).Get([]byte(conversationID))
 		}
 		if v == nil {

@@ -51,7 +51,7 @@ func (c *TeamsConversation) Validate() error {
 		return Errorf(EINVALID, "a conversation needs an organization")
 	case id == "":
 		return Errorf(EINVALID, "conversation_id is required: the id of the chat or channel conversation, as the bot's log shows it (e.g. 19:...@thread.tacv2)")
-	case utf8.RuneCountInString(id) > maxConversationIDRunes || !utf8.ValidString(id) || hasControl(id) || id[0] == ' ' || id[len(id)-1] == ' ':
+	case !ValidConversationID(id):
 		return Errorf(EINVALID, "conversation_id is not a Teams conversation id (at most %d characters, no spaces around it, no control characters)", maxConversationIDRunes)
 	case utf8.RuneCountInString(c.TenantID) > 128 || utf8.RuneCountInString(c.Kind) > 64:
 		return Errorf(EINVALID, "tenant_id (at most 128 characters) or kind (at most 64) is too long")
@@ -60,6 +60,14 @@ func (c *TeamsConversation) Validate() error {
 		return Errorf(EINVALID, "service_url must be the https serviceUrl of the conversation, e.g. https://smba.trafficmanager.net/emea/")
 	}
 	return nil
+}
+
+// ValidConversationID reports whether id can be a registered
+// conversation's: stores answer ENOTFOUND for any other without asking
+// their backend, which may refuse a key that long.
+func ValidConversationID(id string) bool {
+	return id != "" && utf8.RuneCountInString(id) <= maxConversationIDRunes && utf8.ValidString(id) && !hasControl(id) &&
+		id[0] != ' ' && id[len(id)-1] != ' '
 }
 
 // hasControl reports whether s holds an ASCII control character.

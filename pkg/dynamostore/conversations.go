@@ -62,7 +62,7 @@ func (s *Store) GetConversation(ctx context.Context, org, conversationID string)
 // FindConversation reads the record: 1 GetItem.
 func (s *Store) FindConversation(ctx context.Context, conversationID string) (_ *cardflow.TeamsConversation, err error) {
 	defer s.translate("FindConversation", &err)
-	if conversationID == "" {
+	if !cardflow.ValidConversationID(conversationID) {
 		return nil, cardflow.ConversationNotFound(conversationID)
 	}
 	item, err := s.get(ctx, TableConversations, conversationKey(conversationID))
@@ -92,7 +92,7 @@ func (s *Store) ListConversations(ctx context.Context, org string) (_ []*cardflo
 // DeleteConversation removes org's record: 1 DeleteItem with a condition.
 func (s *Store) DeleteConversation(ctx context.Context, org, conversationID string) (err error) {
 	defer s.translate("DeleteConversation", &err)
-	if org == "" || conversationID == "" {
+	if org == "" || !cardflow.ValidConversationID(conversationID) {
 		return cardflow.ConversationNotFound(conversationID)
 	}
 	expr, err := expression.NewBuilder().WithCondition(expression.Name(attrOrg).Equal(expression.Value(org))).Build()

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 
@@ -88,8 +89,17 @@ func testConversations(t *testing.T, e env) {
 	t.Run("Invalid", func(t *testing.T) {
 		s := e.store(t)
 		org := newOrg()
-		for _, c := range []*cardflow.TeamsConversation{conv("", "19:x"), conv(org, ""), conv(org, " 19:x"), conv(org, string(make([]byte, 600)))} {
+		long := strings.Repeat("é", 1100) // 2200 bytes, more than a DynamoDB key holds
+		for _, c := range []*cardflow.TeamsConversation{conv("", "19:x"), conv(org, ""), conv(org, " 19:x"), conv(org, "19:\x00x"), conv(org, long)} {
 			wantCode(t, "register "+c.ConversationID, s.RegisterConversation(t.Context(), c), cardflow.EINVALID)
+		}
+		// Ids no conversation can have are simply not found.
+		for _, id := range []string{"", " 19:x", long} {
+			_, err := s.FindConversation(t.Context(), id)
+			wantCode(t, "find an invalid id", err, cardflow.ENOTFOUND)
+			_, err = s.GetConversation(t.Context(), org, id)
+			wantCode(t, "get an invalid id", err, cardflow.ENOTFOUND)
+			wantCode(t, "delete an invalid id", s.DeleteConversation(t.Context(), org, id), cardflow.ENOTFOUND)
 		}
 	})
 
