@@ -117,7 +117,7 @@ func LoadEnv(getenv func(string) string) (Env, error) {
 		return Env{}, err
 	}
 	if e.TeamsTenants, err = cardflow.ParseTeamsTenants(getenv(cardflow.EnvTeamsTenants)); err != nil {
-		return Env{}, err
+		return Env{}, fmt.Errorf("%s: %w", cardflow.EnvTeamsTenants, err)
 	}
 	if e.TablePrefix == "" {
 		e.TablePrefix = dynamostore.DefaultPrefix
