@@ -148,9 +148,10 @@ func WithTeamsTenants(tenants map[string]string) Option {
 
 // botConversation returns the registered conversation an activity came
 // from, registering it first for the organization its tenant is mapped
-// to; nil when it is not registered and its tenant is mapped to none. A
-// conversation whose tenant, as Teams reports it, is mapped to another
-// organization or is not the one registered counts as not registered.
+// to (moving it there from another organization that claimed it); nil
+// when it is not registered and its tenant is mapped to none. A
+// conversation whose tenant, as Teams reports it, is not the one
+// registered counts as not registered.
 func (s *Service) botConversation(ctx context.Context, a *cardflow.BotActivity) (*cardflow.TeamsConversation, error) {
 	id, tenant := a.Conversation.ConversationID, a.Conversation.TenantID
 	if id == "" {
@@ -158,6 +159,16 @@ func (s *Service) botConversation(ctx context.Context, a *cardflow.BotActivity) 
 	}
 	mapped := s.tenants[tenant]
 	c, err := s.store.FindConversation(ctx, id)
+	if err == nil && mapped != "" && c.OrganizationID != mapped {
+		// The operator's mapping outranks an admin's claim: the
+		// conversation moves to its tenant's organization, and the
+		// claimant's workflows post there no more.
+		s.log.WarnContext(ctx, "Teams conversation moved to its tenant's organization", "conversation_id", id, "tenant_id", tenant,
+			"from", c.OrganizationID, "to", mapped)
+		if err = s.store.DeleteConversation(ctx, c.OrganizationID, id); err == nil {
+			err = cardflow.ConversationNotFound(id)
+		}
+	}
 	if cardflow.ErrorCode(err) == cardflow.ENOTFOUND && mapped != "" {
 		source := cardflow.ConversationByFirstContact
 		if a.Type == "conversationUpdate" || a.Type == "installationUpdate" {

@@ -100,8 +100,10 @@ func TestTeamsCrossOrganizationClick(t *testing.T) {
 
 // TestTeamsInstallationRegisters: installing the bot in a conversation of
 // a tenant the deployment maps to an organization registers it for that
-// organization; one of a tenant mapped to none registers nothing, and no
-// other organization can claim the mapped tenant's conversations.
+// organization; one of a tenant mapped to none registers nothing. No other
+// organization can claim the mapped tenant's conversations: naming the
+// tenant is 403, and a claim that left it out moves to the tenant's
+// organization at the first activity there.
 func TestTeamsInstallationRegisters(t *testing.T) {
 	e, fake := newTeamsEnv(t)
 	adminA, adminB := e.key("org-a", "read", "admin"), e.key("org-b", "read", "admin")
@@ -130,6 +132,21 @@ func TestTeamsInstallationRegisters(t *testing.T) {
 	}
 	if r := e.do("POST", "/v1/teams/registerConversation", adminB, map[string]any{"conversation_id": "19:installed@thread.tacv2"}); r.status != 409 {
 		t.Errorf("B registers A's installed conversation: got %d %s, want 409", r.status, r.raw)
+	}
+	// A conversation of A's tenant that B claimed without naming the tenant
+	// moves to A once Teams shows whose it is.
+	if r := e.do("POST", "/v1/teams/registerConversation", adminB, map[string]any{"conversation_id": "19:claimed@thread.tacv2"}); r.status != 200 {
+		t.Fatalf("B claims a conversation: got %d %s", r.status, r.raw)
+	}
+	if r := e.botPost(token, map[string]any{"type": "message", "text": "hello", "channelId": "msteams", "serviceUrl": fake.ServiceURL(),
+		"conversation": map[string]any{"id": "19:claimed@thread.tacv2", "tenantId": "tenant-1"}}); r.status != 200 {
+		t.Fatalf("message: got %d %s", r.status, r.raw)
+	}
+	if r := e.do("GET", "/v1/teams/listConversations", adminB, nil); r.status != 200 || strings.Contains(string(r.raw), "19:claimed") {
+		t.Errorf("B's conversations after A's tenant wrote there: got %d %s, want it gone", r.status, r.raw)
+	}
+	if r := e.do("GET", "/v1/teams/listConversations", adminA, nil); r.status != 200 || !strings.Contains(string(r.raw), `"19:claimed@thread.tacv2","service_url":"`+fake.ServiceURL()+`","tenant_id":"tenant-1","source":"first_contact"`) {
+		t.Errorf("A's conversations after its tenant wrote there: got %d %s, want it registered by first contact", r.status, r.raw)
 	}
 	for _, body := range []map[string]any{{}, {"conversation_id": " 19:x "}, {"conversation_id": "19:x", "service_url": "http://example.com/"}, {"conversation_id": "19:x", "extra": 1}} {
 		if r := e.do("POST", "/v1/teams/registerConversation", adminA, body); r.status != 400 {
