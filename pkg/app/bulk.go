@@ -270,6 +270,10 @@ func (s *Service) bulkAct(ctx context.Context, op *cardflow.BulkOperation, item 
 		return cardflow.ErrorMessage(err), false
 	case cardflow.ENOTFOUND:
 		return cardflow.ErrorMessage(err), false
+	case cardflow.ETHROTTLED:
+		// At the organization's cap on open executions: nothing was
+		// changed, and a later operation can act on it.
+		return "refused: " + cardflow.ErrorMessage(err), true
 	}
 	return cardflow.ErrorMessage(err), true
 }

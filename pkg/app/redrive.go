@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"log/slog"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
 )
@@ -27,7 +28,10 @@ type Redriven struct {
 // its history goes on, and its log records who asked (ExecutionRedriven).
 // Any other execution is a conflict and stays as it is. Asking again
 // before the redriven execution has run a step answers the same and only
-// hands it to the runner again, so a retried request acts once.
+// hands it to the runner again, so a retried request acts once. A redrive
+// opens the execution again, so it counts against the organization's cap
+// on open executions as a trigger does: at the cap it is refused
+// (THROTTLED) and the execution stays as it was.
 func (s *Service) RedriveExecution(ctx context.Context, in RedriveInput) (*Redriven, error) {
 	p, err := principal(ctx, cardflow.ScopeExecute)
 	if err != nil {
@@ -38,6 +42,10 @@ func (s *Service) RedriveExecution(ctx context.Context, in RedriveInput) (*Redri
 	}
 	if s.runner == nil {
 		return nil, cardflow.Errorf(cardflow.EUNAVAILABLE, "this deployment runs no executions")
+	}
+	capped, err := s.withOpenLimit(ctx, p.OrganizationID)
+	if err != nil {
+		return nil, err
 	}
 	for {
 		ex, err := s.store.GetExecution(ctx, p.OrganizationID, in.WorkflowID, in.WorkflowExecutionID)
@@ -53,13 +61,20 @@ func (s *Service) RedriveExecution(ctx context.Context, in RedriveInput) (*Redri
 			// leaves an open record of a failed execution, which the
 			// next redrive takes as it is; the other way round it would
 			// leave a running execution that no process id resumes.
-			if err := s.reopenProcess(ctx, ex); err != nil {
+			before, reopened, err := s.reopenProcess(ctx, ex)
+			if err != nil {
 				return nil, err
 			}
 			ex.Redrive(step, p.Actor, s.now())
-			err = s.store.PutExecution(ctx, ex)
+			// The store counts the execution as open again in the write
+			// that opens it, under the cap.
+			err = s.store.PutExecution(capped, ex)
 			if cardflow.ErrorCode(err) == cardflow.ECONFLICT {
 				continue // changed meanwhile (another redrive): look again
+			}
+			if cardflow.ErrorCode(err) == cardflow.ETHROTTLED {
+				s.giveBackProcess(ctx, before, reopened)
+				return nil, err
 			}
 			if err != nil {
 				return nil, err
@@ -82,23 +97,39 @@ func (s *Service) RedriveExecution(ctx context.Context, in RedriveInput) (*Redri
 }
 
 // reopenProcess makes the process record of ex its own and open again.
-func (s *Service) reopenProcess(ctx context.Context, ex *cardflow.Execution) error {
+// It returns the record as it was and as it wrote it.
+func (s *Service) reopenProcess(ctx context.Context, ex *cardflow.Execution) (before, reopened *cardflow.Process, err error) {
 	pid := ex.State.ProcessID
 	for {
 		proc, err := s.store.GetProcess(ctx, ex.OrganizationID, pid)
 		if cardflow.ErrorCode(err) == cardflow.ENOTFOUND {
-			return cardflow.Errorf(cardflow.ECONFLICT, "the record of process id %s was dropped %d days after execution %s ended, so it can no longer be redriven", pid, int(cardflow.ClosedProcessTTL.Hours()/24), ex.WorkflowExecutionID)
+			return nil, nil, cardflow.Errorf(cardflow.ECONFLICT, "the record of process id %s was dropped %d days after execution %s ended, so it can no longer be redriven", pid, int(cardflow.ClosedProcessTTL.Hours()/24), ex.WorkflowExecutionID)
 		}
 		if err != nil {
-			return unreadable(err, "the record of process id %s of execution %s cannot be read from the store, so it cannot be redriven", pid, ex.WorkflowExecutionID)
+			return nil, nil, unreadable(err, "the record of process id %s of execution %s cannot be read from the store, so it cannot be redriven", pid, ex.WorkflowExecutionID)
 		}
+		old := *proc
 		if err := cardflow.ReopenProcess(proc, ex); err != nil {
-			return err
+			return nil, nil, err
 		}
 		err = s.store.PutProcess(ctx, proc)
 		if cardflow.ErrorCode(err) != cardflow.ECONFLICT {
-			return err
+			return &old, proc, err
 		}
 		// A trigger took the process id meanwhile: look again.
+	}
+}
+
+// giveBackProcess writes the process record back as it was before a
+// redrive that the cap refused, so that the process id is free for a
+// trigger again. The write is conditional on the record being as the
+// redrive left it: one that another redrive or a trigger wrote meanwhile
+// is theirs, and stays.
+func (s *Service) giveBackProcess(ctx context.Context, before, reopened *cardflow.Process) {
+	back := *before
+	back.Revision = reopened.Revision
+	if err := s.store.PutProcess(ctx, &back); err != nil && cardflow.ErrorCode(err) != cardflow.ECONFLICT {
+		s.log.Warn("the process record of a refused redrive stays open; the next redrive takes it as it is",
+			slog.String("organization_id", back.OrganizationID), slog.String("process_id", back.ProcessID), slog.Any("error", err))
 	}
 }

@@ -321,7 +321,7 @@ func storeExecution(tx *bolt.Tx, ew *executionWrite, revision int64) error {
 // PutExecution runs in the committer: executions advance one step per
 // write, and grouping lets concurrent executions share one disk sync. The revision
 // check reads the revisions bucket, not the record.
-func (s *Store) PutExecution(_ context.Context, e *cardflow.Execution) error {
+func (s *Store) PutExecution(ctx context.Context, e *cardflow.Execution) error {
 	if !validParts(e.OrganizationID, e.WorkflowID, e.WorkflowExecutionID) {
 		return executionNotFound(e.WorkflowExecutionID)
 	}
@@ -329,6 +329,7 @@ func (s *Store) PutExecution(_ context.Context, e *cardflow.Execution) error {
 	if err != nil {
 		return err
 	}
+	maxOpen := cardflow.OpenExecutionLimit(ctx)
 	err = s.commits.write(func(tx *bolt.Tx) error {
 		rev := tx.Bucket(bExecutionRevisions).Get(ew.k)
 		if rev == nil {
@@ -337,9 +338,17 @@ func (s *Store) PutExecution(_ context.Context, e *cardflow.Execution) error {
 		if got := int64(binary.BigEndian.Uint64(rev)); got != ew.revision-1 {
 			return refuse(cardflow.Errorf(cardflow.ECONFLICT, "execution %s changed meanwhile (revision %d, not %d)", ew.id, got, ew.revision-1))
 		}
-		if !ew.open && hasKey(tx.Bucket(bOpenExecutions), ew.k) {
+		wasOpen := hasKey(tx.Bucket(bOpenExecutions), ew.k)
+		if !ew.open && wasOpen {
 			if err := closeProcess(tx, ew); err != nil {
 				return err
+			}
+		}
+		// An ended execution opened again (a redrive) takes a place as a
+		// start does, under the cap ctx carries.
+		if ew.open && !wasOpen {
+			if err := checkOpenLimit(tx, ew.org, maxOpen); err != nil {
+				return refuse(err)
 			}
 		}
 		return storeExecution(tx, ew, ew.revision)

@@ -132,9 +132,11 @@ func (s *Store) withOpenCount(ctx context.Context, ops []types.TransactWriteItem
 // putCounted writes an execution whose write ends it (delta -1: its status
 // is final) or opens it again (delta +1: a redrive) together with the change
 // of its organization's open count, on the condition that the stored head
-// is open (to end) or not (to open again). It reports false, having written
-// nothing, when the stored execution was not as expected (final already,
-// or opened before the count existed): the caller writes it the usual way.
+// is open (to end) or not (to open again). Opening again is refused
+// (THROTTLED) past the cap ctx carries, as a start is. It reports false,
+// having written nothing, when the stored execution was not as expected
+// (final already, or opened before the count existed): the caller writes
+// it the usual way.
 func (s *Store) putCounted(ctx context.Context, e *cardflow.Execution, item map[string]types.AttributeValue,
 	parts []types.TransactWriteItem, delta int, notFound, changed error) (bool, error) {
 	if len(parts)+2 > maxTransactItems {
@@ -151,7 +153,11 @@ func (s *Store) putCounted(ctx context.Context, e *cardflow.Execution, item map[
 		return false, err
 	}
 	head.Put.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
-	count, err := s.openCountOp(e.OrganizationID, delta, 0)
+	maxOpen := 0
+	if delta > 0 {
+		maxOpen = cardflow.OpenExecutionLimit(ctx)
+	}
+	count, err := s.openCountOp(e.OrganizationID, delta, maxOpen)
 	if err != nil {
 		return false, err
 	}
@@ -166,6 +172,8 @@ func (s *Store) putCounted(ctx context.Context, e *cardflow.Execution, item map[
 		switch {
 		case i < 0:
 			return err
+		case i == len(ops)-1 && maxOpen > 0:
+			return cardflow.TooManyOpen(e.OrganizationID, maxOpen)
 		case i == len(ops)-1:
 			done = false
 		case !owned(stored, e.OrganizationID):

@@ -2,6 +2,8 @@ package runnertest
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -96,5 +98,93 @@ func testRedrive(t *testing.T, h Harness) {
 	}
 	if _, err := redrive(ctx, id); cardflow.ErrorCode(err) != cardflow.ECONFLICT {
 		t.Errorf("redrive a SUCCEEDED execution: got %v, want CONFLICT", err)
+	}
+}
+
+// testRedriveCap: a redrive opens an execution again, so it counts against
+// the organization's cap on open executions as a trigger does. At the cap
+// a redrive is refused THROTTLED with a wait, a bulk redrive counts each
+// execution failed with the reason, and the executions stay FAILED with
+// their process ids free; once a place is free the redrive goes through.
+func testRedriveCap(t *testing.T, h Harness) {
+	org := "org-" + cardflow.NewID(time.Now())
+	ctx := ctxOf(org)
+	if _, err := h.Service.SetLimits(context.Background(), cardflow.Limits{OrganizationID: org, MaxOpenExecutions: 2}); err != nil {
+		t.Fatalf("set limits: %v", err)
+	}
+	failing := publish(t, h, ctx, []cardflow.Step{
+		step("start", "trigger", obj{"kind": "REQUEST"}),
+		step("read", "transform", obj{"output": "{{ input.missing.field }}"}),
+		step("done", "end", obj{"status": "SUCCEEDED"}),
+	}, []cardflow.Connection{{From: "start", To: "read"}, {From: "read", To: "done"}})
+	waiting := publish(t, h, ctx, []cardflow.Step{
+		step("start", "trigger", obj{"kind": "REQUEST"}),
+		step("hold", "wait", obj{"timeout": "PT1H"}),
+		step("done", "end", obj{"status": "SUCCEEDED"}),
+	}, []cardflow.Connection{{From: "start", To: "hold"}, {From: "hold", To: "done"}})
+	var failed []string
+	for i := range 3 {
+		id := trigger(t, h, ctx, failing, "cap-failed-"+itoa(i), obj{})
+		if ex := await(t, h, ctx, failing, id, cardflow.ExecFailed, cardflow.ExecSucceeded); ex.Status != cardflow.ExecFailed {
+			t.Fatalf("got %s, want FAILED", ex.Status)
+		}
+		failed = append(failed, id)
+	}
+	holder := trigger(t, h, ctx, waiting, "cap-wait-0", obj{})
+	await(t, h, ctx, waiting, holder, cardflow.ExecWaiting)
+	await(t, h, ctx, waiting, trigger(t, h, ctx, waiting, "cap-wait-1", obj{}), cardflow.ExecWaiting)
+
+	redrive := func(id string) error {
+		_, err := h.Service.RedriveExecution(ctx, app.RedriveInput{WorkflowID: failing, WorkflowExecutionID: id})
+		return err
+	}
+	stillFailed := func(when string) {
+		t.Helper()
+		for i, id := range failed {
+			if ex, err := h.Service.GetExecution(ctx, failing, id); err != nil || ex.Status != cardflow.ExecFailed {
+				t.Errorf("%s: execution %d is %v (%v), want FAILED", when, i, ex.Status, err)
+			}
+			if p, err := h.Store.GetProcess(ctx, org, "cap-failed-"+itoa(i)); err != nil || !p.Closed {
+				t.Errorf("%s: process record %d open (%v), want it closed, free for a trigger", when, i, err)
+			}
+		}
+	}
+	err := redrive(failed[0])
+	if cardflow.ErrorCode(err) != cardflow.ETHROTTLED || cardflow.RetryAfterOf(err) <= 0 {
+		t.Errorf("redrive at the cap: got %v, want THROTTLED with a Retry-After", err)
+	}
+	stillFailed("after the refused redrive")
+
+	op, err := h.Service.StartBulkOperation(ctx, app.StartBulkInput{Action: cardflow.BulkRedrive, Status: cardflow.ExecFailed})
+	if err != nil {
+		t.Fatalf("start bulk redrive: %v", err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); op.Status == cardflow.BulkRunning; {
+		if err := h.Service.RunBulkOperations(context.Background(), time.Now().Add(time.Minute)); err != nil {
+			t.Fatalf("run bulk operations: %v", err)
+		}
+		if op, err = h.Service.GetBulkOperation(ctx, op.BulkOperationID); err != nil {
+			t.Fatalf("get bulk operation: %v", err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("bulk operation still %s", op.Status)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got, want := fmt.Sprintf("%s done %d failed %d skipped %d", op.Status, op.Done, op.Failed, op.Skipped), "SUCCEEDED done 0 failed 3 skipped 0"; got != want {
+		t.Errorf("bulk redrive at the cap: got %s, want %s", got, want)
+	}
+	for _, f := range op.Failures {
+		if !strings.Contains(f.Reason, "open executions, its limit") {
+			t.Errorf("bulk redrive failure: got reason %q, want the cap named", f.Reason)
+		}
+	}
+	stillFailed("after the bulk redrive")
+
+	if _, err := h.Service.Cancel(ctx, app.CancelInput{WorkflowID: waiting, WorkflowExecutionID: holder}); err != nil {
+		t.Fatalf("cancel: %v", err)
+	}
+	if err := redrive(failed[0]); err != nil {
+		t.Errorf("redrive with a place free: %v", err)
 	}
 }

@@ -42,6 +42,7 @@ func Run(t *testing.T, newHarness func(t *testing.T) Harness) {
 		{"UnreadableResume", testUnreadableResume},
 		{"Redrive", testRedrive},
 		{"ApprovalOverride", testApprovalOverride},
+		{"RedriveCountsAgainstTheCap", testRedriveCap},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -164,7 +164,9 @@ func newStack(t testing.TB, store cardflow.Store, outbox *boltstore.Store, opts 
 	if err != nil {
 		t.Fatal(err)
 	}
-	if svc, err = app.New(store, app.WithChecker(eng), app.WithCardChecker(cards.Checker{}), app.WithRunner(runner), app.WithScheduler(sched)); err != nil {
+	if svc, err = app.New(store, app.WithChecker(eng), app.WithCardChecker(cards.Checker{}), app.WithRunner(runner), app.WithScheduler(sched),
+		// No default limits: an organization's own hold.
+		app.WithLimits(cardflow.Limits{}, nil)); err != nil {
 		t.Fatal(err)
 	}
 	st.harness = runnertest.Harness{Service: svc, Store: store}

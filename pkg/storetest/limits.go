@@ -116,4 +116,40 @@ func testLimits(t *testing.T, e env) {
 		mustOK(t, "start after it ended again", start())
 		wantCode(t, "start while full", start(), cardflow.ETHROTTLED)
 	})
+	// Opening an ended execution again (a redrive) with a cap in the
+	// context is refused as a start is when the organization is at its
+	// cap, and writes nothing; with a place free it takes it.
+	t.Run("ReopenPastTheCap", func(t *testing.T) {
+		s := e.store(t)
+		org := newOrg()
+		wf := workflows.create(t, s, org, 1)
+		ctx := cardflow.WithOpenExecutionLimit(t.Context(), 1)
+		ended := execution(org, wf)
+		mustOK(t, "start", s.StartExecution(ctx, ended, process(ended, "PO-"+newID()), nil))
+		ended.Status = cardflow.ExecFailed
+		mustOK(t, "put failed", s.PutExecution(t.Context(), ended))
+		holder := execution(org, wf)
+		mustOK(t, "start another", s.StartExecution(ctx, holder, process(holder, "PO-"+newID()), nil))
+
+		got, err := s.GetExecution(t.Context(), org, ended.WorkflowID, ended.WorkflowExecutionID)
+		mustOK(t, "get failed", err)
+		got.Status = cardflow.ExecRunning
+		err = s.PutExecution(ctx, got)
+		wantCode(t, "reopen at the cap", err, cardflow.ETHROTTLED)
+		if d := cardflow.RetryAfterOf(err); d <= 0 {
+			t.Errorf("reopen at the cap: got no Retry-After, want one")
+		}
+		stored, err := s.GetExecution(t.Context(), org, ended.WorkflowID, ended.WorkflowExecutionID)
+		mustOK(t, "get after the refusal", err)
+		if stored.Status != cardflow.ExecFailed || stored.Revision != got.Revision {
+			t.Errorf("after the refusal: got %s at revision %d, want FAILED at %d", stored.Status, stored.Revision, got.Revision)
+		}
+
+		holder.Status = cardflow.ExecSucceeded
+		mustOK(t, "end the other", s.PutExecution(t.Context(), holder))
+		stored.Status = cardflow.ExecRunning
+		mustOK(t, "reopen with a place free", s.PutExecution(ctx, stored))
+		ex := execution(org, wf)
+		wantCode(t, "start while the reopened one holds the place", s.StartExecution(ctx, ex, process(ex, "PO-"+newID()), nil), cardflow.ETHROTTLED)
+	})
 }
