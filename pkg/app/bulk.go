@@ -99,106 +99,174 @@ func (s *Service) GetBulkOperation(ctx context.Context, id string) (*cardflow.Bu
 	return s.store.GetBulkOperation(ctx, p.OrganizationID, id)
 }
 
-// RunBulkOperations works every running bulk operation that no other
-// worker holds until until, and leaves the rest for the next round.
+// RunBulkOperations works the running bulk operations that no other
+// worker holds until until, and leaves the rest for the next round. The
+// organizations take turns a page at a time, each working its oldest
+// operation it can take: one organization's large operation does not hold
+// back another's. Operations started meanwhile join at the next turn.
 func (s *Service) RunBulkOperations(ctx context.Context, until time.Time) error {
-	refs, err := s.store.ListRunningBulkOperations(ctx)
-	if err != nil {
-		return err
-	}
-	for _, ref := range refs {
-		if !s.now().Before(until) {
+	held := map[cardflow.BulkRef]*bulkJob{}
+	// Operations the time budget stops are handed on at once rather than
+	// at their lease's end; a worker asked to stop leaves them leased.
+	defer func() {
+		if ctx.Err() != nil {
+			return
+		}
+		for _, j := range held {
+			j.op.LeaseUntil = 0
+			if err := s.store.PutBulkOperation(ctx, j.op); err != nil && cardflow.ErrorCode(err) != cardflow.ECONFLICT {
+				s.log.Error("bulk operation not handed on; it is taken up after its lease", slog.String("organization_id", j.op.OrganizationID),
+					slog.String("bulk_operation_id", j.op.BulkOperationID), slog.Any("error", err))
+			}
+		}
+	}()
+	left := map[cardflow.BulkRef]bool{} // operations this round leaves alone
+	for {
+		refs, err := s.store.ListRunningBulkOperations(ctx)
+		if err != nil {
+			return err
+		}
+		var orgs []string
+		byOrg := map[string][]cardflow.BulkRef{}
+		for _, ref := range refs {
+			if left[ref] {
+				continue
+			}
+			if _, ok := byOrg[ref.OrganizationID]; !ok {
+				orgs = append(orgs, ref.OrganizationID)
+			}
+			byOrg[ref.OrganizationID] = append(byOrg[ref.OrganizationID], ref)
+		}
+		worked := false
+		for _, org := range orgs {
+			for _, ref := range byOrg[org] {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				if !s.now().Before(until) {
+					return nil
+				}
+				j := held[ref]
+				if j == nil {
+					if j, err = s.takeBulk(ctx, ref); err != nil || j == nil {
+						s.bulkStopped(ref, err)
+						left[ref] = true
+						continue
+					}
+					held[ref] = j
+				}
+				more, err := s.bulkPage(ctx, j)
+				if !more || err != nil {
+					delete(held, ref)
+					left[ref] = true
+					s.bulkStopped(ref, err)
+				}
+				worked = true
+				break // the next organization's turn
+			}
+		}
+		if !worked {
 			return nil
 		}
-		if err := s.runBulk(ctx, ref, until); err != nil {
-			s.log.Error("bulk operation stopped; the next round goes on with it", slog.String("organization_id", ref.OrganizationID),
-				slog.String("bulk_operation_id", ref.BulkOperationID), slog.Any("error", err))
-		}
 	}
-	return nil
 }
 
-// runBulk works one operation page by page: it records the page before
-// acting on it, then acts on each execution of it and records the counts
-// with the cursor past it. A conflict on any write means another worker
-// took the operation over: this one leaves it.
-func (s *Service) runBulk(ctx context.Context, ref cardflow.BulkRef, until time.Time) error {
+// bulkStopped logs an operation that stopped on an error.
+func (s *Service) bulkStopped(ref cardflow.BulkRef, err error) {
+	if err != nil {
+		s.log.Error("bulk operation stopped; the next round goes on with it", slog.String("organization_id", ref.OrganizationID),
+			slog.String("bulk_operation_id", ref.BulkOperationID), slog.Any("error", err))
+	}
+}
+
+// bulkJob is an operation a worker holds: its record as last written, and
+// the context its actions run under.
+type bulkJob struct {
+	op    *cardflow.BulkOperation
+	actor context.Context
+}
+
+// takeBulk reads an operation and takes its lease; nil when it is not
+// running, or another worker holds it.
+func (s *Service) takeBulk(ctx context.Context, ref cardflow.BulkRef) (*bulkJob, error) {
 	op, err := s.store.GetBulkOperation(ctx, ref.OrganizationID, ref.BulkOperationID)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if op.Status != cardflow.BulkRunning || op.LeaseUntil > s.millis() {
-		return nil
+		return nil, nil
 	}
-	save := func() (bool, error) {
-		now := s.millis()
-		op.ModifiedOn, op.LeaseUntil = now, now+BulkLease.Milliseconds()
-		if op.Status != cardflow.BulkRunning {
-			op.LeaseUntil = 0
-		}
-		err := s.store.PutBulkOperation(ctx, op)
-		if cardflow.ErrorCode(err) == cardflow.ECONFLICT {
-			return false, nil
-		}
-		return err == nil, err
-	}
-	if ok, err := save(); !ok {
-		return err
-	}
-	actor := cardflow.NewContextWithPrincipal(ctx, &cardflow.Principal{
+	j := &bulkJob{op: op, actor: cardflow.NewContextWithPrincipal(ctx, &cardflow.Principal{
 		OrganizationID: op.OrganizationID, WorkspaceID: op.WorkspaceID,
 		Scopes: []string{cardflow.ScopeExecute}, Actor: BulkActor(op.BulkOperationID),
-	})
-	for {
-		// A worker asked to stop stops between pages; the page in hand
-		// is recorded, and the next worker works it again.
-		if err := ctx.Err(); err != nil {
-			return err
+	})}
+	if ok, err := s.saveBulk(ctx, op); !ok {
+		return nil, err
+	}
+	return j, nil
+}
+
+// saveBulk writes op with its lease renewed (cleared once it has ended).
+// It reports false, with no error, when another worker took op over.
+func (s *Service) saveBulk(ctx context.Context, op *cardflow.BulkOperation) (bool, error) {
+	now := s.millis()
+	op.ModifiedOn, op.LeaseUntil = now, now+BulkLease.Milliseconds()
+	if op.Status != cardflow.BulkRunning {
+		op.LeaseUntil = 0
+	}
+	err := s.store.PutBulkOperation(ctx, op)
+	if cardflow.ErrorCode(err) == cardflow.ECONFLICT {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// bulkPage works one page of j's operation: it records the page before
+// acting on it, then acts on each execution of it and records the counts
+// with the cursor past it. It reports whether the operation goes on. A
+// conflict on any write means another worker took the operation over:
+// this one leaves it.
+func (s *Service) bulkPage(ctx context.Context, j *bulkJob) (bool, error) {
+	op := j.op
+	if len(op.Batch) == 0 && !op.Last {
+		page, err := s.store.SearchExecutions(ctx, op.OrganizationID, op.Filter, cardflow.ListOptions[cardflow.SearchKey]{Limit: cardflow.MaxLimit, After: op.Cursor})
+		if err != nil {
+			return false, err
 		}
-		if len(op.Batch) == 0 && !op.Last {
-			page, err := s.store.SearchExecutions(ctx, op.OrganizationID, op.Filter, cardflow.ListOptions[cardflow.SearchKey]{Limit: cardflow.MaxLimit, After: op.Cursor})
-			if err != nil {
-				return err
-			}
-			for _, e := range page.Items {
-				op.Batch = append(op.Batch, cardflow.BulkItem{WorkflowID: e.WorkflowID, ExecutionID: e.WorkflowExecutionID})
-			}
-			op.Next, op.Last = page.LastKey, page.LastKey == nil
-			if ok, err := save(); !ok {
-				return err
-			}
+		for _, e := range page.Items {
+			op.Batch = append(op.Batch, cardflow.BulkItem{WorkflowID: e.WorkflowID, ExecutionID: e.WorkflowExecutionID})
 		}
-		for i, res := range s.bulkActAll(actor, op) {
-			item, reason, failed := op.Batch[i], res.reason, res.failed
-			switch {
-			case failed:
-				op.Failed++
-				if len(op.Failures) < cardflow.MaxBulkFailures {
-					item.Reason = reason
-					op.Failures = append(op.Failures, item)
-				}
-			case reason != "":
-				op.Skipped++
-			default:
-				op.Done++
-			}
-		}
-		if op.Next != nil {
-			op.Cursor = op.Next
-		}
-		op.Batch, op.Next = nil, nil
-		if op.Last {
-			op.Status = cardflow.BulkSucceeded
-		}
-		if ok, err := save(); !ok || op.Status != cardflow.BulkRunning {
-			return err
-		}
-		if !s.now().Before(until) {
-			// Hand the operation on at once rather than at the lease's end.
-			op.LeaseUntil = 0
-			return s.store.PutBulkOperation(ctx, op)
+		op.Next, op.Last = page.LastKey, page.LastKey == nil
+		// A worker that stops after this write leaves the page recorded,
+		// and the next worker works it again.
+		if ok, err := s.saveBulk(ctx, op); !ok {
+			return false, err
 		}
 	}
+	for i, res := range s.bulkActAll(j.actor, op) {
+		item, reason, failed := op.Batch[i], res.reason, res.failed
+		switch {
+		case failed:
+			op.Failed++
+			if len(op.Failures) < cardflow.MaxBulkFailures {
+				item.Reason = reason
+				op.Failures = append(op.Failures, item)
+			}
+		case reason != "":
+			op.Skipped++
+		default:
+			op.Done++
+		}
+	}
+	if op.Next != nil {
+		op.Cursor = op.Next
+	}
+	op.Batch, op.Next = nil, nil
+	if op.Last {
+		op.Status = cardflow.BulkSucceeded
+	}
+	ok, err := s.saveBulk(ctx, op)
+	return ok && op.Status == cardflow.BulkRunning, err
 }
 
 // bulkParallel is how many executions of a page a worker acts on at once:

@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -274,5 +275,68 @@ func TestBulkRedriveSurvivesCrashes(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// recordingStore notes each write of a bulk operation, in order.
+type recordingStore struct {
+	cardflow.Store
+	mu     sync.Mutex
+	writes []cardflow.BulkOperation
+}
+
+func (s *recordingStore) PutBulkOperation(ctx context.Context, op *cardflow.BulkOperation) error {
+	s.mu.Lock()
+	s.writes = append(s.writes, *op)
+	s.mu.Unlock()
+	return s.Store.PutBulkOperation(ctx, op)
+}
+
+// TestBulkOrganizationsTakeTurns: one organization's large operation (three
+// pages) does not hold back another organization's small one started
+// after it: the small one ends while the large one still has pages left,
+// and both end.
+func TestBulkOrganizationsTakeTurns(t *testing.T) {
+	base := openStore(t)
+	openExecutions(t, base, "acme", 65)
+	openExecutions(t, base, "globex", 5)
+	store := &recordingStore{Store: base}
+	svc, err := app.New(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	large, err := svc.StartBulkOperation(admin, app.StartBulkInput{Action: cardflow.BulkCancel, Status: cardflow.ExecWaiting})
+	if err != nil {
+		t.Fatal(err)
+	}
+	globex := cardflow.NewContextWithPrincipal(context.Background(), &cardflow.Principal{OrganizationID: "globex", WorkspaceID: "finance", Scopes: cardflow.AllScopes, Actor: "ops"})
+	small, err := svc.StartBulkOperation(globex, app.StartBulkInput{Action: cardflow.BulkCancel, Status: cardflow.ExecWaiting})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.RunBulkOperations(context.Background(), time.Now().Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	largeDone, ended := 0, false // the large operation's count when the small one ended
+	for _, w := range store.writes {
+		if w.BulkOperationID == large.BulkOperationID {
+			largeDone = w.Done
+		}
+		if w.BulkOperationID == small.BulkOperationID && w.Status == cardflow.BulkSucceeded {
+			ended = true
+			break
+		}
+	}
+	if !ended || largeDone >= 65 {
+		t.Errorf("the small operation ended with the large one at %d of 65 done, want it to end while the large one had pages left", largeDone)
+	}
+	for _, op := range []struct {
+		org, id string
+		n       int
+	}{{"acme", large.BulkOperationID, 65}, {"globex", small.BulkOperationID, 5}} {
+		got, err := base.GetBulkOperation(context.Background(), op.org, op.id)
+		if err != nil || got.Status != cardflow.BulkSucceeded || got.Done != op.n {
+			t.Errorf("%s: got %v (%v), want SUCCEEDED with %d done", op.org, got, err, op.n)
+		}
 	}
 }

@@ -19,21 +19,26 @@ const DefaultEventsTick = time.Second
 // ticker for retries.
 type events struct {
 	relay  *outbox.Relay
+	pub    *webhooks.Publisher
 	every  time.Duration
 	cancel context.CancelFunc
 	done   chan struct{}
 }
 
 func newEvents(store cardflow.Store, log *slog.Logger) (*events, error) {
-	pub, err := webhooks.New(store, webhooks.WithLogger(log))
+	// Each organization's deliveries have their own queue and workers, and
+	// the relay does not wait for them: an event delivered wakes it, so
+	// that the event leaves the outbox at once.
+	var relay *outbox.Relay
+	pub, err := webhooks.New(store, webhooks.WithLogger(log), webhooks.WithNotify(func() { relay.Wake() }))
 	if err != nil {
 		return nil, err
 	}
-	relay, err := outbox.New(store, pub, outbox.WithLogger(log), outbox.WithBatch(500))
+	relay, err = outbox.New(store, pub, outbox.WithLogger(log), outbox.WithBatch(500))
 	if err != nil {
 		return nil, err
 	}
-	return &events{relay: relay, every: DefaultEventsTick}, nil
+	return &events{relay: relay, pub: pub, every: DefaultEventsTick}, nil
 }
 
 // notifier passes each change on to next and wakes the relay.
@@ -60,10 +65,12 @@ func (ev *events) start() {
 	}()
 }
 
-// stop ends the loop; stopping one that never started does nothing.
+// stop ends the loop and the deliveries in flight, whose events stay in
+// the outbox; stopping one that never started does nothing.
 func (ev *events) stop() {
 	if ev.cancel != nil {
 		ev.cancel()
 		<-ev.done
+		ev.pub.Close()
 	}
 }

@@ -141,10 +141,20 @@ func BenchmarkWebhookDelivery(b *testing.B) {
 	if err := s.CreateWebhook(context.Background(), &cardflow.Webhook{WebhookID: "W1", OrganizationID: "acme", URL: srv.URL, Secret: c.secret}); err != nil {
 		b.Fatal(err)
 	}
-	pub, err := webhooks.New(s, webhooks.WithLogger(slog.New(slog.DiscardHandler)))
+	// Deliveries run on the publisher's workers: each pass queues what is
+	// due and deletes what was delivered, and a delivered event asks for
+	// the next pass.
+	delivered := make(chan struct{}, 1)
+	pub, err := webhooks.New(s, webhooks.WithLogger(slog.New(slog.DiscardHandler)), webhooks.WithNotify(func() {
+		select {
+		case delivered <- struct{}{}:
+		default:
+		}
+	}))
 	if err != nil {
 		b.Fatal(err)
 	}
+	defer pub.Close()
 	r, err := outbox.New(s, pub, outbox.WithBatch(500))
 	if err != nil {
 		b.Fatal(err)
@@ -153,7 +163,15 @@ func BenchmarkWebhookDelivery(b *testing.B) {
 	want := 2 * ((b.N + 1) / 2)
 	b.ResetTimer()
 	start := time.Now()
-	n, err := r.Drain(context.Background())
+	n := 0
+	for {
+		k, derr := r.Drain(context.Background())
+		if n += k; derr != nil || n >= want {
+			err = derr
+			break
+		}
+		<-delivered
+	}
 	elapsed := time.Since(start)
 	b.StopTimer()
 	if err != nil || n != want || len(c.ids) != want || c.bad != 0 {
@@ -163,4 +181,165 @@ func BenchmarkWebhookDelivery(b *testing.B) {
 		b.Fatalf("%d events still pending", len(left))
 	}
 	b.ReportMetric(float64(want)/elapsed.Seconds(), "events/s")
+}
+
+// holding is a webhook receiver that holds every delivery until released.
+type holding struct {
+	mu      sync.Mutex
+	held    int
+	release chan struct{}
+}
+
+func (h *holding) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.mu.Lock()
+	h.held++
+	h.mu.Unlock()
+	select {
+	case <-h.release:
+	case <-r.Context().Done():
+	}
+}
+
+func (h *holding) count() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.held
+}
+
+func (c *counter) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.ids)
+}
+
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 10 s", what)
+		}
+	}
+}
+
+// relayTo starts the local relay, with the webhooks publisher, on s; the
+// deliveries have no timeout of their own, so only a receiver ends one.
+func relayTo(t testing.TB, s *boltstore.Store) *outbox.Relay {
+	t.Helper()
+	pub, err := webhooks.New(s, webhooks.WithHTTPClient(&http.Client{}), webhooks.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := outbox.New(s, pub, outbox.WithBatch(500))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); r.Run(ctx, 10*time.Millisecond) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return r
+}
+
+// TestSlowReceiverHoldsBackNoOtherOrganization: one organization's
+// receiver holds every delivery it gets; another organization's events are
+// delivered and leave the outbox meanwhile. Once the held receiver
+// answers, its organization's events are delivered and leave the outbox
+// too: none is lost.
+func TestSlowReceiverHoldsBackNoOtherOrganization(t *testing.T) {
+	s := openStore(t)
+	slow := &holding{release: make(chan struct{})}
+	slowSrv := httptest.NewServer(slow)
+	fast := &counter{secret: "whsec_fast", ids: map[string]bool{}}
+	fastSrv := httptest.NewServer(fast)
+	for _, w := range []*cardflow.Webhook{
+		{WebhookID: "W1", OrganizationID: "slow-org", URL: slowSrv.URL, Secret: "whsec_slow"},
+		{WebhookID: "W2", OrganizationID: "fast-org", URL: fastSrv.URL, Secret: fast.secret},
+	} {
+		if err := s.CreateWebhook(context.Background(), w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	released := false
+	t.Cleanup(func() {
+		if !released {
+			close(slow.release)
+		}
+		slowSrv.Close()
+		fastSrv.Close()
+	})
+	r := relayTo(t, s)
+
+	finished(t, s, "slow-org", 3)
+	r.Wake()
+	eventually(t, "the slow receiver holds a delivery", func() bool { return slow.count() > 0 })
+	finished(t, s, "fast-org", 2)
+	r.Wake()
+	eventually(t, "the other organization's 4 events delivered while the slow receiver holds its own", func() bool { return fast.count() == 4 })
+	eventually(t, "only the slow organization's 6 events still pending", func() bool {
+		left, err := s.ListPendingEvents(context.Background(), "", 100)
+		return err == nil && len(left) == 6
+	})
+
+	close(slow.release)
+	released = true
+	eventually(t, "every event delivered and gone from the outbox", func() bool {
+		left, err := s.ListPendingEvents(context.Background(), "", 100)
+		return err == nil && len(left) == 0
+	})
+}
+
+// BenchmarkOtherOrganizationLatency measures how long an event of one
+// organization takes to reach its receiver while another organization's
+// receiver never answers in time (it holds each delivery for 30 s, past
+// the delivery timeout) and that organization keeps changing executions.
+// It reports the mean latency of the first organization's events.
+func BenchmarkOtherOrganizationLatency(b *testing.B) {
+	s := openStore(b)
+	closing := make(chan struct{})
+	slowSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(30 * time.Second):
+		case <-r.Context().Done():
+		case <-closing:
+		}
+	}))
+	fast := &counter{secret: "whsec_fast", ids: map[string]bool{}}
+	fastSrv := httptest.NewServer(fast)
+	b.Cleanup(func() { close(closing); slowSrv.Close(); fastSrv.Close() })
+	for _, w := range []*cardflow.Webhook{
+		{WebhookID: "W1", OrganizationID: "slow-org", URL: slowSrv.URL, Secret: "whsec_slow"},
+		{WebhookID: "W2", OrganizationID: "fast-org", URL: fastSrv.URL, Secret: fast.secret},
+	} {
+		if err := s.CreateWebhook(context.Background(), w); err != nil {
+			b.Fatal(err)
+		}
+	}
+	// The deployment's publisher, with its delivery timeout.
+	pub, err := webhooks.New(s, webhooks.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	r, err := outbox.New(s, pub, outbox.WithBatch(500))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); r.Run(ctx, time.Second) }()
+	b.Cleanup(func() { cancel(); <-done })
+	var total time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		finished(b, s, "slow-org", 1)
+		r.Wake()
+		time.Sleep(100 * time.Millisecond)
+		start := time.Now()
+		finished(b, s, "fast-org", 1)
+		r.Wake()
+		for fast.count() < 2*(i+1) {
+			time.Sleep(time.Millisecond)
+		}
+		total += time.Since(start)
+	}
+	b.ReportMetric(total.Seconds()/float64(b.N), "s/latency")
 }

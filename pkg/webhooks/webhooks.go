@@ -70,11 +70,21 @@ type Webhooks interface {
 const (
 	DefaultFirstRetry = time.Second
 	DefaultMaxRetry   = time.Hour
-	// DefaultParallel bounds the deliveries in flight.
+	// DefaultParallel bounds the deliveries in flight to one
+	// organization's webhooks.
 	DefaultParallel = 16
+	// DefaultQueue bounds the deliveries queued for one organization;
+	// events past it stay in the outbox for a later pass.
+	DefaultQueue = 1000
+	// DefaultTimeout bounds one delivery, connecting to reading the answer.
+	DefaultTimeout = 10 * time.Second
 )
 
-// Publisher delivers events to their organization's webhooks.
+// Publisher delivers events to their organization's webhooks. Each
+// organization has its own queue and its own workers, at most parallel of
+// them: a receiver that is slow or down holds back only its own
+// organization's deliveries, never another's, and never the relay, which
+// Publish does not keep waiting for a delivery.
 type Publisher struct {
 	hooks    Webhooks
 	client   *http.Client
@@ -83,18 +93,40 @@ type Publisher struct {
 	first    time.Duration
 	most     time.Duration
 	parallel int
+	queueMax int
+	notify   func()
+
+	// ctx is what deliveries run under; Close ends it.
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
 
 	mu sync.Mutex
 	// state is what is known of each pending event's deliveries since
-	// this process started: which webhooks took it, when to try the
-	// others again. A restart forgets it and delivers again.
+	// this process started: which webhooks took it, whether some are in
+	// flight, when to try the others again. A restart forgets it and
+	// delivers again.
 	state map[string]*pending
+	orgs  map[string]*orgQueue
 }
 
 type pending struct {
 	done     map[string]bool // webhook ids that answered 2xx
+	inFlight int             // deliveries of this round queued or under way
+	failed   bool            // a delivery of this round failed
 	attempts int
 	next     time.Time
+}
+
+// orgQueue is one organization's deliveries waiting for a worker.
+type orgQueue struct {
+	jobs    []job
+	workers int
+}
+
+type job struct {
+	ev *cardflow.Published
+	w  *cardflow.Webhook
 }
 
 // Option configures a Publisher.
@@ -114,6 +146,15 @@ func WithBackoff(first, most time.Duration) Option {
 	return func(p *Publisher) { p.first, p.most = first, most }
 }
 
+// WithParallel sets how many deliveries to one organization's webhooks
+// are in flight at once (default DefaultParallel).
+func WithParallel(n int) Option { return func(p *Publisher) { p.parallel = max(1, n) } }
+
+// WithNotify sets what the publisher calls when an event's deliveries of
+// a round have all answered: the relay's Wake, so that a delivered event
+// leaves the outbox at once rather than at the next tick.
+func WithNotify(f func()) Option { return func(p *Publisher) { p.notify = f } }
+
 // New returns a publisher to the webhooks hooks lists.
 func New(hooks Webhooks, opts ...Option) (*Publisher, error) {
 	if hooks == nil {
@@ -124,9 +165,11 @@ func New(hooks Webhooks, opts ...Option) (*Publisher, error) {
 	// the rest after each request.
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.MaxIdleConnsPerHost = DefaultParallel
+	ctx, cancel := context.WithCancel(context.Background())
 	p := &Publisher{
-		hooks: hooks, client: &http.Client{Timeout: 10 * time.Second, Transport: transport}, now: time.Now, log: slog.Default(),
-		first: DefaultFirstRetry, most: DefaultMaxRetry, parallel: DefaultParallel, state: map[string]*pending{},
+		hooks: hooks, client: &http.Client{Timeout: DefaultTimeout, Transport: transport}, now: time.Now, log: slog.Default(),
+		first: DefaultFirstRetry, most: DefaultMaxRetry, parallel: DefaultParallel, queueMax: DefaultQueue,
+		ctx: ctx, cancel: cancel, state: map[string]*pending{}, orgs: map[string]*orgQueue{},
 	}
 	for _, o := range opts {
 		o(p)
@@ -134,88 +177,129 @@ func New(hooks Webhooks, opts ...Option) (*Publisher, error) {
 	return p, nil
 }
 
-// Publish delivers each event that is due to every webhook of its
-// organization that has not taken it yet. An event is published once all
-// have taken it (or its organization has none); one that any refused waits
-// for its next retry, with the receivers that took it not asked again.
+// Close stops the deliveries in flight and waits for the workers: their
+// events stay in the outbox and are delivered after a restart.
+func (p *Publisher) Close() {
+	p.cancel()
+	p.wg.Wait()
+}
+
+// Publish returns the events whose every webhook has taken them (or whose
+// organization has none), and queues to their organization's workers the
+// deliveries of the others that are due, without waiting for them: what
+// they deliver is returned by a later call. An event with deliveries in
+// flight or waiting for a retry is left alone; the receivers that took an
+// event are not asked again.
 func (p *Publisher) Publish(ctx context.Context, events []*cardflow.Published) ([]*cardflow.Published, error) {
 	now := p.now()
-	hooks := map[string][]*cardflow.Webhook{}
 	var due []*cardflow.Published
+	hooks := map[string][]*cardflow.Webhook{}
+	p.mu.Lock()
 	for _, ev := range events {
-		if st := p.get(ev.ID); st != nil && now.Before(st.next) {
+		if st := p.state[ev.ID]; st != nil && (st.inFlight > 0 || now.Before(st.next)) {
 			continue
-		}
-		if _, ok := hooks[ev.OrganizationID]; !ok {
-			list, err := p.hooks.ListWebhooks(ctx, ev.OrganizationID)
-			if err != nil {
-				return nil, err
-			}
-			hooks[ev.OrganizationID] = list
 		}
 		due = append(due, ev)
+		hooks[ev.OrganizationID] = nil
 	}
-	type job struct {
-		ev *cardflow.Published
-		w  *cardflow.Webhook
-	}
-	var jobs []job
-	for _, ev := range due {
-		st := p.get(ev.ID)
-		for _, w := range hooks[ev.OrganizationID] {
-			if st == nil || !st.done[w.WebhookID] {
-				jobs = append(jobs, job{ev, w})
-			}
+	p.mu.Unlock()
+	for org := range hooks {
+		list, err := p.hooks.ListWebhooks(ctx, org)
+		if err != nil {
+			return nil, err
 		}
+		hooks[org] = list
 	}
-	results := make([]error, len(jobs))
-	sem := make(chan struct{}, p.parallel)
-	var wg sync.WaitGroup
-	for i, j := range jobs {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			results[i] = p.deliver(ctx, j.w, j.ev)
-		}()
-	}
-	wg.Wait()
 
-	failed := map[string]bool{}
+	var out []*cardflow.Published
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for i, j := range jobs {
-		st := p.state[j.ev.ID]
-		if st == nil {
-			st = &pending{done: map[string]bool{}}
-			p.state[j.ev.ID] = st
-		}
-		if results[i] == nil {
-			st.done[j.w.WebhookID] = true
-			continue
-		}
-		if !failed[j.ev.ID] {
-			failed[j.ev.ID] = true
-			st.attempts++
-			st.next = now.Add(p.backoff(st.attempts))
-		}
-		p.log.WarnContext(ctx, "webhook delivery failed; it is retried", "webhook", j.w.WebhookID, "event", j.ev.ID,
-			"attempt", st.attempts, "retry_at", st.next, "error", results[i])
-	}
-	var out []*cardflow.Published
 	for _, ev := range due {
-		if !failed[ev.ID] {
+		st := p.state[ev.ID]
+		var todo []job
+		for _, w := range hooks[ev.OrganizationID] {
+			if st == nil || !st.done[w.WebhookID] {
+				todo = append(todo, job{ev, w})
+			}
+		}
+		if len(todo) == 0 {
 			out = append(out, ev)
 			delete(p.state, ev.ID)
+			continue
+		}
+		q := p.orgs[ev.OrganizationID]
+		if q == nil {
+			q = &orgQueue{}
+			p.orgs[ev.OrganizationID] = q
+		}
+		if len(q.jobs)+len(todo) > p.queueMax {
+			continue // the organization's queue is full: a later pass
+		}
+		if st == nil {
+			st = &pending{done: map[string]bool{}}
+			p.state[ev.ID] = st
+		}
+		st.inFlight, st.failed = len(todo), false
+		q.jobs = append(q.jobs, todo...)
+		for q.workers < p.parallel && q.workers < len(q.jobs) {
+			q.workers++
+			p.wg.Add(1)
+			go p.work(ev.OrganizationID, q)
 		}
 	}
 	return out, nil
 }
 
-func (p *Publisher) get(id string) *pending {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.state[id]
+// work delivers the jobs of one organization's queue until it is empty.
+func (p *Publisher) work(org string, q *orgQueue) {
+	defer p.wg.Done()
+	for {
+		p.mu.Lock()
+		if len(q.jobs) == 0 || p.ctx.Err() != nil {
+			q.workers--
+			if q.workers == 0 && p.orgs[org] == q {
+				delete(p.orgs, org)
+			}
+			// Jobs left by a Close are forgotten with their events' state:
+			// the events stay in the outbox.
+			for _, j := range q.jobs {
+				delete(p.state, j.ev.ID)
+			}
+			q.jobs = nil
+			p.mu.Unlock()
+			return
+		}
+		j := q.jobs[0]
+		q.jobs[0] = job{}
+		q.jobs = q.jobs[1:]
+		p.mu.Unlock()
+
+		err := p.deliver(p.ctx, j.w, j.ev)
+
+		p.mu.Lock()
+		st := p.state[j.ev.ID]
+		if st == nil {
+			p.mu.Unlock()
+			continue
+		}
+		if err == nil {
+			st.done[j.w.WebhookID] = true
+		} else {
+			if !st.failed {
+				st.failed = true
+				st.attempts++
+				st.next = p.now().Add(p.backoff(st.attempts))
+			}
+			p.log.WarnContext(p.ctx, "webhook delivery failed; it is retried", "webhook", j.w.WebhookID, "event", j.ev.ID,
+				"attempt", st.attempts, "retry_at", st.next, "error", err)
+		}
+		st.inFlight--
+		round := st.inFlight == 0
+		p.mu.Unlock()
+		if round && p.notify != nil {
+			p.notify()
+		}
+	}
 }
 
 // backoff is the wait before retry n (from 1): first, doubled each time,

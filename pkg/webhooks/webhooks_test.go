@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -58,43 +60,72 @@ func (r *receiver) ids() []string {
 	return append([]string(nil), r.got...)
 }
 
+// rounds counts the rounds of deliveries the publisher finished: its
+// notify is called once an event's deliveries of a round have answered.
+type rounds chan struct{}
+
+func (r rounds) notify() { r <- struct{}{} }
+
+// wait waits for n rounds to finish.
+func (r rounds) wait(t *testing.T, n int) {
+	t.Helper()
+	for range n {
+		select {
+		case <-r:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("a round of deliveries did not finish")
+		}
+	}
+}
+
 func TestRetriesWithBackoffUntilEveryWebhookTakesIt(t *testing.T) {
 	clock := time.Unix(1_800_000_000, 0)
-	now := func() time.Time { return clock }
+	var mu sync.Mutex
+	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
 	flaky := &receiver{t: t, secret: "flaky-secret-value", now: now, refuse: 2}
 	steady := &receiver{t: t, secret: "steady-secret-value", now: now}
 	a, b := httptest.NewServer(flaky), httptest.NewServer(steady)
 	defer a.Close()
 	defer b.Close()
-	var logs bytes.Buffer
+	var logs syncBuffer
+	done := make(rounds, 10)
 	p, err := webhooks.New(hooks{"org-1": {
 		{WebhookID: "W1", OrganizationID: "org-1", URL: a.URL, Secret: flaky.secret},
 		{WebhookID: "W2", OrganizationID: "org-1", URL: b.URL, Secret: steady.secret},
-	}}, webhooks.WithClock(now), webhooks.WithBackoff(time.Second, time.Minute), webhooks.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	}}, webhooks.WithClock(now), webhooks.WithBackoff(time.Second, time.Minute), webhooks.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))),
+		webhooks.WithNotify(done.notify))
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer p.Close()
 	ev := &cardflow.Published{ID: "X-000001", Type: cardflow.EventTypeStarted, OrganizationID: "org-1"}
 	other := &cardflow.Published{ID: "Y-000001", Type: cardflow.EventTypeStarted, OrganizationID: "org-2"}
 
+	// Publish queues the deliveries that are due and returns the events
+	// every webhook took in rounds before.
 	steps := []struct {
 		advance       time.Duration
 		wantPublished int
+		wantRounds    int
 		wantFlaky     int
 	}{
-		{0, 1, 0},                       // refused once; org-2 has no webhook, so its event is done
-		{500 * time.Millisecond, 0, 0},  // not due yet: no request
-		{600 * time.Millisecond, 0, 0},  // due (1 s), refused again
-		{time.Second, 0, 0},             // the second retry waits about 2 s
-		{1500 * time.Millisecond, 1, 1}, // taken
+		{0, 1, 1, 0},                       // refused once; org-2 has no webhook, so its event is done
+		{500 * time.Millisecond, 0, 0, 0},  // not due yet: no request
+		{600 * time.Millisecond, 0, 1, 0},  // due (1 s), refused again
+		{time.Second, 0, 0, 0},             // the second retry waits about 2 s
+		{1500 * time.Millisecond, 0, 1, 1}, // taken
+		{0, 1, 0, 1},                       // every webhook took it: published
 	}
 	pendingEvents := []*cardflow.Published{ev, other}
 	for i, s := range steps {
+		mu.Lock()
 		clock = clock.Add(s.advance)
+		mu.Unlock()
 		out, err := p.Publish(t.Context(), pendingEvents)
 		if err != nil {
 			t.Fatalf("step %d: %v", i, err)
 		}
+		done.wait(t, s.wantRounds)
 		if len(out) != s.wantPublished {
 			t.Errorf("step %d: got %d published, want %d", i, len(out), s.wantPublished)
 		}
@@ -113,6 +144,87 @@ func TestRetriesWithBackoffUntilEveryWebhookTakesIt(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "W1") {
 		t.Errorf("got log %q, want the failed webhook named", logs.String())
+	}
+}
+
+// syncBuffer is a log buffer the delivery workers may write to at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestSlowReceiverHoldsBackNoOtherOrganization: one organization's
+// receiver holds every delivery; another organization's events are
+// delivered and published meanwhile, and Publish never waits for the held
+// ones. Once the held receiver answers, its events are published too.
+func TestSlowReceiverHoldsBackNoOtherOrganization(t *testing.T) {
+	release := make(chan struct{})
+	var held sync.WaitGroup
+	held.Add(1)
+	var once sync.Once
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		once.Do(held.Done)
+		<-release
+	}))
+	defer slow.Close()
+	defer func() {
+		select {
+		case <-release:
+		default:
+			close(release)
+		}
+	}()
+	fast := &receiver{t: t, secret: "fast-secret-value", now: time.Now}
+	srv := httptest.NewServer(fast)
+	defer srv.Close()
+	done := make(rounds, 100)
+	// No client timeout: only the receiver ends a delivery.
+	p, err := webhooks.New(hooks{
+		"slow-org": {{WebhookID: "W1", OrganizationID: "slow-org", URL: slow.URL, Secret: "slow-secret-value"}},
+		"fast-org": {{WebhookID: "W2", OrganizationID: "fast-org", URL: srv.URL, Secret: fast.secret}},
+	}, webhooks.WithHTTPClient(&http.Client{}), webhooks.WithNotify(done.notify), webhooks.WithParallel(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	var slowEvents []*cardflow.Published
+	for i := range 5 {
+		slowEvents = append(slowEvents, &cardflow.Published{ID: fmt.Sprintf("S-%06d", i), Type: cardflow.EventTypeStarted, OrganizationID: "slow-org"})
+	}
+	if out, err := p.Publish(t.Context(), slowEvents); err != nil || len(out) != 0 {
+		t.Fatalf("publish the slow organization's events: got %d published (%v), want none yet", len(out), err)
+	}
+	held.Wait()
+	fastEvent := &cardflow.Published{ID: "F-000001", Type: cardflow.EventTypeStarted, OrganizationID: "fast-org"}
+	pending := append(slices.Clone(slowEvents), fastEvent)
+	if out, err := p.Publish(t.Context(), pending); err != nil || len(out) != 0 {
+		t.Fatalf("publish while held: got %d published (%v), want none yet", len(out), err)
+	}
+	done.wait(t, 1)
+	if got := fast.ids(); !slices.Equal(got, []string{fastEvent.ID}) {
+		t.Errorf("while the slow receiver holds its deliveries: the other organization's receiver got %v, want %s", got, fastEvent.ID)
+	}
+	out, err := p.Publish(t.Context(), pending)
+	if err != nil || len(out) != 1 || out[0].ID != fastEvent.ID {
+		t.Errorf("publish while held: got %v (%v), want the other organization's event alone", out, err)
+	}
+
+	close(release)
+	done.wait(t, len(slowEvents))
+	if out, err := p.Publish(t.Context(), slowEvents); err != nil || len(out) != len(slowEvents) {
+		t.Errorf("after the slow receiver answered: got %d published (%v), want %d", len(out), err, len(slowEvents))
 	}
 }
 
