@@ -2,11 +2,15 @@ package engine_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -338,6 +342,50 @@ func TestCheckCallLimits(t *testing.T) {
 			err := f.eng.Check(&cardflow.Workflow{OrganizationID: f.org, WorkflowName: "check", WorkflowSteps: steps, WorkflowConnections: conns, WorkflowIntegrations: profile})
 			if cardflow.ErrorCode(err) != cardflow.EINVALID || !strings.Contains(cardflow.ErrorMessage(err), tc.want) {
 				t.Errorf("got %v, want VALIDATION_ERROR saying %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// failingTransport fails every call with err, as the network would.
+type failingTransport struct{ err error }
+
+func (f failingTransport) RoundTrip(*http.Request) (*http.Response, error) { return nil, f.err }
+
+// TestStepErrorsNameNoInternalAddress: a failed call's error names the host
+// the workflow asked for and says what went wrong, never the resolver
+// that answered nor the address the host resolved to.
+func TestStepErrorsNameNoInternalAddress(t *testing.T) {
+	refused := &net.OpError{Op: "dial", Net: "tcp", Addr: &net.TCPAddr{IP: net.ParseIP("10.1.2.3"), Port: 443},
+		Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"no such host", &net.DNSError{Err: "no such host", Name: "sap.internal.example", Server: "10.0.0.2:53", IsNotFound: true},
+			"the name sap.internal.example was not found in DNS"},
+		{"resolver timeout", &net.DNSError{Err: "i/o timeout", Name: "sap.internal.example", Server: "10.0.0.2:53", IsTimeout: true},
+			"looking up the name sap.internal.example in DNS timed out"},
+		{"connection refused", refused, "the connection was refused"},
+		{"unknown dial error", &net.OpError{Op: "dial", Net: "tcp", Source: &net.TCPAddr{IP: net.ParseIP("10.0.0.9"), Port: 40000},
+			Addr: &net.TCPAddr{IP: net.ParseIP("10.1.2.3"), Port: 443}, Err: errors.New("10.1.2.3:443 via fe80::1%eth0 is odd")}, "the connection failed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, engine.WithHTTPClient(&http.Client{Transport: failingTransport{tc.err}}))
+			steps, conns := oneCall(step("call", "http", obj{"method": "GET", "url": "https://sap.internal.example/orders"}))
+			ref := f.start(steps, conns, obj{}, nil)
+			if res := f.advance(ref); res.Status != cardflow.ExecFailed {
+				t.Fatalf("got %+v, want FAILED", res)
+			}
+			got, _ := f.get(ref).WorkflowOutputPayload["error"].(string)
+			if !strings.Contains(got, "GET https://sap.internal.example/orders: "+tc.want) {
+				t.Errorf("got error %q, want the host asked for and %q", got, tc.want)
+			}
+			for _, internal := range []string{"10.0.0.2", "10.1.2.3", "10.0.0.9", "fe80::1", ":53"} {
+				if strings.Contains(got, internal) {
+					t.Errorf("got error %q, which names the internal address %s", got, internal)
+				}
 			}
 		})
 	}

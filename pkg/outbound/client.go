@@ -118,7 +118,12 @@ func New(cfg Config) (*http.Client, error) {
 			// so what is checked is what is dialled.
 			d.Control = func(_, address string, _ syscall.RawConn) error { return policy.checkAddress(address) }
 		}
-		return d.DialContext(ctx, network, addr)
+		conn, err := d.DialContext(ctx, network, addr)
+		var refused *RefusedError
+		if errors.As(err, &refused) {
+			refused.Host = strings.Trim(host, "[]")
+		}
+		return conn, err
 	}
 	tr := &http.Transport{
 		Proxy:                 nil,

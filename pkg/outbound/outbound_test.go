@@ -5,11 +5,15 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"net/url"
+	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -321,5 +325,51 @@ func TestFromEnv(t *testing.T) {
 		if got := errors.As(err, &refused); got != tc.wantRefused {
 			t.Errorf("%s=%q: got %v, want refused %v", outbound.AllowEnv, tc.allow, err, tc.wantRefused)
 		}
+	}
+}
+
+// TestReasonNamesNoAddress: the reason of a failed call names no address
+// a name resolved to, no resolver and no local address, whatever the
+// error; the host asked for, times and other words stay.
+func TestReasonNamesNoAddress(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"dns not found", &url.Error{Op: "Get", URL: "https://sap.example/x", Err: &net.OpError{Op: "dial", Net: "tcp",
+			Err: &net.DNSError{Err: "no such host", Name: "sap.example", Server: "10.0.0.2:53", IsNotFound: true}}},
+			"the name sap.example was not found in DNS"},
+		{"dns failure", &net.DNSError{Err: "server misbehaving", Name: "sap.example", Server: "[fd00::2]:53"},
+			"the name sap.example could not be looked up in DNS"},
+		{"refused", &net.OpError{Op: "dial", Net: "tcp", Addr: &net.TCPAddr{IP: net.ParseIP("10.1.2.3"), Port: 443},
+			Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}, "the connection was refused: nothing listens there"},
+		{"unreachable", &net.OpError{Op: "dial", Net: "tcp", Addr: &net.TCPAddr{IP: net.ParseIP("10.1.2.3"), Port: 443},
+			Err: os.NewSyscallError("connect", syscall.EHOSTUNREACH)}, "the host cannot be reached"},
+		{"unknown text", errors.New("read tcp 10.0.0.9:40000->10.1.2.3:443 and [fe80::1%eth0]:80 and 2001:db8::7 at 02:58:29"),
+			"read tcp an address->an address and an address and an address at 02:58:29"},
+		{"too large", &outbound.TooLargeError{Limit: 1 << 20}, "the response is larger than 1024 KB, the most a step reads"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := outbound.Reason(tc.err); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestRefusalNamesTheHostAsked: a name that resolves to a refused address
+// is refused by the name, not by the address it resolved to.
+func TestRefusalNamesTheHostAsked(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	c, err := outbound.New(outbound.Config{MaxAttempts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	_, err = c.Get("http://localhost:" + port + "/metrics")
+	if got, want := outbound.Reason(err), "refused to connect to localhost: it resolves to a loopback address"; !strings.HasPrefix(got, want) {
+		t.Errorf("got %q, want it to start with %q", got, want)
 	}
 }

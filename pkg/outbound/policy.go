@@ -192,9 +192,15 @@ func refusal(ip netip.Addr) string {
 type RefusedError struct {
 	Addr netip.Addr
 	Why  string
+	// Host is the name the call asked for, when it was not the address
+	// itself: the message names it and not the address it resolved to.
+	Host string
 }
 
 func (e *RefusedError) Error() string {
+	if e.Host != "" && e.Host != e.Addr.String() {
+		return fmt.Sprintf("refused to connect to %s: it resolves to %s; the deployment allows it only when %s lists it", e.Host, scrub(e.Why), AllowEnv)
+	}
 	return fmt.Sprintf("refused to connect to %s: it is %s; the deployment allows it only when %s lists it", e.Addr, e.Why, AllowEnv)
 }
 

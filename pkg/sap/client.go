@@ -192,7 +192,7 @@ func (c *Client) send(ctx context.Context, method, target string, body []byte, e
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: %v", method, redactQuery(target), transportError(err))
+		return nil, fmt.Errorf("%s %s: %v", method, redactQuery(target), outbound.Reason(err))
 	}
 	defer resp.Body.Close()
 	raw, err := outbound.ReadBody(resp.Body, c.maxBody)
@@ -200,15 +200,6 @@ func (c *Client) send(ctx context.Context, method, target string, body []byte, e
 		return nil, fmt.Errorf("%s %s: %v", method, redactQuery(target), err)
 	}
 	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: decode(resp.Header.Get("Content-Type"), raw)}, nil
-}
-
-// transportError drops the url.Error wrapper, which repeats the URL.
-func transportError(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return ue.Err
-	}
-	return err
 }
 
 // redactQuery keeps error messages short: the path names the resource, and
@@ -253,7 +244,7 @@ func (c *Client) csrfToken(ctx context.Context, service, auth string) (string, e
 	req.Header.Set("Accept", "application/json")
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return "", fmt.Errorf("fetching the CSRF token at %s: %v", redactQuery(root), transportError(err))
+		return "", fmt.Errorf("fetching the CSRF token at %s: %v", redactQuery(root), outbound.Reason(err))
 	}
 	defer resp.Body.Close()
 	raw, _ := outbound.ReadBody(resp.Body, c.maxBody)
@@ -337,7 +328,7 @@ func (c *Client) fetchToken(ctx context.Context, secret string) (string, error) 
 	c.sensitive(url.QueryEscape(id) + ":" + url.QueryEscape(key))
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return "", fmt.Errorf("OAuth token request to %s: %v", c.p.Auth.TokenURL, transportError(err))
+		return "", fmt.Errorf("OAuth token request to %s: %v", c.p.Auth.TokenURL, outbound.Reason(err))
 	}
 	defer resp.Body.Close()
 	raw, err := outbound.ReadBody(resp.Body, 64<<10)

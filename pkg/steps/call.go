@@ -244,12 +244,13 @@ func (c *callRun) context(ctx context.Context) (context.Context, context.CancelF
 	return context.WithTimeout(ctx, c.call.limit())
 }
 
-// failure words a failed call: a deadline says which one.
+// failure words a failed call: a deadline says which one, and no other
+// reason names an address the host resolved to (outbound.Reason).
 func (c *callRun) failure(ctx context.Context, prefix string, err error) string {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return fmt.Sprintf("%sno answer within %s (config.timeout)", prefix, c.call.limit())
 	}
-	return prefix + err.Error()
+	return prefix + outbound.Reason(err)
 }
 
 // request is an outbound call as a step's templates rendered it.

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/outbound"
 )
 
 // maxReplyBytes bounds the reply bodies read from Teams and its token
@@ -82,15 +83,12 @@ func send(ctx context.Context, client *http.Client, method, target string, heade
 	return do(client, req)
 }
 
-// do sends req and reads the reply, keeping the URL out of errors.
+// do sends req and reads the reply, keeping the URL out of errors, and
+// the addresses a name resolved to (outbound.Reason).
 func do(client *http.Client, req *http.Request) (int, []byte, error) {
 	resp, err := client.Do(req)
 	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		return 0, nil, err
+		return 0, nil, errors.New(outbound.Reason(err))
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxReplyBytes))
