@@ -467,7 +467,11 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	limited, srv := cfg.Limits.serve(ln, console.Mount(ui, withMetrics(api, st.Metrics.Handler())))
+	token, err := metricsToken(cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	limited, srv := cfg.Limits.serve(ln, console.Mount(ui, withMetrics(api, st.Metrics.Handler(), token)))
 	admin := &http.Server{Handler: keyadmin.Handler(svc), ReadHeaderTimeout: 10 * time.Second}
 	// Logged before serving, so that whoever gets an answer has the line.
 	cfg.Log.Info("cardflow listening", slog.String("addr", ln.Addr().String()), slog.String("data_dir", cfg.DataDir), slog.Int("open_executions", n))

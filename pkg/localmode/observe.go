@@ -1,10 +1,18 @@
 package localmode
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/cardflow/cardflow/pkg/promstats"
@@ -22,18 +30,50 @@ func (cfg Config) observer() (*promstats.Metrics, *telemetry.Observer) {
 	return m, telemetry.New(cfg.Tracer, m)
 }
 
+// MetricsTokenFile holds, in the data directory, the bearer token that
+// /metrics asks for.
+const MetricsTokenFile = "metrics-token"
+
 // withMetrics serves metrics at MetricsPath beside api, without an API key
-// but only to clients on this machine (the loopback addresses): the
-// listener may be reachable from others (HOST=0.0.0.0). Anyone else gets
-// the API's answer for a path it does not have.
-func withMetrics(api, metrics http.Handler) http.Handler {
+// but only to clients on this machine (the loopback addresses) that
+// present the metrics token: the listener may be reachable from others
+// (HOST=0.0.0.0), and a workflow's http step, when the deployment lets
+// steps call loopback, is a client on this machine too; it has no way to
+// the token, which lives in a file of the data directory and in no store.
+// Anyone else gets the API's answer for a path it does not have.
+func withMetrics(api, metrics http.Handler, token string) http.Handler {
+	want := []byte("Bearer " + token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == MetricsPath && r.Method == http.MethodGet && fromLoopback(r) {
-			metrics.ServeHTTP(w, r)
+			if token != "" && subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) == 1 {
+				metrics.ServeHTTP(w, r)
+				return
+			}
+			w.Header().Set("WWW-Authenticate", `Bearer realm="cardflow metrics"`)
+			http.Error(w, "metrics need the bearer token of the file "+MetricsTokenFile+" in the data directory", http.StatusUnauthorized)
 			return
 		}
 		api.ServeHTTP(w, r)
 	})
+}
+
+// metricsToken returns the token of dir's metrics token file, and makes
+// the file (mode 0600) with a new random token (128 bits) when there is
+// none, or one too short to be a secret.
+func metricsToken(dir string) (string, error) {
+	path := filepath.Join(dir, MetricsTokenFile)
+	b, err := os.ReadFile(path)
+	if err == nil && len(bytes.TrimSpace(b)) >= 16 {
+		return string(bytes.TrimSpace(b)), nil
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("metrics token: %w", err)
+	}
+	token := rand.Text()
+	if err := os.WriteFile(path, []byte(token+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("metrics token: %w", err)
+	}
+	return token, nil
 }
 
 func fromLoopback(r *http.Request) bool {

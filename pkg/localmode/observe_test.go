@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -94,7 +95,7 @@ func TestMetricsAndTraces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(withMetrics(api, st.Metrics.Handler()))
+	srv := httptest.NewServer(withMetrics(api, st.Metrics.Handler(), "metrics-token-for-tests"))
 	defer srv.Close()
 
 	ctx := cardflow.NewContextWithPrincipal(context.Background(), &cardflow.Principal{OrganizationID: "org-a", WorkspaceID: "ws", Scopes: cardflow.AllScopes, Actor: "test"})
@@ -154,7 +155,9 @@ func TestMetricsAndTraces(t *testing.T) {
 	// runner tells the observer; the observer ends the span before it
 	// counts, so once the count shows, shutting down exports the span.
 	metrics := func() []byte {
-		resp, err := http.Get(srv.URL + MetricsPath)
+		req, _ := http.NewRequest("GET", srv.URL+MetricsPath, nil)
+		req.Header.Set("Authorization", "Bearer metrics-token-for-tests")
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -213,25 +216,116 @@ func TestMetricsAndTraces(t *testing.T) {
 }
 
 // TestMetricsOnlyFromThisMachine refuses /metrics to other machines: they
-// get the API's answer for a path it does not have.
+// get the API's answer for a path it does not have. This machine's
+// clients need the metrics token.
 func TestMetricsOnlyFromThisMachine(t *testing.T) {
 	metrics := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "metrics") })
 	api := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { http.NotFound(w, nil) })
-	h := withMetrics(api, metrics)
+	h := withMetrics(api, metrics, "metrics-token-for-tests")
 	for _, c := range []struct {
-		remote string
-		want   int
+		remote, auth string
+		want         int
 	}{
-		{"127.0.0.1:5000", 200},
-		{"[::1]:5000", 200},
-		{"192.168.1.20:5000", 404},
+		{"127.0.0.1:5000", "Bearer metrics-token-for-tests", 200},
+		{"[::1]:5000", "Bearer metrics-token-for-tests", 200},
+		{"127.0.0.1:5000", "", 401},
+		{"127.0.0.1:5000", "Bearer another-token", 401},
+		{"192.168.1.20:5000", "Bearer metrics-token-for-tests", 404},
 	} {
 		rec := httptest.NewRecorder()
 		req := httptest.NewRequest("GET", MetricsPath, nil)
 		req.RemoteAddr = c.remote
+		if c.auth != "" {
+			req.Header.Set("Authorization", c.auth)
+		}
 		h.ServeHTTP(rec, req)
 		if rec.Code != c.want {
-			t.Errorf("/metrics from %s: got %d, want %d", c.remote, rec.Code, c.want)
+			t.Errorf("/metrics from %s with %q: got %d, want %d", c.remote, c.auth, rec.Code, c.want)
+		}
+	}
+}
+
+// TestMetricsTokenFile: serving makes the token once, keeps it across
+// restarts, and nobody but the owner may read the file.
+func TestMetricsTokenFile(t *testing.T) {
+	dir := t.TempDir()
+	first, err := metricsToken(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := metricsToken(dir)
+	if err != nil || again != first || len(first) < 16 {
+		t.Errorf("got %q then %q (%v), want the same token of 16 characters or more", first, again, err)
+	}
+	if fi, err := os.Stat(filepath.Join(dir, MetricsTokenFile)); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("token file: got %v (%v), want mode 0600", fi.Mode().Perm(), err)
+	}
+}
+
+// TestMetricsUnreadableFromAWorkflow: with the deployment letting steps
+// call loopback, a workflow's http step asks this server for /metrics, as
+// the server's own listener serves it; it gets no metrics.
+func TestMetricsUnreadableFromAWorkflow(t *testing.T) {
+	t.Setenv("CARDFLOW_OUTBOUND_ALLOW", "127.0.0.1, ::1, localhost")
+	store, err := boltstore.Open(filepath.Join(t.TempDir(), StoreFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := NewStack(store, store, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := st.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	svc := st.Service
+	api, err := httpapi.New(svc, httpapi.KeyAuthenticator{Service: svc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, err := metricsToken(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(withMetrics(api, st.Metrics.Handler(), token))
+	defer srv.Close()
+
+	ctx := cardflow.NewContextWithPrincipal(context.Background(), &cardflow.Principal{OrganizationID: "org-a", WorkspaceID: "ws", Scopes: cardflow.AllScopes, Actor: "test"})
+	wf, err := svc.SaveWorkflow(ctx, app.SaveWorkflowInput{
+		WorkflowName: "scrape",
+		WorkflowSteps: []cardflow.Step{
+			{ID: "start", Name: "Start", Type: "trigger", Config: map[string]any{"kind": "REQUEST"}},
+			{ID: "scrape", Name: "Scrape", Type: "http", Config: map[string]any{"method": "GET", "url": "{{ input.url }}"}},
+			{ID: "done", Name: "Done", Type: "end", Config: map[string]any{"status": "SUCCEEDED", "output": "{{ steps.scrape.output }}"}},
+		},
+		WorkflowConnections: []cardflow.Connection{{From: "start", To: "scrape"}, {From: "scrape", To: "done"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.PublishWorkflow(ctx, wf.WorkflowID, wf.WorkflowVersion); err != nil {
+		t.Fatal(err)
+	}
+	_, port, _ := strings.Cut(srv.URL, "127.0.0.1:")
+	for _, target := range []string{srv.URL + MetricsPath, "http://localhost:" + port + MetricsPath} {
+		body, _ := json.Marshal(map[string]any{"url": target})
+		out, err := svc.Trigger(ctx, app.TriggerInput{WorkflowID: wf.WorkflowID, Body: body})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ex *cardflow.Execution
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+			if ex, err = svc.GetExecution(ctx, wf.WorkflowID, out.ExecutionID); err == nil && !ex.Open() {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("execution %s did not end", out.ExecutionID)
+			}
+		}
+		got, _ := json.Marshal(ex)
+		if ex.Status != cardflow.ExecFailed || bytes.Contains(got, []byte("go_goroutines")) || bytes.Contains(got, []byte("cardflow_executions")) {
+			t.Errorf("GET %s from a step: got %s with %.300s, want FAILED without metrics", target, ex.Status, got)
 		}
 	}
 }
