@@ -15,7 +15,10 @@ import (
 )
 
 // Publisher publishes events. It returns the events it published; the
-// others stay pending and come again in a later pass.
+// others stay pending and come again in a later pass. A publisher whose
+// receivers may be slow (webhooks) delivers in the background and returns
+// an event in a pass after its delivery, so that no receiver holds up a
+// pass, and with it every other organization's events.
 type Publisher interface {
 	Publish(ctx context.Context, events []*cardflow.Published) ([]*cardflow.Published, error)
 }
