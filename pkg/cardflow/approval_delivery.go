@@ -59,6 +59,13 @@ type CardPoster interface {
 	DeliverPosted(ctx context.Context, d *Delivery) (*BotPost, error)
 }
 
+// ApprovalAnnouncer tells a shared chat or channel, once, that an approval
+// opened: its card without buttons. The approvers' copies go their own
+// way (DeliverApproval).
+type ApprovalAnnouncer interface {
+	AnnounceApproval(ctx context.Context, a *Approval) error
+}
+
 // ApprovalCardUpdater brings every posted copy of a finished approval's
 // card up to date: the decision, the timeout or the override, and no
 // buttons.

@@ -48,6 +48,10 @@ type StepTraits struct {
 	// Delivers says the step posts a card to Teams, so its config may hold
 	// a delivery (see TeamsProfile).
 	Delivers bool
+	// PersonalCopies says each approver the step names gets a copy of its
+	// card with personal links, so a webhook delivery needs a webhook of
+	// each approver's own (see ApproverWebhook).
+	PersonalCopies bool
 	// Local says the step's Run changes nothing outside its execution (no
 	// calls, deliveries or writes), so running it again after a crash goes
 	// unseen: the engine may store what it did together with the steps

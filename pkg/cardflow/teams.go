@@ -25,7 +25,7 @@ const (
 )
 
 // teamsKeys are the keys a Teams profile may hold.
-var teamsKeys = []string{"type", "webhook_secret", "service_url", "conversation_id", "tenant_id"}
+var teamsKeys = []string{"type", "webhook_secret", "approver_webhooks", "service_url", "conversation_id", "tenant_id"}
 
 var secretNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]{0,127}$`)
 
@@ -78,8 +78,31 @@ func (w *Workflow) validateTeams(traits map[string]StepTraits) error {
 		if !delivers {
 			continue
 		}
-		if err := checkTeamsProfile(TeamsProfile(w.WorkflowIntegrations, delivery)); err != nil {
+		profile := TeamsProfile(w.WorkflowIntegrations, delivery)
+		if err := checkTeamsProfile(profile, traits[s.ID].PersonalCopies); err != nil {
 			return Errorf(EINVALID, "%s: its delivery (workflow_integrations.teams with config.delivery over it) %v", where, err)
+		}
+		if traits[s.ID].PersonalCopies {
+			// Approvers given by a template are known when the step opens,
+			// where the step checks them the same way.
+			var listed []string
+			var list []any
+			switch v := s.Config["approvers"].(type) {
+			case []any:
+				list = v
+			case []string:
+				for _, p := range v {
+					list = append(list, p)
+				}
+			}
+			for _, v := range list {
+				if p, ok := v.(string); ok && !strings.Contains(p, "{{") {
+					listed = append(listed, strings.TrimSpace(p))
+				}
+			}
+			if err := CheckApproverTargets(profile, listed); err != nil {
+				return Errorf(EINVALID, "%s: %s", where, ErrorMessage(err))
+			}
 		}
 	}
 	return nil
@@ -96,6 +119,12 @@ func checkTeamsKeys(m map[string]any) error {
 		if !slices.Contains(teamsKeys, k) {
 			return fmt.Errorf("unknown key %q; a Teams profile has %s", k, strings.Join(teamsKeys, ", "))
 		}
+		if k == "approver_webhooks" {
+			if err := checkApproverWebhooks(m[k]); err != nil {
+				return err
+			}
+			continue
+		}
 		if _, ok := m[k].(string); !ok && m[k] != nil {
 			return fmt.Errorf("%s must be a string", k)
 		}
@@ -107,12 +136,16 @@ func checkTeamsKeys(m map[string]any) error {
 }
 
 // checkTeamsProfile checks that an effective profile names what its type
-// needs.
-func checkTeamsProfile(p map[string]any) error {
+// needs. A step with personal copies (an approval) may do without a shared
+// webhook_secret: its copies go to approver_webhooks.
+func checkTeamsProfile(p map[string]any, personal bool) error {
 	get := func(k string) string { s, _ := p[k].(string); return strings.TrimSpace(s) }
 	switch get("type") {
 	case DeliveryWebhook:
 		name := get("webhook_secret")
+		if name == "" && personal && p["approver_webhooks"] != nil {
+			return nil
+		}
 		if name == "" {
 			return fmt.Errorf("is a webhook without webhook_secret, the name of the secret holding the webhook URL")
 		}
@@ -129,4 +162,83 @@ func checkTeamsProfile(p map[string]any) error {
 		}
 	}
 	return nil
+}
+
+// checkApproverWebhooks checks a profile's approver_webhooks: an object
+// from each approver to the name of the secret holding the URL of a
+// webhook that posts to that person's own chat.
+func checkApproverWebhooks(v any) error {
+	const want = `approver_webhooks must be an object from each approver to the name of the secret holding the URL of a webhook that posts to that person's own chat, such as {"ann@example.com": "ann-hook"}`
+	if v == nil {
+		return nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return fmt.Errorf("%s", want)
+	}
+	people := make([]string, 0, len(m))
+	for p := range m {
+		people = append(people, p)
+	}
+	sort.Strings(people)
+	for _, p := range people {
+		if !IsPerson(strings.TrimSpace(p)) {
+			return fmt.Errorf("approver_webhooks names %q, which is neither an Entra ID object id nor a UPN or e-mail address", p)
+		}
+		name, ok := m[p].(string)
+		if !ok {
+			return fmt.Errorf("%s", want)
+		}
+		if !secretNamePattern.MatchString(strings.TrimSpace(name)) {
+			return fmt.Errorf("approver_webhooks[%q] is %q, which is not a secret name (letters, digits, . _ / -)", p, name)
+		}
+	}
+	return nil
+}
+
+// ApproverWebhook is the secret naming the webhook that takes approver's
+// copy of an approval's card under a webhook profile. The copy carries the
+// approver's personal links, which answer as them, so it goes only to a
+// webhook of their own (approver_webhooks), never to the shared
+// webhook_secret: everyone in that chat or channel could use them (see
+// docs/DECISIONS.md).
+func ApproverWebhook(profile map[string]any, approver string) (string, error) {
+	m, _ := profile["approver_webhooks"].(map[string]any)
+	for p, v := range m {
+		if name, ok := v.(string); ok && strings.EqualFold(strings.TrimSpace(p), strings.TrimSpace(approver)) && strings.TrimSpace(name) != "" {
+			return strings.TrimSpace(name), nil
+		}
+	}
+	return "", Errorf(EINVALID, "%s", missingWebhooks([]string{approver}))
+}
+
+// CheckApproverTargets checks that under a webhook profile each of
+// approvers has a webhook of their own for their copy of an approval's
+// card; other profiles need nothing more.
+func CheckApproverTargets(profile map[string]any, approvers []string) error {
+	if t, _ := profile["type"].(string); t != DeliveryWebhook {
+		return nil
+	}
+	var missing []string
+	for _, p := range approvers {
+		if _, err := ApproverWebhook(profile, p); err != nil {
+			missing = append(missing, p)
+		}
+	}
+	m, _ := profile["approver_webhooks"].(map[string]any)
+	if len(missing) == 0 && (len(m) > 0 || len(approvers) > 0) {
+		return nil
+	}
+	return Errorf(EINVALID, "%s", missingWebhooks(missing))
+}
+
+// missingWebhooks says what to add for people without a webhook of their
+// own.
+func missingWebhooks(people []string) string {
+	who := "each approver"
+	if len(people) > 0 {
+		who = strings.Join(people, ", ")
+	}
+	return fmt.Sprintf("an approval's copy carries its approver's personal response links, which answer as that approver, so it is not posted to a shared webhook; "+
+		"no webhook of their own for %s: add approver_webhooks to the delivery, {\"<approver>\": \"<name of the secret holding the URL of a webhook that posts to that person's own chat>\"}", who)
 }

@@ -69,6 +69,14 @@ func (e *env) awaitApproval(org, id string, done ...func(*cardflow.Approval) boo
 	return nil
 }
 
+// ownWebhooks is a webhook profile that posts each approver's copy to a
+// webhook of their own (newTeamsEnv's ann-hook, bob-hook, cy-hook).
+func ownWebhooks() map[string]any {
+	return map[string]any{"type": "webhook", "approver_webhooks": map[string]any{
+		"ann@example.com": "ann-hook", "bob@example.com": "bob-hook", "cy@example.com": "cy-hook",
+	}}
+}
+
 // personalLinks reads the approver and the Approve link of each posted
 // webhook card, by approver.
 func personalLinks(t *testing.T, posted []map[string]any) map[string]string {
@@ -108,13 +116,13 @@ func approvalEvents(ex map[string]any) []string {
 func TestApprovalPersonalLinks(t *testing.T) {
 	e, fake := newTeamsEnv(t)
 	admin := e.key("org-a", "read", "admin", "execute")
-	wf := e.teamsApprovalStep(admin, map[string]any{"type": "webhook", "webhook_secret": "approvals-hook"}, map[string]any{
+	wf := e.teamsApprovalStep(admin, ownWebhooks(), map[string]any{
 		"approvers": []any{"ann@example.com", "bob@example.com", "cy@example.com"}, "policy": "quorum", "count": 2,
 		"forbid_self_approval": "{{ input.requester }}",
 	})
 	exID := str(e.trigger(admin, "/v1/workflows/triggerworkflow/"+wf+"?process_id=PO-7", map[string]any{"amount": 7000, "requester": "cy@example.com"}).body["service_execution_id"])
 	var bodies []map[string]any
-	for _, r := range awaitRequests(t, fake, "/webhook", 3) {
+	for _, r := range awaitRequests(t, fake, "/webhook/", 3) {
 		bodies = append(bodies, r.Body)
 	}
 	links := personalLinks(t, bodies)
@@ -224,14 +232,14 @@ func TestApprovalPersonalLinks(t *testing.T) {
 func TestApprovalLinksSequentialAndOutbox(t *testing.T) {
 	e, fake := newTeamsEnv(t)
 	admin := e.key("org-a", "read", "admin", "execute")
-	wf := e.teamsApprovalStep(admin, map[string]any{"type": "webhook", "webhook_secret": "approvals-hook"}, map[string]any{
+	wf := e.teamsApprovalStep(admin, ownWebhooks(), map[string]any{
 		"approvers": []any{"ann@example.com", "bob@example.com"}, "policy": "sequential",
 	})
 	exID := str(e.trigger(admin, "/v1/workflows/triggerworkflow/"+wf, map[string]any{"amount": 300}).body["service_execution_id"])
 	e.awaitStatus(admin, wf, exID, "WAITING")
-	first := awaitRequests(t, fake, "/webhook", 1)
+	first := awaitRequests(t, fake, "/webhook/", 1)
 	time.Sleep(50 * time.Millisecond)
-	if n := len(fake.Requests("/webhook")); n != 1 {
+	if n := len(fake.Requests("/webhook/")); n != 1 {
 		t.Fatalf("sequential: %d cards at the start, want ann's alone", n)
 	}
 	links := personalLinks(t, []map[string]any{first[0].Body})
@@ -240,7 +248,7 @@ func TestApprovalLinksSequentialAndOutbox(t *testing.T) {
 		t.Fatalf("ann approves: got %d %s", r.status, r.raw)
 	}
 	var bodies []map[string]any
-	for _, r := range awaitRequests(t, fake, "/webhook", 2) {
+	for _, r := range awaitRequests(t, fake, "/webhook/", 2) {
 		bodies = append(bodies, r.Body)
 	}
 	links = personalLinks(t, bodies[1:])

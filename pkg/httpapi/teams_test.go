@@ -57,6 +57,10 @@ func newTeamsEnv(t *testing.T) (*env, *teamstest.Server) {
 			secrets.EnvName(secrets.DeploymentKey("teams-signing")):             teamsSigningKey,
 			secrets.EnvName(secrets.DeploymentKey("bot-secret")):                teamstest.AppSecret,
 			secrets.EnvName(secrets.OrganizationKey("org-a", "approvals-hook")): fake.WebhookURL(),
+			// Webhooks of one person's own chat each.
+			secrets.EnvName(secrets.OrganizationKey("org-a", "ann-hook")): fake.WebhookURLFor("ann"),
+			secrets.EnvName(secrets.OrganizationKey("org-a", "bob-hook")): fake.WebhookURLFor("bob"),
+			secrets.EnvName(secrets.OrganizationKey("org-a", "cy-hook")):  fake.WebhookURLFor("cy"),
 		}),
 	})
 	if err != nil {

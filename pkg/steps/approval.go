@@ -20,7 +20,7 @@ import (
 // Answers arrive through the approval use cases (pkg/app), which record
 // them on the approval record and claim the wait once the policy decides.
 var Approval = Define[approvalConfig](cardflow.StepApproval, cardflow.StepTraits{
-	Exits: []string{cardflow.ExitRejected, cardflow.ExitTimeout, cardflow.ExitError}, Delivers: true,
+	Exits: []string{cardflow.ExitRejected, cardflow.ExitTimeout, cardflow.ExitError}, Delivers: true, PersonalCopies: true,
 })
 
 // MaxApprovers bounds an approval's list, so its record and output stay
@@ -207,6 +207,9 @@ func (s *approvalStep) Run(ctx context.Context, r *Run) Outcome {
 	p, err := s.resolve(ctx, r)
 	if err != nil {
 		return Outcome{Reason: err.Error()}
+	}
+	if err := cardflow.CheckApproverTargets(cardflow.TeamsProfile(r.Execution.State.Integrations, s.delivery), p.approvers); err != nil {
+		return Outcome{Reason: fmt.Sprintf("config.approvers: %s", cardflow.ErrorMessage(err))}
 	}
 	msg := fmt.Sprintf("policy %s; approvers %s", s.policy, strings.Join(p.approvers, ", "))
 	if s.policy == cardflow.PolicyQuorum {

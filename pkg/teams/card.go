@@ -128,6 +128,44 @@ func WithResponseLinks(card map[string]any, link func(choice any, title string) 
 	return out, err
 }
 
+// Announcement is an approval's card as a shared chat or channel sees it:
+// its text without any button that answers (those answer as an approver,
+// from their own copy) and a line saying so.
+func Announcement(card map[string]any, approvers []string) map[string]any {
+	var walk func(v any) any
+	walk = func(v any) any {
+		switch t := v.(type) {
+		case map[string]any:
+			out := make(map[string]any, len(t))
+			for k, e := range t {
+				if m, ok := e.(map[string]any); ok && isAnswerAction(m) {
+					continue // a selectAction
+				}
+				out[k] = walk(e)
+			}
+			return out
+		case []any:
+			out := make([]any, 0, len(t))
+			for _, e := range t {
+				if m, ok := e.(map[string]any); ok && isAnswerAction(m) {
+					continue
+				}
+				out = append(out, walk(e))
+			}
+			return out
+		}
+		return v
+	}
+	out, _ := walk(card).(map[string]any)
+	if out == nil {
+		out = map[string]any{"type": "AdaptiveCard", "version": "1.4"}
+	}
+	delete(out, "refresh")
+	body, _ := out["body"].([]any)
+	out["body"] = append(body, textBlock("Approvers answer from their own copies of this card: "+strings.Join(approvers, ", ")+".", map[string]any{"isSubtle": true}))
+	return out
+}
+
 // hidden are payload keys the decision card does not list.
 var hidden = map[string]bool{"source": true, "responder": true, DataKey: true}
 

@@ -198,7 +198,16 @@ func (in *Integration) DeliverPosted(ctx context.Context, d *cardflow.Delivery) 
 		// admin who asks).
 		return nil, in.fallback.Deliver(ctx, d)
 	case cardflow.DeliveryWebhook:
-		target, err := configured{in.organizations(d.OrganizationID)}.Secret(ctx, p("webhook_secret"))
+		name := p("webhook_secret")
+		if d.ApprovalID != "" {
+			// An approver's copy carries links that answer as them: only
+			// their own webhook takes it.
+			var err error
+			if name, err = cardflow.ApproverWebhook(d.Teams, d.Approver); err != nil {
+				return nil, err
+			}
+		}
+		target, err := configured{in.organizations(d.OrganizationID)}.Secret(ctx, name)
 		if err != nil {
 			return nil, err
 		}
@@ -227,6 +236,23 @@ func (in *Integration) DeliverPosted(ctx context.Context, d *cardflow.Delivery) 
 		return &cardflow.BotPost{ServiceURL: conv.ServiceURL, ConversationID: conv.ConversationID, TenantID: conv.TenantID, ActivityID: id}, nil
 	}
 	return nil, cardflow.Errorf(cardflow.EINVALID, "unknown delivery type %q", p("type"))
+}
+
+// AnnounceApproval implements cardflow.ApprovalAnnouncer: under a webhook
+// profile with a shared webhook_secret, the approval's card goes there
+// once, without its buttons, with a line saying who answers and where. The
+// approvers' own copies, with their personal links, go to their own
+// webhooks.
+func (in *Integration) AnnounceApproval(ctx context.Context, a *cardflow.Approval) error {
+	p := func(k string) string { s, _ := a.Teams[k].(string); return strings.TrimSpace(s) }
+	if p("type") != cardflow.DeliveryWebhook || p("webhook_secret") == "" {
+		return nil
+	}
+	target, err := configured{in.organizations(a.OrganizationID)}.Secret(ctx, p("webhook_secret"))
+	if err != nil {
+		return err
+	}
+	return in.webhook.Post(ctx, target, Announcement(a.CardPayload, a.Approvers))
 }
 
 // linkCard turns the card's buttons into response links.

@@ -35,11 +35,13 @@ type Request struct {
 	Method, Path  string
 	Authorization string
 	Body          map[string]any
+	// Raw is the body as received.
+	Raw []byte
 }
 
 // Server is the fake. Its endpoints: /openid (metadata), /keys (JWKS),
-// /token, /connector/v3/conversations/{id}/activities[/{activity id}] and
-// /webhook.
+// /token, /connector/v3/conversations/{id}/activities[/{activity id}],
+// /webhook and /webhook/{name} (a webhook of its own per name).
 type Server struct {
 	*httptest.Server
 	Key *rsa.PrivateKey
@@ -71,6 +73,12 @@ func (s *Server) MetadataURL() string { return s.URL + "/openid" }
 func (s *Server) TokenURL() string    { return s.URL + "/token" }
 func (s *Server) ServiceURL() string  { return s.URL + "/connector/" }
 func (s *Server) WebhookURL() string  { return s.URL + "/webhook?sig=secret-signature" }
+
+// WebhookURLFor is the URL of a webhook of its own, e.g. one that posts to
+// one person's chat; Requests("/webhook/"+name) reads what it received.
+func (s *Server) WebhookURLFor(name string) string {
+	return s.URL + "/webhook/" + name + "?sig=secret-signature"
+}
 
 // Host is the server's host name, for the allowed service hosts.
 func (s *Server) Host() string { return strings.Split(strings.TrimPrefix(s.URL, "https://"), ":")[0] }
@@ -106,7 +114,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	raw, _ := io.ReadAll(r.Body)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	req := Request{Method: r.Method, Path: r.URL.Path, Authorization: r.Header.Get("Authorization")}
+	req := Request{Method: r.Method, Path: r.URL.Path, Authorization: r.Header.Get("Authorization"), Raw: raw}
 	json.Unmarshal(raw, &req.Body)
 	switch {
 	case r.URL.Path == "/openid":
@@ -131,7 +139,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		writeJSON(w, 201, map[string]any{"id": fmt.Sprintf("activity-%d", len(s.requests))})
-	case r.URL.Path == "/webhook":
+	case r.URL.Path == "/webhook" || strings.HasPrefix(r.URL.Path, "/webhook/"):
 		s.requests = append(s.requests, req)
 		if s.WebhookStatus != 0 {
 			writeJSON(w, s.WebhookStatus, map[string]any{"error": map[string]any{"code": "TriggerInputSchemaMismatch", "message": "The input body for trigger 'manual' of type 'Request' did not match its schema definition."}})
