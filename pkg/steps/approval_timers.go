@@ -3,6 +3,7 @@ package steps
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -224,7 +225,7 @@ func (s *approvalStep) Tick(ctx context.Context, r *Run, w *cardflow.Wait) (Tick
 			return tick, nil
 		}
 		if len(remind) > 0 {
-			if err := s.resend(ctx, r, a, remind, cardflow.NoticeReminder); err != nil {
+			if _, err := s.resend(ctx, r, a, remind, cardflow.NoticeReminder); err != nil {
 				return Tick{}, err
 			}
 			tick.Events = append(tick.Events, cardflow.Event{At: now, Type: cardflow.EventApprovalReminded, Actor: cardflow.ActorTimer,
@@ -244,6 +245,7 @@ func (s *approvalStep) Tick(ctx context.Context, r *Run, w *cardflow.Wait) (Tick
 func (s *approvalStep) sendUnsent(ctx context.Context, r *Run, id string) ([]cardflow.Event, error) {
 	ex := r.Execution
 	var delivered []string
+	notSent := map[string]string{}
 	for {
 		a, err := r.Approvals.GetApproval(ctx, ex.OrganizationID, id)
 		if err != nil {
@@ -260,9 +262,11 @@ func (s *approvalStep) sendUnsent(ctx context.Context, r *Run, id string) ([]car
 			}
 		}
 		if len(fresh) > 0 {
-			if err := s.resend(ctx, r, a, fresh, cardflow.NoticeAdded); err != nil {
+			failed, err := s.resend(ctx, r, a, fresh, cardflow.NoticeAdded)
+			if err != nil {
 				return nil, err
 			}
+			maps.Copy(notSent, failed)
 			delivered = append(delivered, fresh...)
 		}
 		a.Sent = append(a.Sent, to...)
@@ -275,26 +279,44 @@ func (s *approvalStep) sendUnsent(ctx context.Context, r *Run, id string) ([]car
 		}
 		break
 	}
-	if len(delivered) == 0 {
-		return nil, nil
+	var sent, failed []string
+	for _, p := range delivered {
+		if reason, ok := notSent[p]; ok {
+			failed = append(failed, p+": "+reason)
+		} else {
+			sent = append(sent, p)
+		}
 	}
-	return []cardflow.Event{{At: r.Now().UnixMilli(), Type: cardflow.EventApprovalSent, Actor: cardflow.ActorTimer,
-		Message: "card sent to " + strings.Join(delivered, ", ")}}, nil
+	var events []cardflow.Event
+	if len(sent) > 0 {
+		events = append(events, cardflow.Event{At: r.Now().UnixMilli(), Type: cardflow.EventApprovalSent, Actor: cardflow.ActorTimer,
+			Message: "card sent to " + strings.Join(sent, ", ")})
+	}
+	if len(failed) > 0 {
+		// The approval waits on: the others' answers still count, and an
+		// admin can reassign to someone the card can reach.
+		events = append(events, cardflow.Event{At: r.Now().UnixMilli(), Type: cardflow.EventApprovalSent, Actor: cardflow.ActorTimer,
+			Message: "card not sent to " + strings.Join(failed, "; ")})
+	}
+	return events, nil
 }
 
 // resend sends the approval's card, as its approvers first saw it, to
 // some of them, each their own copy. A delivery that cannot work as
-// configured (EINVALID) is not tried again: the approval goes on.
-func (s *approvalStep) resend(ctx context.Context, r *Run, a *cardflow.Approval, to []string, notice string) error {
+// configured (EINVALID) is not tried again: the approval goes on, and
+// notSent says why, by person.
+func (s *approvalStep) resend(ctx context.Context, r *Run, a *cardflow.Approval, to []string, notice string) (notSent map[string]string, err error) {
+	notSent = map[string]string{}
 	for _, p := range to {
 		err := cardflow.DeliverApproval(ctx, r.Approvals, r.Deliverer, a, p, notice, r.Now())
 		if cardflow.ErrorCode(err) == cardflow.EINVALID {
 			r.Log.WarnContext(ctx, "approval card not sent", "approval", a.ApprovalID, "approver", p, "notice", notice, "error", cardflow.ErrorMessage(err))
+			notSent[p] = cardflow.ErrorMessage(err)
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("send the %s card of approval %s to %s: %w", notice, a.ApprovalID, p, err)
+			return nil, fmt.Errorf("send the %s card of approval %s to %s: %w", notice, a.ApprovalID, p, err)
 		}
 	}
-	return nil
+	return notSent, nil
 }

@@ -491,3 +491,38 @@ func TestOutboxCopyCarriesNoLink(t *testing.T) {
 		t.Errorf("links: got %q, want %q", titles, want)
 	}
 }
+
+// TestApprovalCopyGoesToItsApproversWebhook: by webhook, an approver's
+// copy goes to the webhook approver_webhooks names for them, never to the
+// shared webhook_secret; without one of their own (a person the step
+// added later, a profile saved before approver_webhooks) the copy fails
+// with what to add and nothing is posted. A card step's card, which names
+// nobody, still goes to webhook_secret.
+func TestApprovalCopyGoesToItsApproversWebhook(t *testing.T) {
+	f := newFixture(t)
+	profile := map[string]any{"type": "webhook", "webhook_secret": "approvals-hook", "approver_webhooks": map[string]any{"ANN@example.com": "ann-hook"}}
+	copyFor := func(who string) *cardflow.Delivery {
+		d := delivery(profile)
+		d.ApprovalID, d.Approvers, d.Approver = "ex1-0001", []string{"ann@example.com", "dan@example.com"}, who
+		return d
+	}
+	err := f.in.Deliver(context.Background(), copyFor("dan@example.com"))
+	if cardflow.ErrorCode(err) != cardflow.EINVALID || !strings.Contains(err.Error(), "no webhook of their own for dan@example.com: add approver_webhooks") {
+		t.Errorf("dan's copy: got %v, want VALIDATION_ERROR naming dan and approver_webhooks", err)
+	}
+	if n := len(f.fake.Requests("/webhook")); n != 0 {
+		t.Fatalf("dan's copy: got %d webhook posts, want none", n)
+	}
+	// ann-hook is not set in this fixture: the copy reads that secret,
+	// not the shared one.
+	err = f.in.Deliver(context.Background(), copyFor("ann@example.com"))
+	if cardflow.ErrorCode(err) != cardflow.EINVALID || !strings.Contains(err.Error(), `"ann-hook" is not set`) {
+		t.Errorf("ann's copy: got %v, want the error of ann-hook", err)
+	}
+	if err := f.in.Deliver(context.Background(), delivery(profile)); err != nil {
+		t.Fatalf("a card step's card: %v", err)
+	}
+	if n := len(f.fake.Requests("/webhook")); n != 1 {
+		t.Errorf("got %d webhook posts, want the card step's", n)
+	}
+}
