@@ -526,3 +526,29 @@ func TestApprovalCopyGoesToItsApproversWebhook(t *testing.T) {
 		t.Errorf("got %d webhook posts, want the card step's", n)
 	}
 }
+
+// TestAnnouncementHasNoAnswer: the shared webhook's announcement of an
+// approval keeps the card's text and drops every button that answers,
+// wherever it sits, and the refresh.
+func TestAnnouncementHasNoAnswer(t *testing.T) {
+	card := approvalCard()
+	card["selectAction"] = map[string]any{"type": "Action.Submit", "data": "row"}
+	got := teams.Announcement(card, []string{"ann@example.com", "dan@example.com"})
+	b, err := json.Marshal(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"Action.Submit", "Action.Execute", "refresh"} {
+		if strings.Contains(string(b), s) {
+			t.Errorf("announcement: got %s, want no %s", b, s)
+		}
+	}
+	for _, s := range []string{"Approve 4800 EUR?", "Approvers answer from their own copies of this card: ann@example.com, dan@example.com."} {
+		if !strings.Contains(string(b), s) {
+			t.Errorf("announcement: got %s, want %q", b, s)
+		}
+	}
+	if _, ok := card["refresh"]; !ok {
+		t.Errorf("Announcement changed the card it was given")
+	}
+}
