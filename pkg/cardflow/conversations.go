@@ -122,7 +122,8 @@ func BotConversationOf(profile map[string]any) string {
 
 // GuardConversations returns d, which refuses, posting nothing, a bot
 // delivery into a conversation not registered for the delivery's
-// organization. It keeps d's CardPoster and ApprovalCardUpdater.
+// organization. It keeps d's CardPoster, ApprovalCardUpdater and
+// ApprovalAnnouncer.
 func GuardConversations(store ConversationStore, d Deliverer) Deliverer {
 	if _, ok := d.(*guarded); ok {
 		return d
@@ -163,6 +164,15 @@ func (g *guarded) DeliverPosted(ctx context.Context, d *Delivery) (*BotPost, err
 		return p.DeliverPosted(ctx, d)
 	}
 	return nil, g.next.Deliver(ctx, d)
+}
+
+// AnnounceApproval passes on: an announcement goes to a webhook, never
+// into a bot conversation.
+func (g *guarded) AnnounceApproval(ctx context.Context, a *Approval) error {
+	if an, ok := g.next.(ApprovalAnnouncer); ok {
+		return an.AnnounceApproval(ctx, a)
+	}
+	return nil
 }
 
 func (g *guarded) UpdateApprovalCards(ctx context.Context, a *Approval) error {
