@@ -181,9 +181,14 @@ func checkApproverWebhooks(v any) error {
 		people = append(people, p)
 	}
 	sort.Strings(people)
-	for _, p := range people {
+	for i, p := range people {
 		if !IsPerson(strings.TrimSpace(p)) {
 			return fmt.Errorf("approver_webhooks names %q, which is neither an Entra ID object id nor a UPN or e-mail address", p)
+		}
+		for _, prev := range people[:i] {
+			if strings.EqualFold(strings.TrimSpace(prev), strings.TrimSpace(p)) {
+				return fmt.Errorf("approver_webhooks names %q twice (as %q and %q); people are compared in any case", p, prev, p)
+			}
 		}
 		name, ok := m[p].(string)
 		if !ok {

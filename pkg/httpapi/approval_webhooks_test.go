@@ -52,6 +52,7 @@ func TestApprovalWebhookSharedIsRefused(t *testing.T) {
 		{"shared webhook only", map[string]any{"type": "webhook", "webhook_secret": "approvals-hook"}, "no webhook of their own for ann@example.com, bob@example.com: add approver_webhooks"},
 		{"one approver without", map[string]any{"type": "webhook", "webhook_secret": "approvals-hook", "approver_webhooks": map[string]any{"ann@example.com": "ann-hook"}}, "no webhook of their own for bob@example.com: add approver_webhooks"},
 		{"not a person", map[string]any{"type": "webhook", "approver_webhooks": map[string]any{"ann": "ann-hook"}}, `approver_webhooks names "ann", which is neither`},
+		{"one person twice", map[string]any{"type": "webhook", "approver_webhooks": map[string]any{"ann@example.com": "ann-hook", "ANN@example.com": "other-hook", "bob@example.com": "bob-hook"}}, `names "ann@example.com" twice`},
 		{"not a secret name", map[string]any{"type": "webhook", "approver_webhooks": map[string]any{"ann@example.com": "https://x"}}, "which is not a secret name"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
