@@ -406,7 +406,7 @@ function ApprovalCard({ a, onDone }) {
   const fid = a.approval_id;
   return html`<article class="approval" aria-labelledby=${'t-' + fid}>
     <h2 id=${'t-' + fid}>${a.step_name}</h2>
-    <p class="meta">Process ${a.process_id || '–'} · waiting since ${when(a.created_on)} · ${a.policy} of ${a.approvers.join(', ')}
+    <p class="meta">${a.triggered_by ? `Requested by ${a.triggered_by} · ` : ''}Process ${a.process_id || '–'} · waiting since ${when(a.created_on)} · ${a.policy} of ${a.approvers.join(', ')}
       ${a.answers?.length ? ` · ${a.answers.length} answered` : ''}</p>
     <${AdaptiveCard} payload=${a.card_payload} onAction=${answer} label=${'Card of ' + a.step_name} />
     <details class="more">

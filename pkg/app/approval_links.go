@@ -144,3 +144,27 @@ func (s *Service) refusalNote(ctx context.Context, org, approvalID string, err e
 	}
 	return "Your answer was not recorded: " + cardflow.ErrorMessage(err) + "."
 }
+
+// cancelApproval closes the approval ex, which has ended, left open in
+// wait (cardflow.CancelApproval). The end is stored already, so a failure
+// is logged, not returned: an answer to the approval closes it then.
+func (s *Service) cancelApproval(ctx context.Context, ex *cardflow.Execution, wait int) {
+	updater, _ := s.deliver.(cardflow.ApprovalCardUpdater)
+	if err := cardflow.CancelApproval(ctx, s.store, updater, ex, wait, s.now()); err != nil {
+		s.log.WarnContext(ctx, "the open approval of an ended execution was not closed", "execution", ex.WorkflowExecutionID, "error", cardflow.ErrorMessage(err))
+	}
+}
+
+// closeEnded closes a, open, when its execution has ended and whoever
+// ended it did not get to close it, and reports whether it did.
+func (s *Service) closeEnded(ctx context.Context, a *cardflow.Approval) bool {
+	if !a.Open() {
+		return false
+	}
+	ex, err := s.store.GetExecution(ctx, a.OrganizationID, a.WorkflowID, a.ExecutionID)
+	if err != nil || ex.Open() {
+		return false
+	}
+	updater, _ := s.deliver.(cardflow.ApprovalCardUpdater)
+	return cardflow.CancelApproval(ctx, s.store, updater, ex, a.Wait, s.now()) == nil
+}

@@ -43,12 +43,19 @@ func (s *Service) answerApproval(ctx context.Context, org string, in ApprovalAns
 	if utf8.RuneCountInString(in.Comment) > MaxCommentLength {
 		return nil, cardflow.Errorf(cardflow.EINVALID, "comment is longer than %d characters", MaxCommentLength)
 	}
+	checked := false
 	for {
 		a, err := s.store.GetApproval(ctx, org, in.ApprovalID)
 		if err != nil {
 			return nil, err
 		}
 		now := s.millis()
+		if !checked {
+			checked = true
+			if s.closeEnded(ctx, a) {
+				continue // closed: judge the answer again
+			}
+		}
 		var refusal *cardflow.Refusal
 		if a.Open() && a.Deadline > 0 && now >= a.Deadline {
 			// Past its deadline the step is over even before the runner

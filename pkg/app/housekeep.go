@@ -91,6 +91,7 @@ func (s *Service) expireWaits(ctx context.Context, now time.Time, rep *Housekeep
 			continue
 		}
 		if !ex.Open() {
+			s.cancelApproval(ctx, ex, p.Wait.Seq)
 			if err := cardflow.CloseProcess(ctx, s.store, ex, now); err != nil {
 				errs = append(errs, err)
 			} else {

@@ -114,7 +114,7 @@ func (s *Service) Authenticate(ctx context.Context, key string) (*cardflow.Princ
 	case k.Name != "":
 		actor = k.Name
 	}
-	return &cardflow.Principal{OrganizationID: k.OrganizationID, WorkspaceID: k.WorkspaceID, Scopes: k.Scopes, Actor: actor, Person: k.Person}, nil
+	return &cardflow.Principal{OrganizationID: k.OrganizationID, WorkspaceID: k.WorkspaceID, Scopes: k.Scopes, Actor: actor, Person: k.Person, KeyID: k.KeyID}, nil
 }
 
 var errBadKey = cardflow.Errorf(cardflow.EUNAUTHORIZED, "the API key in x-api-key is not valid or has been revoked")

@@ -71,7 +71,7 @@ func (s *Service) Trigger(ctx context.Context, in TriggerInput) (*TriggerOutput,
 		return nil, err
 	}
 	id, err := s.start(ctx, start{
-		workspace: p.WorkspaceID, actor: p.Actor, workflow: wf, trigger: cardflow.TriggerRequest,
+		workspace: p.WorkspaceID, actor: p.Actor, requester: p.Requester(), workflow: wf, trigger: cardflow.TriggerRequest,
 		input: input, processID: in.ProcessID, idem: idem,
 	})
 	if cardflow.ErrorCode(err) == cardflow.ECONFLICT && idem != nil {
@@ -163,6 +163,8 @@ type start struct {
 	idem             *cardflow.Idempotency
 	// id is the execution id; empty gives a new one.
 	id string
+	// requester is the execution's TriggeredBy.
+	requester string
 }
 
 // start creates the execution with its process record (and idempotency
@@ -196,7 +198,7 @@ func (s *Service) start(ctx context.Context, st start) (_ string, err error) {
 	ex := &cardflow.Execution{
 		WorkflowExecutionID: id, WorkflowID: wf.WorkflowID, WorkflowVersion: wf.WorkflowVersion,
 		OrganizationID: wf.OrganizationID, WorkspaceID: st.workspace,
-		WorkflowCurrentState: trigger.Name, WorkflowTriggerType: st.trigger, Status: cardflow.ExecRunning,
+		WorkflowCurrentState: trigger.Name, WorkflowTriggerType: st.trigger, TriggeredBy: st.requester, Status: cardflow.ExecRunning,
 		WorkflowEventLog:      cardflow.EventLog{Events: []cardflow.Event{{At: ms, Type: cardflow.EventStarted, Message: "by " + st.actor}}, Total: 1},
 		CondensedLogs:         map[string]cardflow.StepLog{},
 		WorkflowInputPayload:  st.input,
@@ -527,6 +529,7 @@ func (s *Service) Cancel(ctx context.Context, in CancelInput) (*Cancelled, error
 			s.notify.ExecutionChanged(ex.Ref())
 		}
 		s.observe.ExecutionEnded(ctx, ex)
+		s.cancelApproval(ctx, ex, ex.State.Wait)
 		if s.runner != nil {
 			if err := s.runner.Stop(ctx, ex.RunRef()); err != nil {
 				return nil, err

@@ -218,7 +218,7 @@ func (s *Service) StartScheduled(ctx context.Context, sc *cardflow.Schedule, at 
 	id := ScheduledExecutionID(sc.OrganizationID, sc.WorkflowID, at)
 	input := map[string]any{"scheduled_time": at.UTC().Format(time.RFC3339), "expression": sc.Expression, "timezone": sc.Timezone}
 	started, err := s.start(ctx, start{
-		workspace: sc.WorkspaceID, actor: "scheduler", workflow: w, trigger: cardflow.TriggerSchedule,
+		workspace: sc.WorkspaceID, actor: "scheduler", requester: "schedule:" + sc.WorkflowID, workflow: w, trigger: cardflow.TriggerSchedule,
 		input: input, idem: idem, id: id,
 	})
 	if cardflow.ErrorCode(err) == cardflow.ECONFLICT {

@@ -130,6 +130,12 @@ type Approval struct {
 	// went out with, so a later approver's copy goes out the same way.
 	Teams map[string]any `json:"teams,omitempty"`
 	Data  any            `json:"data,omitempty"`
+	// TriggeredBy is who asked: the execution's TriggeredBy, which
+	// approvers are shown. ForbidSelf is set when the step has
+	// forbid_self_approval: then TriggeredBy may not answer either,
+	// whatever the templated Requester says.
+	TriggeredBy string `json:"triggered_by,omitempty"`
+	ForbidSelf  bool   `json:"forbid_self,omitempty"`
 	// Posts are the bot messages that carry a copy of the card, which are
 	// updated once the step decides, times out or is resumed.
 	Posts []BotPost `json:"posts,omitempty"`
@@ -290,13 +296,13 @@ func (r *Refusal) Error() *Error {
 // Approver and card are filled in. A refusal changes nothing.
 func (a *Approval) Answer(ids []string, ans ApprovalAnswer) *Refusal {
 	if !a.Open() {
-		return &Refusal{RefusedDecided, fmt.Sprintf("approval %s is already decided (%s)", a.ApprovalID, strings.ToLower(a.Status))}
+		return a.closedRefusal()
 	}
 	approver, ok := a.match(ids)
 	if !ok {
 		return &Refusal{RefusedNotApprover, fmt.Sprintf("you are not an approver of step %q", a.StepName)}
 	}
-	if a.Requester != "" && (sameID(approver, a.Requester) || containsID(ids, a.Requester)) {
+	if a.requester(append([]string{approver}, ids...)) {
 		return &Refusal{RefusedSelf, fmt.Sprintf("you requested this approval, so you may not approve it (step %q forbids self-approval)", a.StepName)}
 	}
 	for _, prev := range a.Answers {
@@ -343,7 +349,7 @@ func (a *Approval) decide() string {
 		// not the requester, whom self-approval refuses.
 		open := 0
 		for _, p := range a.Approvers {
-			if !a.answered(p) && (a.Requester == "" || !sameID(p, a.Requester)) {
+			if !a.answered(p) && !a.requester([]string{p}) {
 				open++
 			}
 		}
@@ -359,6 +365,12 @@ func (a *Approval) decide() string {
 		}
 	}
 	return ApprovalPending
+}
+
+// requester reports whether ids name one forbid_self_approval refuses:
+// the templated requester, or who triggered the execution.
+func (a *Approval) requester(ids []string) bool {
+	return a.Requester != "" && containsID(ids, a.Requester) || a.ForbidSelf && a.TriggeredBy != "" && containsID(ids, a.TriggeredBy)
 }
 
 // answered reports whether approver has answered.
@@ -454,7 +466,7 @@ func IsPerson(s string) bool { return personPattern.MatchString(s) }
 // refuses of from, and a to already listed.
 func (a *Approval) Reassign(fromIDs []string, to string) (from string, r *Refusal) {
 	if !a.Open() {
-		return "", &Refusal{RefusedDecided, fmt.Sprintf("approval %s is already decided (%s)", a.ApprovalID, strings.ToLower(a.Status))}
+		return "", a.closedRefusal()
 	}
 	from, ok := a.match(fromIDs)
 	if !ok {

@@ -39,7 +39,7 @@ func (a *Approval) DeliveryFor(approver string, now time.Time) *Delivery {
 		DeliveryID: NewID(now), OrganizationID: a.OrganizationID, WorkflowID: a.WorkflowID, ExecutionID: a.ExecutionID,
 		StepID: a.StepID, ProcessID: a.ProcessID, CardID: a.CardID, CardVersion: a.CardVersion, CardPayload: a.CardPayload,
 		Data: a.Data, CreatedOn: now.UnixMilli(), Wait: a.Wait, Teams: a.Teams,
-		ApprovalID: a.ApprovalID, Approvers: a.Approvers, Approver: approver,
+		ApprovalID: a.ApprovalID, Approvers: a.Approvers, Approver: approver, RequestedBy: a.TriggeredBy,
 	}
 }
 
@@ -138,6 +138,8 @@ func (a *Approval) EndNote() string {
 		return fmt.Sprintf("This approval was %s on %s; nothing more can be recorded.", strings.ToLower(a.Status), when)
 	case ApprovalTimedOut:
 		return fmt.Sprintf("This approval timed out on %s before it was decided; nothing more can be recorded.", when)
+	case ApprovalCancelled:
+		return fmt.Sprintf("This approval was cancelled on %s: its execution ended before it was decided; nothing more can be recorded.", when)
 	case ApprovalOverridden:
 		if o := a.Override; o != nil {
 			return fmt.Sprintf("This approval was overridden by %s on %s (%sd without the approvers: %s); nothing more can be recorded.", o.Actor, when, o.Decision, o.Reason)

@@ -62,6 +62,24 @@ type Principal struct {
 	Actor string
 	// Person is the person the key acts for; "" when it names none.
 	Person string
+	// KeyID is the id of the API key the request came with; "" for the
+	// service's own principals (schedules, bulk operations, bots).
+	KeyID string
+}
+
+// Requester is who an execution this principal starts records as having
+// asked for it (Execution.TriggeredBy), which forbid_self_approval
+// refuses: the key's person, else the key itself. A key's name is not an
+// identity (an admin may name a key anything), and neither is the
+// templated actor of the service's own principals.
+func (p *Principal) Requester() string {
+	switch {
+	case p.Person != "":
+		return p.Person
+	case p.KeyID != "":
+		return "key:" + p.KeyID
+	}
+	return p.Actor
 }
 
 // Has reports whether the principal holds scope.

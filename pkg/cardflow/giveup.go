@@ -23,7 +23,7 @@ func GiveUp(ctx context.Context, s Store, ref ExecutionRef, reason string, now t
 		if err := CloseProcess(ctx, s, ex, now); err != nil {
 			return nil, err
 		}
-		ms := now.UnixMilli()
+		ms, wait := now.UnixMilli(), ex.State.Wait
 		ex.Status, ex.ModifiedOn = ExecFailed, max(ms, ex.ModifiedOn+1)
 		ex.WorkflowOutputPayload = map[string]any{"error": reason, "step": ex.State.StepID}
 		ex.WorkflowEventLog.Events = append(ex.WorkflowEventLog.Events,
@@ -33,6 +33,9 @@ func GiveUp(ctx context.Context, s Store, ref ExecutionRef, reason string, now t
 		ex.State.StepID, ex.State.Phase, ex.State.WakeAt, ex.State.Wait = "", "", 0, 0
 		err = s.PutExecution(ctx, ex)
 		if err == nil {
+			// The execution has ended; an answer closes an approval
+			// this leaves open.
+			_ = CancelApproval(ctx, s, nil, ex, wait, now)
 			return ex, nil
 		}
 		if ErrorCode(err) != ECONFLICT {

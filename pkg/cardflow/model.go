@@ -176,6 +176,7 @@ type Execution struct {
 	WorkspaceID           string             `json:"workspace_id"`
 	WorkflowCurrentState  string             `json:"workflow_current_state"`
 	WorkflowTriggerType   string             `json:"workflow_trigger_type"`
+	TriggeredBy           string             `json:"triggered_by"` // see Principal.Requester
 	Status                string             `json:"status"`
 	WorkflowEventLog      EventLog           `json:"workflow_event_log"`
 	CondensedLogs         map[string]StepLog `json:"condensed_logs"`

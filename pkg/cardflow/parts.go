@@ -363,6 +363,7 @@ type executionView struct {
 	WorkspaceID           string                     `json:"workspace_id"`
 	WorkflowCurrentState  string                     `json:"workflow_current_state"`
 	WorkflowTriggerType   string                     `json:"workflow_trigger_type"`
+	TriggeredBy           string                     `json:"triggered_by"`
 	Status                string                     `json:"status"`
 	WorkflowEventLog      json.RawMessage            `json:"workflow_event_log"`
 	CondensedLogs         map[string]json.RawMessage `json:"condensed_logs"`
@@ -472,6 +473,7 @@ func (v *executionView) appendJSON(b []byte) []byte {
 	str(`,"workspace_id":`, v.WorkspaceID)
 	str(`,"workflow_current_state":`, v.WorkflowCurrentState)
 	str(`,"workflow_trigger_type":`, v.WorkflowTriggerType)
+	str(`,"triggered_by":`, v.TriggeredBy)
 	str(`,"status":`, v.Status)
 	raw(`,"workflow_event_log":`, v.WorkflowEventLog)
 	b = append(b, `,"condensed_logs":`...)

@@ -170,8 +170,8 @@ func appendInt(b, v []byte) ([]byte, bool) {
 // the head holds inside.
 var (
 	headNames = []string{`"workflow_execution_id"`, `"workflow_id"`, `"workflow_version"`, `"organization_id"`, `"workspace_id"`,
-		`"workflow_current_state"`, `"workflow_trigger_type"`, `"status"`, `"workflow_event_log"`, `"condensed_logs"`,
-		`"workflow_input_payload"`, `"workflow_output_payload"`, `"workflow_details"`, `"modified_by"`, `"created_on"`,
+		`"workflow_current_state"`, `"workflow_trigger_type"`, `"triggered_by"`, `"status"`, `"workflow_event_log"`,
+		`"condensed_logs"`, `"workflow_input_payload"`, `"workflow_output_payload"`, `"workflow_details"`, `"modified_by"`, `"created_on"`,
 		`"modified_on"`, `"state"`}
 	detailsNames  = []string{`"workflow_name"`, `"workflow_steps"`, `"workflow_connections"`}
 	eventLogNames = []string{`"events"`, `"total"`}
@@ -191,6 +191,7 @@ const (
 	hWorkspace
 	hCurrentState
 	hTriggerType
+	hTriggeredBy
 	hStatus
 	hEventLog
 	hCondensedLogs
@@ -283,7 +284,7 @@ func assembleExecutionJSON(head []byte, parts []Part) ([]byte, bool) {
 		case hExecutionID:
 			b = append(b, `{"workflow_execution_id":`...)
 			b, ok = appendStr(b, v)
-		case hWorkflowID, hOrganization, hWorkspace, hCurrentState, hTriggerType, hStatus:
+		case hWorkflowID, hOrganization, hWorkspace, hCurrentState, hTriggerType, hTriggeredBy, hStatus:
 			b = append(append(append(b, ','), headNames[i]...), ':')
 			b, ok = appendStr(b, v)
 		case hVersion, hCreatedOn, hModifiedOn:
@@ -402,6 +403,8 @@ func walkHead(head []byte) (*Execution, bool) {
 			e.WorkflowCurrentState, ok = w.str()
 		case hTriggerType:
 			e.WorkflowTriggerType, ok = w.str()
+		case hTriggeredBy:
+			e.TriggeredBy, ok = w.str()
 		case hStatus:
 			e.Status, ok = w.str()
 		case hEventLog:

@@ -50,7 +50,7 @@ func variedExecution(r *rand.Rand) *Execution {
 	}
 	e := &Execution{
 		WorkflowExecutionID: str(), WorkflowID: str(), WorkflowVersion: int(num()), OrganizationID: str(), WorkspaceID: str(),
-		WorkflowCurrentState: str(), WorkflowTriggerType: str(), Status: str(),
+		WorkflowCurrentState: str(), WorkflowTriggerType: str(), TriggeredBy: str(), Status: str(),
 		CreatedOn: num(), ModifiedOn: num(),
 	}
 	if r.IntN(4) > 0 {

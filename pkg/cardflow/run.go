@@ -389,6 +389,9 @@ type Delivery struct {
 	// Notice says why an approval's card goes out again (NoticeReminder,
 	// NoticeAdded); "" on the first.
 	Notice string `json:"notice,omitempty"`
+	// RequestedBy is who asked for the approval (Approval.TriggeredBy),
+	// which its copies show.
+	RequestedBy string `json:"requested_by,omitempty"`
 }
 
 // DeliveryLink is one button of a card as a response link. A delivery

@@ -58,7 +58,7 @@ func FailUnreadable(ctx context.Context, s Store, ref ExecutionRef, now time.Tim
 	if err := CloseProcess(ctx, s, ex, now); err != nil && !errors.Is(err, ErrUnreadable) {
 		return nil, err
 	}
-	ms := now.UnixMilli()
+	ms, wait := now.UnixMilli(), ex.State.Wait
 	ex.Status, ex.ModifiedOn = ExecFailed, ms
 	ex.WorkflowOutputPayload = map[string]any{"error": reason, "step": ex.State.StepID}
 	ex.WorkflowEventLog.Events = append(ex.WorkflowEventLog.Events,
@@ -69,5 +69,6 @@ func FailUnreadable(ctx context.Context, s Store, ref ExecutionRef, now time.Tim
 	if err := s.PutExecution(ctx, ex); err != nil {
 		return nil, err
 	}
+	_ = CancelApproval(ctx, s, nil, ex, wait, now) // an answer closes one this leaves open
 	return ex, nil
 }

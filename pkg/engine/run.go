@@ -355,6 +355,7 @@ func (r *run) finish(ctx context.Context, n *node, status string, output any, ms
 		}
 	}
 	ex := r.ex
+	wait := ex.State.Wait
 	ex.Status = status
 	ex.WorkflowOutputPayload = cardflow.PayloadOf(output)
 	ex.WorkflowCurrentState = n.step.Name
@@ -364,7 +365,16 @@ func (r *run) finish(ctx context.Context, n *node, status string, output any, ms
 		typ = cardflow.EventFailed
 	}
 	r.event(typ, n, msg)
-	return r.persist(ctx)
+	if err := r.persist(ctx); err != nil {
+		return err
+	}
+	// An approval the step left open (its card failed to go out) closes
+	// with the execution; an answer closes one this leaves open.
+	updater, _ := r.e.deliver.(cardflow.ApprovalCardUpdater)
+	if err := cardflow.CancelApproval(ctx, r.e.store, updater, ex, wait, r.e.now()); err != nil {
+		r.e.log.WarnContext(ctx, "the open approval of an ended execution was not closed", "execution", ex.WorkflowExecutionID, "error", cardflow.ErrorMessage(err))
+	}
+	return nil
 }
 
 // end finishes the execution as an end step says: with its status and

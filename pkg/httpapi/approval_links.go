@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cardflow/cardflow/pkg/app"
+	"github.com/cardflow/cardflow/pkg/cardflow"
 )
 
 // approvalPage shows what stands on the page of an approver's personal
@@ -15,6 +16,7 @@ import (
 func approvalPage(b *strings.Builder, page *app.LinkPage) {
 	ap := page.Approval
 	pageStart(b, orDefault(page.StepName, "Approval"))
+	requestedBy(b, ap)
 	switch {
 	case page.Note != "":
 		para(b, page.Note)
@@ -38,6 +40,14 @@ func approvalPage(b *strings.Builder, page *app.LinkPage) {
 		fmt.Fprintf(b, "<dt>%s</dt><dd>%s</dd>", html.EscapeString(ans.Approver), html.EscapeString(v))
 	}
 	b.WriteString("</dl></section>")
+}
+
+// requestedBy says who asked for an approval: who triggered its
+// execution, as authenticated.
+func requestedBy(b *strings.Builder, ap *cardflow.Approval) {
+	if ap != nil && ap.TriggeredBy != "" {
+		fmt.Fprintf(b, `<p class="requester">Requested by %s</p>`, html.EscapeString(ap.TriggeredBy))
+	}
 }
 
 func pageTime(ms int64) string { return time.UnixMilli(ms).UTC().Format("2 Jan 2006 15:04 MST") }

@@ -114,6 +114,7 @@ func (s *Server) writeLinkPage(w http.ResponseWriter, r *http.Request, page *app
 		para(&b, msg)
 	case page.Confirmation != "":
 		pageStart(&b, orDefault(page.StepName, "Confirm your answer"))
+		requestedBy(&b, page.Approval)
 		if len(page.Question) > 0 {
 			b.WriteString(`<section aria-labelledby="q"><h2 id="q">The request</h2>`)
 			for _, line := range page.Question {

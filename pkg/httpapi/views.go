@@ -42,6 +42,7 @@ type executionSummary struct {
 	WorkflowVersion      int               `json:"workflow_version"`
 	WorkflowEventLog     cardflow.EventLog `json:"workflow_event_log"`
 	WorkflowTriggerType  string            `json:"workflow_trigger_type"`
+	TriggeredBy          string            `json:"triggered_by"`
 	WorkspaceID          string            `json:"workspace_id"`
 	CreatedOn            int64             `json:"created_on"`
 	WorkflowDetails      summaryDetails    `json:"workflow_details"`
@@ -72,7 +73,7 @@ func summarize(execs []*cardflow.Execution, keepEvents int) []executionSummary {
 			WorkflowID: e.WorkflowID, WorkflowCurrentState: e.WorkflowCurrentState, ModifiedOn: e.ModifiedOn,
 			OrganizationID: e.OrganizationID, WorkflowExecutionID: e.WorkflowExecutionID, ModifiedBy: e.ModifiedBy,
 			WorkflowVersion: e.WorkflowVersion, WorkflowEventLog: log, WorkflowTriggerType: e.WorkflowTriggerType,
-			WorkspaceID: e.WorkspaceID, CreatedOn: e.CreatedOn,
+			TriggeredBy: e.TriggeredBy, WorkspaceID: e.WorkspaceID, CreatedOn: e.CreatedOn,
 			WorkflowDetails: summaryDetails{WorkflowName: e.WorkflowDetails.WorkflowName}, Status: e.Status,
 		}
 	}

@@ -257,6 +257,7 @@ func (s *approvalStep) Open(ctx context.Context, r *Run) error {
 		Approvers: p.approvers, Policy: s.policy, Count: s.count, Requester: p.requester, AllowReassign: s.allowReassign,
 		Answers: []cardflow.ApprovalAnswer{}, Status: cardflow.ApprovalPending,
 		CreatedOn: r.Now().UnixMilli(), Deadline: ex.State.WakeAt, Teams: d.Teams, Data: d.Data,
+		TriggeredBy: ex.TriggeredBy, ForbidSelf: s.requester != nil,
 	}
 	a.Sent = slices.Clone(a.Recipients())
 	if err := s.timers.arm(ctx, r, a, a.CreatedOn); err != nil {
@@ -297,6 +298,10 @@ func (s *approvalStep) Decide(ctx context.Context, r *Run, w *cardflow.Wait) (Ou
 				out.Exit = cardflow.ExitRejected
 			}
 			return out, nil
+		case a.Status == cardflow.ApprovalCancelled:
+			// Its execution ended meanwhile: this run's write of the
+			// step fails, and the record stays as the end left it.
+			return Outcome{}, cardflow.Errorf(cardflow.ECONFLICT, "approval %s was cancelled when its execution ended", a.ApprovalID)
 		case a.Status == cardflow.ApprovalTimedOut:
 			return Outcome{Output: a.Output(), Exit: cardflow.ExitTimeout, Reason: s.TimedOut()}, nil
 		case a.Status == cardflow.ApprovalOverridden && a.Override != nil:

@@ -226,3 +226,15 @@ func factValue(v any) string {
 	b, _ := json.Marshal(v)
 	return strings.TrimSpace(string(b))
 }
+
+// WithNote returns card with a line of small, subtle text at the end of
+// its body, such as who asked for an approval; card stays as it is.
+func WithNote(card map[string]any, text string) map[string]any {
+	c := make(map[string]any, len(card)+1)
+	for k, v := range card {
+		c[k] = v
+	}
+	body, _ := card["body"].([]any)
+	c["body"] = append(body[:len(body):len(body)], textBlock(text, map[string]any{"isSubtle": true, "size": "Small"}))
+	return c
+}

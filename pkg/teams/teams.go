@@ -191,6 +191,11 @@ func (in *Integration) Deliver(ctx context.Context, d *cardflow.Delivery) error 
 func (in *Integration) DeliverPosted(ctx context.Context, d *cardflow.Delivery) (*cardflow.BotPost, error) {
 	p := func(k string) string { s, _ := d.Teams[k].(string); return s }
 	ref := Ref{OrganizationID: d.OrganizationID, ProcessID: d.ProcessID, ExecutionID: d.ExecutionID, Wait: d.Wait, Who: d.Approver}
+	if d.RequestedBy != "" {
+		c := *d
+		c.CardPayload = WithNote(d.CardPayload, "Requested by "+d.RequestedBy)
+		d = &c
+	}
 	switch p("type") {
 	case "", cardflow.DeliveryOutbox:
 		// The outbox is readable by the organization's keys, so its copies

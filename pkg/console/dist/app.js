@@ -116,7 +116,7 @@ var K,$s,xo,vt,An,ki,Ms,Ii,Rs,Pn,kn,Io,ri=Symbol.for("pv"),Pi={},Ti=[],So=/^m(i|
       </li>`})}</ol>
     ${t.workflow_event_log?.total>d.length&&w`<p class="hint">${t.workflow_event_log.total-d.length} earlier events are not kept.</p>`}`}function Su({a:i,onDone:e}){let[t,n]=H(null),[s,r]=H(""),[o,a]=H(""),u=Fn(async h=>{n(null);let p=h.decision;if(p!=="approve"&&p!=="reject"){n(new Error("This action is not an answer: it has no decision approve or reject."));return}try{await we("approvals/answerApproval",{body:{approval_id:i.approval_id,decision:p,comment:String(h.comment||"")}}),e(`${p==="approve"?"Approved":"Rejected"}: ${i.step_name} (${i.process_id||i.workflow_execution_id})`)}catch(c){n(c)}},[i.approval_id]),d=async h=>{h.preventDefault(),n(null);try{await we("approvals/reassignApproval",{body:{approval_id:i.approval_id,to:s.trim()}}),e(`Reassigned to ${s.trim()}: ${i.step_name}`)}catch(p){n(p)}},l=i.approval_id;return w`<article class="approval" aria-labelledby=${"t-"+l}>
     <h2 id=${"t-"+l}>${i.step_name}</h2>
-    <p class="meta">Process ${i.process_id||"\u2013"} · waiting since ${Ci(i.created_on)} · ${i.policy} of ${i.approvers.join(", ")}
+    <p class="meta">${i.triggered_by?`Requested by ${i.triggered_by} \xB7 `:""}Process ${i.process_id||"\u2013"} · waiting since ${Ci(i.created_on)} · ${i.policy} of ${i.approvers.join(", ")}
       ${i.answers?.length?` \xB7 ${i.answers.length} answered`:""}</p>
     <${Os} payload=${i.card_payload} onAction=${u} label=${"Card of "+i.step_name} />
     <details class="more">
