@@ -12,8 +12,8 @@ import (
 const (
 	workflowFields     = "created_by,created_on,latest,modified_by,modified_on,organization_id,workflow_connections,workflow_id,workflow_integrations,workflow_name,workflow_schema,workflow_status,workflow_status_version,workflow_steps,workflow_version,workspace_id"
 	workflowListFields = "created_by,created_on,latest,modified_by,modified_on,organization_id,workflow_id,workflow_name,workflow_status,workflow_status_version,workspace_id"
-	executionFields    = "condensed_logs,created_on,modified_by,modified_on,organization_id,status,workflow_current_state,workflow_details,workflow_event_log,workflow_execution_id,workflow_id,workflow_input_payload,workflow_output_payload,workflow_trigger_type,workflow_version,workspace_id"
-	summaryFields      = "created_on,modified_by,modified_on,organization_id,status,workflow_current_state,workflow_details,workflow_event_log,workflow_execution_id,workflow_id,workflow_trigger_type,workflow_version,workspace_id"
+	executionFields    = "condensed_logs,created_on,modified_by,modified_on,organization_id,status,triggered_by,workflow_current_state,workflow_details,workflow_event_log,workflow_execution_id,workflow_id,workflow_input_payload,workflow_output_payload,workflow_trigger_type,workflow_version,workspace_id"
+	summaryFields      = "created_on,modified_by,modified_on,organization_id,status,triggered_by,workflow_current_state,workflow_details,workflow_event_log,workflow_execution_id,workflow_id,workflow_trigger_type,workflow_version,workspace_id"
 	schemaFields       = "created_by,created_on,modified_by,modified_on,workflow_id,workflow_mock_payload,workflow_schema,workflow_version"
 	cardFields         = "card_id,card_name,card_payload,card_version,created_by,created_on,latest,modified_by,modified_on,organization_id,status,status_version,workflow_id,workflow_version,workspace_id"
 	cardListFields     = "card_id,card_name,card_version,created_by,created_on,latest,organization_id,status,status_version,workspace_id"

@@ -272,7 +272,7 @@ func TestCancelAnswersByScope(t *testing.T) {
 		name, key string
 		want      string // the item's fields
 	}{
-		{"read and execute", reader, "condensed_logs,created_on,modified_by,modified_on,organization_id,status,workflow_current_state,workflow_details," +
+		{"read and execute", reader, "condensed_logs,created_on,modified_by,modified_on,organization_id,status,triggered_by,workflow_current_state,workflow_details," +
 			"workflow_event_log,workflow_execution_id,workflow_id,workflow_input_payload,workflow_output_payload,workflow_trigger_type,workflow_version,workspace_id"},
 		{"execute only", actor, outline},
 	} {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
 )
@@ -127,6 +128,36 @@ func testApprovals(t *testing.T, e env) {
 				return s.ListPendingApprovals(t.Context(), org, c.filter, opt)
 			}, keyOf)
 			sameJSON(t, c.name, ids(got), want)
+		}
+	})
+
+	t.Run("CancelWithExecution", func(t *testing.T) {
+		s := e.store(t)
+		org := newOrg()
+		open, decided := approval(org, "WF1", 1700000000000, "ann@example.com"), approval(org, "WF1", 1700000001000, "ann@example.com")
+		open.TriggeredBy, open.ForbidSelf = "bob@example.com", true
+		mustOK(t, "create", s.CreateApproval(t.Context(), open))
+		decided.Status = cardflow.ApprovalApproved
+		mustOK(t, "create decided", s.CreateApproval(t.Context(), decided))
+		by := "carl"
+		for _, a := range []*cardflow.Approval{open, decided} {
+			ex := &cardflow.Execution{OrganizationID: org, WorkflowID: "WF1", WorkflowExecutionID: a.ExecutionID, Status: cardflow.ExecCancelled, ModifiedBy: &by}
+			mustOK(t, "cancel", cardflow.CancelApproval(t.Context(), s, nil, ex, a.Wait, time.UnixMilli(1700000009000)))
+		}
+		got, err := s.GetApproval(t.Context(), org, open.ApprovalID)
+		mustOK(t, "get", err)
+		if got.Status != cardflow.ApprovalCancelled || got.DecidedOn != 1700000009000 || got.DecidedBy != "carl" || got.TriggeredBy != "bob@example.com" || !got.ForbidSelf {
+			t.Errorf("cancelled: got %+v, want CANCELLED by carl, asked by bob", got)
+		}
+		got, err = s.GetApproval(t.Context(), org, decided.ApprovalID)
+		mustOK(t, "get decided", err)
+		if got.Status != cardflow.ApprovalApproved {
+			t.Errorf("decided: got %s, want it left APPROVED", got.Status)
+		}
+		page, err := s.ListPendingApprovals(t.Context(), org, cardflow.ApprovalFilter{}, cardflow.ListOptions[cardflow.ApprovalKey]{})
+		mustOK(t, "pending", err)
+		if len(page.Items) != 0 {
+			t.Errorf("pending: got %d, want none once cancelled", len(page.Items))
 		}
 	})
 }

@@ -18,6 +18,7 @@ func execution(org, workflowID string) *cardflow.Execution {
 		WorkspaceID:          "ws-1",
 		WorkflowCurrentState: "approve",
 		WorkflowTriggerType:  cardflow.TriggerRequest,
+		TriggeredBy:          "ann@example.com",
 		Status:               cardflow.ExecWaiting,
 		WorkflowEventLog: cardflow.EventLog{
 			Events: []cardflow.Event{{At: 1700000000000, Type: "StepStarted", StepID: "approve", Step: "Ask approver"}},
@@ -262,7 +263,7 @@ func testExecutions(t *testing.T, e env) {
 			return map[string]any{
 				"id": e.WorkflowExecutionID, "workflow": e.WorkflowID, "version": e.WorkflowVersion, "org": e.OrganizationID,
 				"workspace": e.WorkspaceID, "name": e.WorkflowDetails.WorkflowName, "state": e.WorkflowCurrentState,
-				"trigger": e.WorkflowTriggerType, "status": e.Status, "log": e.WorkflowEventLog, "modified_by": e.ModifiedBy,
+				"trigger": e.WorkflowTriggerType, "triggered_by": e.TriggeredBy, "status": e.Status, "log": e.WorkflowEventLog, "modified_by": e.ModifiedBy,
 				"created_on": e.CreatedOn, "modified_on": e.ModifiedOn,
 			}
 		}
