@@ -91,6 +91,9 @@ func (s *Service) answerApprovalLink(ctx context.Context, a *cardflow.CardAnswer
 			return nil, gerr
 		}
 		page.StepName = ap.StepName
+		if ap.Status == cardflow.ApprovalCancelled {
+			return nil, err // no decision to see: the answer is refused
+		}
 		if !ap.Open() {
 			page.Approval = ap // decided: the late click sees the decision
 			return page, nil
