@@ -72,6 +72,9 @@ func testRedrive(t *testing.T, h Harness) {
 	if got, want := ex.Status+" "+outputJSON(ex), `SUCCEEDED "approve 42"`; got != want {
 		t.Errorf("got %s, want %s", got, want)
 	}
+	if got, want := ex.TriggeredBy, waiting.TriggeredBy; got != want || got == "" {
+		t.Errorf("triggered_by after the redrive: got %q, want %q as before", got, want)
+	}
 	// The history goes on: started once, the step before the card run
 	// once, the timeout and the redrive with who asked.
 	count := map[string]int{}

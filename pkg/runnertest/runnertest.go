@@ -43,6 +43,7 @@ func Run(t *testing.T, newHarness func(t *testing.T) Harness) {
 		{"Redrive", testRedrive},
 		{"ApprovalOverride", testApprovalOverride},
 		{"RedriveCountsAgainstTheCap", testRedriveCap},
+		{"ApprovalOfWhoTriggered", testApprovalOfWhoTriggered},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
