@@ -68,6 +68,11 @@ func (s *Service) answerApprovalLink(ctx context.Context, a *cardflow.CardAnswer
 	if err != nil {
 		return nil, err
 	}
+	if ap.Status == cardflow.ApprovalCancelled {
+		// No decision to show: the answer is refused (409), writing
+		// nothing.
+		return nil, ap.ClosedRefusal().Error()
+	}
 	if s.settledLink(ap, a.Identities, page) {
 		page.StepName, page.Approval = ap.StepName, ap
 		return page, nil

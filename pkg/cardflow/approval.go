@@ -296,7 +296,7 @@ func (r *Refusal) Error() *Error {
 // Approver and card are filled in. A refusal changes nothing.
 func (a *Approval) Answer(ids []string, ans ApprovalAnswer) *Refusal {
 	if !a.Open() {
-		return a.closedRefusal()
+		return a.ClosedRefusal()
 	}
 	approver, ok := a.match(ids)
 	if !ok {
@@ -466,7 +466,7 @@ func IsPerson(s string) bool { return personPattern.MatchString(s) }
 // refuses of from, and a to already listed.
 func (a *Approval) Reassign(fromIDs []string, to string) (from string, r *Refusal) {
 	if !a.Open() {
-		return "", a.closedRefusal()
+		return "", a.ClosedRefusal()
 	}
 	from, ok := a.match(fromIDs)
 	if !ok {

@@ -55,8 +55,8 @@ func CancelApproval(ctx context.Context, s ApprovalStore, u ApprovalCardUpdater,
 	}
 }
 
-// closedRefusal is why a closed approval takes no answer.
-func (a *Approval) closedRefusal() *Refusal {
+// ClosedRefusal is why a closed approval takes no answer.
+func (a *Approval) ClosedRefusal() *Refusal {
 	if a.Status == ApprovalCancelled {
 		return &Refusal{RefusedDecided, fmt.Sprintf("approval %s was cancelled: its execution ended before it was decided, so it takes no answers", a.ApprovalID)}
 	}
