@@ -166,8 +166,8 @@ func TestTargetStartsEachRunOnce(t *testing.T) {
 	if len(exs) != 1 {
 		t.Fatalf("executions: got %d, want 1", len(exs))
 	}
-	if ex := exs[0]; ex.WorkflowTriggerType != cardflow.TriggerSchedule || ex.WorkflowExecutionID != first.ExecutionID {
-		t.Errorf("execution: got %s triggered by %s, want %s by SCHEDULE", ex.WorkflowExecutionID, ex.WorkflowTriggerType, first.ExecutionID)
+	if ex := exs[0]; ex.WorkflowTriggerType != cardflow.TriggerSchedule || ex.WorkflowExecutionID != first.ExecutionID || ex.TriggeredBy != "schedule:"+w.WorkflowID {
+		t.Errorf("execution: got %s triggered by %s (%s), want %s by SCHEDULE (schedule:%s)", ex.WorkflowExecutionID, ex.WorkflowTriggerType, ex.TriggeredBy, first.ExecutionID, w.WorkflowID)
 	}
 
 	// Another run is another execution.
