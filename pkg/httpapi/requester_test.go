@@ -79,10 +79,10 @@ func TestSelfApprovalByWhoTriggeredThroughTeams(t *testing.T) {
 	bob := e.personKey("org-a", "bob@example.com")
 	body := map[string]any{"amount": 7000, "requester": "someone-else@example.com"}
 
-	wf := e.teamsApprovalStep(admin, map[string]any{"type": "webhook", "webhook_secret": "approvals-hook"}, selfApproval())
+	wf := e.teamsApprovalStep(admin, ownWebhooks(), selfApproval())
 	exID := str(e.trigger(bob, "/v1/workflows/triggerworkflow/"+wf+"?process_id=PO-1", body).body["service_execution_id"])
 	var bodies []map[string]any
-	for _, r := range awaitRequests(t, fake, "/webhook", 3) {
+	for _, r := range awaitRequests(t, fake, "/webhook/", 3) {
 		bodies = append(bodies, r.Body)
 		if got := jsonOf(r.Body); !strings.Contains(got, "Requested by bob@example.com") {
 			t.Errorf("webhook card: got %s, want it to say who asked", got)
@@ -173,10 +173,10 @@ func TestCancelClosesApproval(t *testing.T) {
 	}
 
 	// A personal link confirmed after the cancel gets 409.
-	wf = e.teamsApprovalStep(admin, map[string]any{"type": "webhook", "webhook_secret": "approvals-hook"}, map[string]any{"approvers": []any{"ann@example.com"}, "policy": "first"})
+	wf = e.teamsApprovalStep(admin, ownWebhooks(), map[string]any{"approvers": []any{"ann@example.com"}, "policy": "first"})
 	exID = str(e.trigger(admin, "/v1/workflows/triggerworkflow/"+wf+"?process_id=PO-4", map[string]any{"amount": 400}).body["service_execution_id"])
 	var bodies []map[string]any
-	for _, r := range awaitRequests(t, fake, "/webhook", 1) {
+	for _, r := range awaitRequests(t, fake, "/webhook/", 1) {
 		bodies = append(bodies, r.Body)
 	}
 	e.awaitStatus(admin, wf, exID, "WAITING")
@@ -199,12 +199,12 @@ func TestFailureClosesApproval(t *testing.T) {
 	e, _ := newTeamsEnv(t)
 	admin := e.key("org-a", "read", "admin", "execute")
 	ann := e.personKey("org-a", "ann@example.com")
-	wf := e.teamsApprovalStep(admin, map[string]any{"type": "webhook", "webhook_secret": "unset-hook"}, map[string]any{"approvers": []any{"ann@example.com"}, "policy": "first"})
+	wf := e.teamsApprovalStep(admin, map[string]any{"type": "webhook", "approver_webhooks": map[string]any{"ann@example.com": "unset-hook"}}, map[string]any{"approvers": []any{"ann@example.com"}, "policy": "first"})
 	exID := str(e.trigger(admin, "/v1/workflows/triggerworkflow/"+wf, map[string]any{"amount": 1}).body["service_execution_id"])
 	e.awaitStatus(admin, wf, exID, "FAILED")
 	e.closed(ann, cardflow.ApprovalIDOf(exID, 1))
 
-	wf = e.teamsApprovalStep(admin, map[string]any{"type": "webhook", "webhook_secret": "approvals-hook"}, map[string]any{"approvers": []any{"ann@example.com"}, "policy": "first"})
+	wf = e.teamsApprovalStep(admin, ownWebhooks(), map[string]any{"approvers": []any{"ann@example.com"}, "policy": "first"})
 	exID = str(e.trigger(admin, "/v1/workflows/triggerworkflow/"+wf, map[string]any{"amount": 2}).body["service_execution_id"])
 	e.awaitStatus(admin, wf, exID, "WAITING")
 	id := cardflow.ApprovalIDOf(exID, 1)
@@ -223,7 +223,7 @@ func TestAnswerClosesApprovalOfEndedExecution(t *testing.T) {
 	e, _ := newTeamsEnv(t)
 	admin := e.key("org-a", "read", "admin", "execute")
 	ann := e.personKey("org-a", "ann@example.com")
-	wf := e.teamsApprovalStep(admin, map[string]any{"type": "webhook", "webhook_secret": "approvals-hook"}, map[string]any{"approvers": []any{"ann@example.com"}, "policy": "first"})
+	wf := e.teamsApprovalStep(admin, ownWebhooks(), map[string]any{"approvers": []any{"ann@example.com"}, "policy": "first"})
 	exID := str(e.trigger(admin, "/v1/workflows/triggerworkflow/"+wf, map[string]any{"amount": 3}).body["service_execution_id"])
 	e.awaitStatus(admin, wf, exID, "WAITING")
 	id := cardflow.ApprovalIDOf(exID, 1)
