@@ -194,7 +194,8 @@ fuzz:
 	FUZZTIME=$(FUZZTIME) tools/fuzz/run.sh
 
 ## schemathesis: Schemathesis (pinned, installed into .cache/) against a fresh `cardflow serve`
-## and openapi.yaml: every endpoint, every check, stateful links, the seed of
-## tools/schemathesis/schemathesis.toml unless SEED gives another
+## and openapi.yaml: every endpoint, every check, stateful links; the seed of
+## tools/schemathesis/schemathesis.toml and FRESH_SEEDS (2) random ones, each printed;
+## SEED=N runs seed N alone (replays a printed one)
 schemathesis:
 	tools/schemathesis/run.sh

@@ -58,13 +58,16 @@ func (s *Service) StartBulkOperation(ctx context.Context, in StartBulkInput) (*c
 	if f.CreatedBefore == 0 || f.CreatedBefore > now+1 {
 		f.CreatedBefore = now + 1
 	}
-	if f.CreatedAfter >= f.CreatedBefore {
-		return nil, cardflow.Errorf(cardflow.EINVALID, "created_after is in the future: no execution to act on")
-	}
 	op := &cardflow.BulkOperation{
 		OrganizationID: p.OrganizationID, WorkspaceID: p.WorkspaceID, BulkOperationID: cardflow.NewID(s.now()),
 		Action: in.Action, Filter: f, ClientToken: in.ClientToken, Status: cardflow.BulkRunning, Failures: []cardflow.BulkItem{},
 		CreatedBy: p.Actor, CreatedOn: now, ModifiedOn: now,
+	}
+	// A time range with nothing in it (created_after not before
+	// created_before, or after the start) selects no execution: the
+	// operation is done as it starts.
+	if f.Empty() {
+		op.Status = cardflow.BulkSucceeded
 	}
 	got, err := s.store.CreateBulkOperation(ctx, op)
 	if err != nil {
@@ -73,7 +76,7 @@ func (s *Service) StartBulkOperation(ctx context.Context, in StartBulkInput) (*c
 	if got.BulkOperationID != op.BulkOperationID && !sameRequest(got, op, in.CreatedBefore) {
 		return nil, cardflow.Errorf(cardflow.ECONFLICT, "client_token %q started bulk operation %s with another action or other filters", in.ClientToken, got.BulkOperationID)
 	}
-	if s.bulkKick != nil {
+	if s.bulkKick != nil && got.Status == cardflow.BulkRunning {
 		s.bulkKick()
 	}
 	return got, nil

@@ -45,7 +45,7 @@ func (s *Service) SaveCard(ctx context.Context, in SaveCardInput) (*cardflow.Car
 		}
 		if _, err := s.store.GetWorkflow(ctx, p.OrganizationID, in.WorkflowID, in.WorkflowVersion); err != nil {
 			if cardflow.ErrorCode(err) == cardflow.ENOTFOUND {
-				return nil, cardflow.Errorf(cardflow.EINVALID, "workflow_id %q version %d names no workflow of this organization", in.WorkflowID, in.WorkflowVersion)
+				return nil, cardflow.Errorf(cardflow.ENOTFOUND, "workflow_id %q version %d names no workflow of this organization", in.WorkflowID, in.WorkflowVersion)
 			}
 			return nil, err
 		}

@@ -16,6 +16,9 @@ func (s *Service) SearchExecutions(ctx context.Context, f cardflow.ExecutionFilt
 	if err := f.Validate(); err != nil {
 		return cardflow.Page[*cardflow.Execution, cardflow.SearchKey]{}, err
 	}
+	if f.Empty() {
+		return cardflow.Page[*cardflow.Execution, cardflow.SearchKey]{Items: []*cardflow.Execution{}}, nil
+	}
 	opt.Limit = cardflow.PageSize(opt.Limit)
 	return s.store.SearchExecutions(ctx, p.OrganizationID, f, opt)
 }

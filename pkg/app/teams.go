@@ -54,7 +54,7 @@ type BotActivityOutput struct {
 // which a workflow's teams profile names, and otherwise ignored.
 func (s *Service) AnswerBotActivity(ctx context.Context, authorization string, body []byte) (*BotActivityOutput, error) {
 	if !s.AnswersBot() {
-		return nil, cardflow.Errorf(cardflow.ENOTFOUND, "this deployment has no Teams bot")
+		return nil, cardflow.Errorf(cardflow.EUNAUTHORIZED, "this deployment has no Teams bot, so no Bot Framework token is accepted")
 	}
 	a, err := s.botVerifier.VerifyActivity(ctx, authorization, body)
 	if err != nil {

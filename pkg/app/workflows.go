@@ -72,7 +72,8 @@ func (s *Service) SaveWorkflow(ctx context.Context, in SaveWorkflowInput) (*card
 }
 
 // checkCardReferences makes sure every card and approval step names a card (and version)
-// the organization has, so a typo fails at save time, not days later.
+// the organization has, so a typo fails at save time, not days later. A card
+// that is not there is not found (404), as the card itself would be.
 func (s *Service) checkCardReferences(ctx context.Context, org string, w *cardflow.Workflow) error {
 	for i, st := range w.WorkflowSteps {
 		if st.Type != cardflow.StepCard && st.Type != cardflow.StepApproval {
@@ -85,7 +86,7 @@ func (s *Service) checkCardReferences(ctx context.Context, org string, w *cardfl
 		}
 		if _, err := s.store.GetCard(ctx, org, id, version); err != nil {
 			if cardflow.ErrorCode(err) == cardflow.ENOTFOUND {
-				return cardflow.Errorf(cardflow.EINVALID, "workflow_steps[%d] (id %q): config.card_id %q (version %d) names no card of this organization", i, st.ID, id, version)
+				return cardflow.Errorf(cardflow.ENOTFOUND, "workflow_steps[%d] (id %q): config.card_id %q (version %d) names no card of this organization", i, st.ID, id, version)
 			}
 			return err
 		}

@@ -170,6 +170,12 @@ func TestParseDuration(t *testing.T) {
 		{"PT0S", "error"},
 		{"5m", "error"},
 		{"", "error"},
+		{"PT1000000000S", "277777h46m40s"},
+		{"PT1000000001S", "error"},
+		{"P1653W", "277704h0m0s"},
+		{"P0370765D", "error"},
+		{"P99999999999999999999W", "error"},
+		{"P١D", "error"},
 	}
 	for _, tt := range tests {
 		d, err := cardflow.ParseDuration(tt.in)
@@ -179,6 +185,32 @@ func TestParseDuration(t *testing.T) {
 		}
 		if got != tt.want {
 			t.Errorf("ParseDuration(%q) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestParseAge(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string // time.Duration string, or "error"
+	}{
+		{"PT24H", "24h0m0s"},
+		{"P0D", "0s"},
+		{"PT0S", "0s"},
+		{"P0370765D", "277777h46m40s"},
+		{"P99999999999999999999W", "277777h46m40s"},
+		{"P", "error"},
+		{"PT", "error"},
+		{"P1M", "error"},
+	}
+	for _, tt := range tests {
+		d, err := cardflow.ParseAge(tt.in)
+		got := d.String()
+		if err != nil {
+			got = "error"
+		}
+		if got != tt.want {
+			t.Errorf("ParseAge(%q) = %s, want %s", tt.in, got, tt.want)
 		}
 	}
 }

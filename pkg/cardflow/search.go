@@ -27,7 +27,8 @@ var ExecStatuses = []string{ExecRunning, ExecWaiting, ExecSucceeded, ExecFailed,
 var TriggerTypes = []string{TriggerRequest, TriggerSchedule}
 
 // Validate refuses a filter no execution can match by mistake: an unknown
-// status or trigger type, or an empty time range.
+// status or trigger type, or a negative time. An empty time range is no
+// mistake, only a range with nothing in it (see Empty).
 func (f ExecutionFilter) Validate() error {
 	switch {
 	case f.Status != "" && !slices.Contains(ExecStatuses, f.Status):
@@ -36,10 +37,14 @@ func (f ExecutionFilter) Validate() error {
 		return Errorf(EINVALID, "trigger_type must be one of %v, got %q", TriggerTypes, f.TriggerType)
 	case f.CreatedAfter < 0 || f.CreatedBefore < 0:
 		return Errorf(EINVALID, "created_after and created_before are epoch milliseconds, not negative")
-	case f.CreatedBefore != 0 && f.CreatedAfter >= f.CreatedBefore:
-		return Errorf(EINVALID, "created_after (%d) must be before created_before (%d)", f.CreatedAfter, f.CreatedBefore)
 	}
 	return nil
+}
+
+// Empty reports whether the time range holds no time at all, created_after
+// not before created_before: no execution matches, and stores are not asked.
+func (f ExecutionFilter) Empty() bool {
+	return f.CreatedBefore != 0 && f.CreatedAfter >= f.CreatedBefore
 }
 
 // Matches reports whether e is one the filter selects.

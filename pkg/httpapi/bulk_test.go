@@ -108,7 +108,6 @@ func TestStartBulkOperationRefuses(t *testing.T) {
 		{map[string]any{"action": "cancel", "status": "BROKEN"}, "status must be"},
 		{map[string]any{"action": "cancel", "workflow_id": "x"}, "workflow_id must be an id"},
 		{map[string]any{"action": "cancel", "created_before": 0}, "created_before must be"},
-		{map[string]any{"action": "cancel", "created_after": 20, "created_before": 10}, "must be before"},
 		{map[string]any{"action": "cancel", "status": "FAILED", "limit": 3}, "unknown field"},
 	} {
 		r := e.do("POST", "/v1/workflows/startBulkOperation", key, tc.body)

@@ -9,8 +9,12 @@ import (
 // SearchExecutions is the search of executions (DESIGN section 12).
 var SearchExecutions = Endpoint{"searchExecutions", []string{"GET /v1/workflows/searchExecutions"}, cardflow.ScopeRead, (*Server).searchExecutions}
 
-// maxEpochMillis bounds the times of a search: the year 9999.
+// maxEpochMillis bounds the times of a bulk operation: the year 9999.
 const maxEpochMillis = 253_402_300_799_999
+
+// maxQueryMillis bounds the times of a search's query string: 14 digits
+// (the year 5138), a bound openapi.yaml's pattern states exactly.
+const maxQueryMillis = 99_999_999_999_999
 
 // executionFilter reads the filters of a search. A filter given empty is
 // refused, not read as absent: it is a caller's mistake.
@@ -24,8 +28,8 @@ func (q *query) executionFilter() cardflow.ExecutionFilter {
 	if q.values.Has("process_id") && f.ProcessID == "" {
 		q.fail("query parameter process_id must not be empty when given")
 	}
-	f.CreatedAfter, _ = q.count("created_after", "a time in epoch milliseconds", maxEpochMillis)
-	before, given := q.count("created_before", "a time in epoch milliseconds", maxEpochMillis)
+	f.CreatedAfter, _ = q.count("created_after", "a time in epoch milliseconds", maxQueryMillis)
+	before, given := q.count("created_before", "a time in epoch milliseconds", maxQueryMillis)
 	if given && before == 0 {
 		q.fail("query parameter created_before must be after 0")
 	}
@@ -42,7 +46,7 @@ func (q *query) executionFilter() cardflow.ExecutionFilter {
 // lastKey, together, or none.
 func (q *query) searchPageKey() *cardflow.SearchKey {
 	wid, eid := q.pageID("last_workflow_id"), q.pageID("last_workflow_execution_id")
-	created, given := q.count("last_created_on", "a created_on as lastKey gave it", maxEpochMillis)
+	created, given := q.count("last_created_on", "a created_on as lastKey gave it", maxQueryMillis)
 	if q.err != nil {
 		return nil
 	}

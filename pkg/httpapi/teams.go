@@ -20,9 +20,11 @@ import (
 )
 
 // WithTeams adds the endpoints Microsoft Teams answers cards through:
-// POST /v1/teams/messages when the service answers a Teams bot, GET, HEAD
-// and POST /v1/teams/respond when it answers response links. They
-// authenticate by Bot Framework JWT and by signature, not by x-api-key.
+// POST /v1/teams/messages, GET, HEAD and POST /v1/teams/respond when the
+// service answers response links. They authenticate by Bot Framework JWT
+// and by signature, not by x-api-key. The messaging endpoint is there
+// without a bot too, and refuses every request as unauthenticated (401):
+// no Bot Framework token is valid where no bot is.
 //
 // Like WithOutbox, the option adds the routes, so a program without Teams
 // links none of their handlers.
@@ -31,10 +33,7 @@ func WithTeams() Option {
 }
 
 func (s *Server) teamsRoutes() []route {
-	var out []route
-	if s.svc.AnswersBot() {
-		out = append(out, route{"POST", "/v1/teams/messages", "", s.teamsMessage})
-	}
+	out := []route{{"POST", "/v1/teams/messages", "", s.teamsMessage}}
 	if s.svc.AnswersLinks() {
 		out = append(out,
 			route{"GET", "/v1/teams/respond", "", s.teamsOpenLink},
