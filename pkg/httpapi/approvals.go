@@ -40,7 +40,7 @@ func (s *Server) getPendingApprovals(w http.ResponseWriter, r *http.Request) err
 	if older := q.str("older_than", false); older != "" || q.values.Has("older_than") {
 		d, err := cardflow.ParseAge(older)
 		if err != nil {
-			q.fail("query parameter older_than must be an ISO 8601 duration such as PT24H: %s", cardflow.ErrorMessage(err))
+			q.fail("query parameter older_than must be an ISO 8601 duration such as PT24H: %v", err)
 		}
 		in.OlderThan = d
 	}

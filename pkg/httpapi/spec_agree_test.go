@@ -87,10 +87,10 @@ func TestSpecAgreesWithAnswers(t *testing.T) {
 		want               string // in the message, or in the item of a 200
 	}{
 		{"an age past any duration", "GET", "/v1/approvals/getPendingApprovals?older_than=P0370765D", admin, nil, true, 200, ""},
-		{"an age of more seconds than a float holds", "GET", "/v1/approvals/getPendingApprovals?older_than=P7WT298963000438484747023608S", admin, nil, true, 200, ""},
+		{"an age of more seconds than a Duration holds", "GET", "/v1/approvals/getPendingApprovals?older_than=P7WT298963000438484747023608S", admin, nil, true, 200, ""},
 		{"an age of zero", "GET", "/v1/approvals/getPendingApprovals?older_than=P0D", admin, nil, true, 200, ""},
-		{"an age of nothing", "GET", "/v1/approvals/getPendingApprovals?older_than=PT", admin, nil, false, 400, "ISO 8601 duration"},
-		{"an age in months", "GET", "/v1/approvals/getPendingApprovals?older_than=P1M", admin, nil, false, 400, "ISO 8601 duration"},
+		{"an age of nothing", "GET", "/v1/approvals/getPendingApprovals?older_than=PT", admin, nil, false, 400, `\"PT\" is not an ISO 8601 duration`},
+		{"an age in months", "GET", "/v1/approvals/getPendingApprovals?older_than=P1M", admin, nil, false, 400, `\"P1M\" is not an ISO 8601 duration`},
 		{"an empty time range", "GET", "/v1/workflows/searchExecutions?created_after=1700000000000&created_before=1700000000000", admin, nil, true, 200, ""},
 		{"an inverted time range", "GET", "/v1/workflows/searchExecutions?created_after=20&created_before=10", admin, nil, true, 200, ""},
 		{"created before 0", "GET", "/v1/workflows/searchExecutions?created_before=0", admin, nil, false, 400, "created_before must be after 0"},
