@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
 )
@@ -45,8 +44,10 @@ func (s *Service) StartBulkOperation(ctx context.Context, in StartBulkInput) (*c
 	if in.Action != cardflow.BulkCancel && in.Action != cardflow.BulkRedrive {
 		return nil, cardflow.Errorf(cardflow.EINVALID, "action must be %q or %q, got %q", cardflow.BulkCancel, cardflow.BulkRedrive, in.Action)
 	}
-	if in.ClientToken != "" && (utf8.RuneCountInString(in.ClientToken) > 200 || !utf8.ValidString(in.ClientToken)) {
-		return nil, cardflow.Errorf(cardflow.EINVALID, "client_token must be at most 200 characters")
+	// Visible ASCII, as an Idempotency-Key: a store key can hold neither
+	// a NUL nor, readably, anything a person cannot type.
+	if in.ClientToken != "" && !clientTokenPattern.MatchString(in.ClientToken) {
+		return nil, cardflow.Errorf(cardflow.EINVALID, "client_token must be 1 to 200 visible ASCII characters (! to ~)")
 	}
 	f := cardflow.ExecutionFilter{Status: in.Status, WorkflowID: in.WorkflowID, ProcessID: in.ProcessID, TriggerType: in.TriggerType,
 		CreatedAfter: in.CreatedAfter, CreatedBefore: in.CreatedBefore}

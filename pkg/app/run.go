@@ -22,6 +22,7 @@ const IdempotencyWindow = 24 * time.Hour
 var (
 	processIDPattern   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$`)
 	idempotencyPattern = regexp.MustCompile(`^[\x21-\x7e]{1,255}$`)
+	clientTokenPattern = regexp.MustCompile(`^[\x21-\x7e]{1,200}$`)
 )
 
 // TriggerInput is a triggerworkflow request (spec 4.1).
