@@ -75,6 +75,10 @@ func TestSpecAgreesWithAnswers(t *testing.T) {
 	unlinked["workflow_id"], unlinked["workflow_version"] = "", 0
 	emptyLink := cardBody("")
 	emptyLink["workflow_id"], emptyLink["workflow_version"] = "", 999999998
+	noVersion := cardBody("")
+	noVersion["card_payload"] = map[string]any{"type": "AdaptiveCard", "version": ""}
+	oldVersion := cardBody("")
+	oldVersion["card_payload"] = map[string]any{"type": "AdaptiveCard", "version": "01.05"}
 	linkedToNothing := cardBody("")
 	linkedToNothing["workflow_id"], linkedToNothing["workflow_version"] = "01J0000000000000000000000X", 1
 
@@ -99,6 +103,8 @@ func TestSpecAgreesWithAnswers(t *testing.T) {
 		{"a bulk operation over an inverted range", "POST", "/v1/workflows/startBulkOperation", admin, map[string]any{"action": "cancel", "created_after": 20, "created_before": 10}, true, 200, `"status":"SUCCEEDED"`},
 		{"a bulk operation over the future", "POST", "/v1/workflows/startBulkOperation", admin, map[string]any{"action": "redrive", "created_after": 253402300799998, "created_before": 1}, true, 200, `"done":0`},
 		{"a client token with a NUL", "POST", "/v1/workflows/startBulkOperation", admin, map[string]any{"action": "cancel", "status": "FAILED", "client_token": "a\x00b"}, false, 400, "client_token must be 1 to 200 visible ASCII"},
+		{"a card of no version", "POST", "/v1/adaptive-cards/saveCard", admin, noVersion, false, 400, "must be a version such as"},
+		{"a card of version 01.05", "POST", "/v1/adaptive-cards/saveCard", admin, oldVersion, true, 200, `"card_version":`},
 		{"a card linked to no workflow", "POST", "/v1/adaptive-cards/saveCard", admin, unlinked, true, 200, `"workflow_version":0`},
 		{"a card linked to a version of no workflow", "POST", "/v1/adaptive-cards/saveCard", admin, emptyLink, false, 400, "go together"},
 		{"a card linked to a workflow that is not there", "POST", "/v1/adaptive-cards/saveCard", admin, linkedToNothing, true, 404, "names no workflow"},
