@@ -29,7 +29,9 @@ func (s *Service) OverrideApproval(ctx context.Context, in OverrideApprovalInput
 	if err != nil {
 		return nil, err
 	}
-	reason := strings.TrimSpace(in.Reason)
+	// White space as openapi.yaml's pattern means it (see IsSpecSpace), and
+	// the length as its maxLength counts it, before trimming.
+	reason := cardflow.TrimSpecSpace(in.Reason)
 	switch {
 	case strings.TrimSpace(in.ApprovalID) == "":
 		return nil, cardflow.Errorf(cardflow.EINVALID, "approval_id is required")
@@ -37,7 +39,7 @@ func (s *Service) OverrideApproval(ctx context.Context, in OverrideApprovalInput
 		return nil, cardflow.Errorf(cardflow.EINVALID, "decision must be approve or reject")
 	case reason == "":
 		return nil, cardflow.Errorf(cardflow.EINVALID, "reason is required: say why the approval is decided without its approvers")
-	case utf8.RuneCountInString(reason) > MaxOverrideReason:
+	case utf8.RuneCountInString(in.Reason) > MaxOverrideReason:
 		return nil, cardflow.Errorf(cardflow.EINVALID, "reason is longer than %d characters", MaxOverrideReason)
 	}
 	for {

@@ -109,6 +109,7 @@ func TestSpecAgreesWithAnswers(t *testing.T) {
 		{"a card linked to a version of no workflow", "POST", "/v1/adaptive-cards/saveCard", admin, emptyLink, false, 400, "go together"},
 		{"a card linked to a workflow that is not there", "POST", "/v1/adaptive-cards/saveCard", admin, linkedToNothing, true, 404, "names no workflow"},
 		{"a workflow naming a card that is not there", "POST", "/v1/workflows/saveWorkflow", admin, approvalBody("01J0000000000000000000000X"), true, 404, "names no card"},
+		{"an override whose reason is U+0085", "POST", "/v1/approvals/overrideApproval", admin, map[string]any{"approval_id": "01JD7ZQ7B3X5V9T2Q8M4N6P0RS-0001", "decision": "approve", "reason": "\u0085"}, true, 404, ""},
 		{"a bot message where there is no bot", "POST", "/v1/teams/messages", "", map[string]any{"type": "message"}, true, 401, "no Teams bot"},
 	}
 	for _, tt := range tests {
