@@ -8,11 +8,13 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/httpapi"
 	"github.com/cardflow/cardflow/pkg/localmode"
 	"github.com/cardflow/cardflow/pkg/teams"
 )
@@ -38,6 +40,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	pprofAddr := c.String("pprof", "", "serve runtime profiles (net/http/pprof) on this loopback address, e.g. 127.0.0.1:6060")
 	contention := c.Bool("pprof-contention", os.Getenv("CARDFLOW_PPROF_CONTENTION") == "1", "with --pprof, also record where goroutines block and wait for locks (the block and mutex profiles); env CARDFLOW_PPROF_CONTENTION=1")
 	maxConns := c.String("max-conns", envOr("CARDFLOW_MAX_CONNS", strconv.Itoa(localmode.DefaultMaxConns)), "most open connections of the HTTP API; more wait until one closes; env CARDFLOW_MAX_CONNS")
+	bodyBudget := c.String("body-budget-mb", envOr("CARDFLOW_BODY_BUDGET_MB", strconv.Itoa(httpapi.DefaultBodyBudget>>20)), "MB of request bodies the API handles at once; a request past it waits, then is answered 503; env CARDFLOW_BODY_BUDGET_MB")
 	orgRate := c.String("org-rate", os.Getenv(cardflow.EnvOrgRate), "requests a second each organization's keys may make together (none when empty); env "+cardflow.EnvOrgRate)
 	orgBurst := c.String("org-burst", os.Getenv(cardflow.EnvOrgBurst), "requests an organization may make at once above its rate (default: one second's worth); env "+cardflow.EnvOrgBurst)
 	orgMaxOpen := c.String("org-max-open", os.Getenv(cardflow.EnvOrgMaxOpen), "open executions an organization may have; a trigger past it is refused (none when empty); env "+cardflow.EnvOrgMaxOpen)
@@ -51,6 +54,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	conns, err := strconv.Atoi(*maxConns)
 	if err != nil || conns <= 0 {
 		return fmt.Errorf("--max-conns (CARDFLOW_MAX_CONNS) %q is not a positive whole number such as %d", *maxConns, localmode.DefaultMaxConns)
+	}
+	budget, err := strconv.Atoi(*bodyBudget)
+	if err != nil || budget <= 0 {
+		return fmt.Errorf("--body-budget-mb (CARDFLOW_BODY_BUDGET_MB) %q is not a positive whole number of MB such as %d", *bodyBudget, httpapi.DefaultBodyBudget>>20)
 	}
 	d, err := time.ParseDuration(*early)
 	if err != nil || d <= 0 {
@@ -73,8 +80,23 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	setMemoryLimit()
 	return localmode.Run(ctx, localmode.Config{Addr: *addr, DataDir: *dataDir, Out: stdout, Log: log, EarlyResume: d, Teams: tc, TeamsTenants: tenants,
-		Limits: localmode.Limits{MaxConns: conns}, OrgLimits: orgLimits})
+		Limits: localmode.Limits{MaxConns: conns, BodyBudget: int64(budget) << 20}, OrgLimits: orgLimits})
+}
+
+// defaultMemoryLimit is the server's soft memory limit when GOMEMLIMIT
+// does not set one; docs/DECISIONS.md says why this figure.
+const defaultMemoryLimit = 128 << 20
+
+// setMemoryLimit makes the collector work harder as the heap nears
+// defaultMemoryLimit, so that the garbage of many requests at once does
+// not pile up to twice the live heap. GOMEMLIMIT, when set, wins (the
+// runtime has read it already).
+func setMemoryLimit() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(defaultMemoryLimit)
+	}
 }
 
 // teamsSettings are the serve flags of the Microsoft Teams integration.

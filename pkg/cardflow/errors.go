@@ -25,7 +25,8 @@ const (
 type Error struct {
 	Code    string
 	Message string
-	// RetryAfter is when a THROTTLED caller may try again (Retry-After).
+	// RetryAfter is when a THROTTLED or UNAVAILABLE caller may try again
+	// (Retry-After).
 	RetryAfter time.Duration
 }
 

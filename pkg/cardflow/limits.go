@@ -112,10 +112,13 @@ func OpenExecutionLimit(ctx context.Context) int {
 // store or a runner that is busy).
 func RetryAfterOf(err error) time.Duration {
 	var e *Error
-	if ErrorCode(err) != ETHROTTLED || !errors.As(err, &e) {
+	if !errors.As(err, &e) {
 		return 0
 	}
-	return max(e.RetryAfter, time.Second)
+	if e.Code == ETHROTTLED {
+		return max(e.RetryAfter, time.Second)
+	}
+	return e.RetryAfter
 }
 
 // Names of the settings of the default limits, as environment variables

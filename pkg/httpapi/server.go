@@ -5,14 +5,19 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
+
+	"golang.org/x/sync/semaphore"
 
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/cardflow"
@@ -20,6 +25,17 @@ import (
 
 // MaxBodyBytes is the largest request body accepted (256 KB).
 const MaxBodyBytes = 256 << 10
+
+// Defaults of the budget of request bodies in flight (WithBodyBudget);
+// docs/DECISIONS.md says why these figures.
+const (
+	// DefaultBodyBudget is the most request-body bytes the handlers may
+	// hold at once: 64 bodies of the largest size.
+	DefaultBodyBudget = 16 << 20
+	// DefaultBodyWait is how long a request waits for its share of the
+	// budget before it is answered 503.
+	DefaultBodyWait = 10 * time.Second
+)
 
 // Authenticator returns the principal of a request.
 type Authenticator interface {
@@ -44,6 +60,12 @@ type Server struct {
 	// patterns are the paths with {name} segments, in matching order.
 	patterns []string
 	outbox   Outbox
+	// bodies is the budget of request-body bytes in flight; a request
+	// holds its share from before its body is read until its handler
+	// returns, so the memory that concurrent requests hold is bounded.
+	bodies     *semaphore.Weighted
+	bodyBudget int64
+	bodyWait   time.Duration
 }
 
 type handlerFunc func(w http.ResponseWriter, r *http.Request) error
@@ -68,6 +90,14 @@ func WithOutbox(o Outbox) Option {
 	}
 }
 
+// WithBodyBudget sets the budget of request-body bytes the handlers may
+// hold at once (at least MaxBodyBytes) and how long a request past it
+// waits before it is answered 503. A request takes its Content-Length,
+// or MaxBodyBytes when it does not say, up to MaxBodyBytes.
+func WithBodyBudget(bytes int64, wait time.Duration) Option {
+	return func(s *Server) { s.bodyBudget, s.bodyWait = bytes, wait }
+}
+
 // New returns a Server of every endpoint for svc, authenticating requests
 // with auth.
 func New(svc *app.Service, auth Authenticator, opts ...Option) (*Server, error) {
@@ -80,10 +110,18 @@ func NewEndpoints(svc *app.Service, auth Authenticator, endpoints []Endpoint, op
 	if svc == nil || auth == nil {
 		return nil, errors.New("httpapi: service and authenticator are required")
 	}
-	s := &Server{svc: svc, auth: auth, log: slog.Default(), routes: map[string]map[string]route{}}
+	s := &Server{svc: svc, auth: auth, log: slog.Default(), routes: map[string]map[string]route{},
+		bodyBudget: DefaultBodyBudget, bodyWait: DefaultBodyWait}
 	for _, o := range opts {
 		o(s)
 	}
+	if s.bodyBudget < MaxBodyBytes {
+		return nil, fmt.Errorf("httpapi: the budget of request bodies in flight is %d bytes; it must hold at least one body of %d", s.bodyBudget, MaxBodyBytes)
+	}
+	if s.bodyWait <= 0 {
+		return nil, errors.New("httpapi: the wait for the budget of request bodies must be positive")
+	}
+	s.bodies = semaphore.NewWeighted(s.bodyBudget)
 	for _, e := range endpoints {
 		if e.handle == nil {
 			return nil, errors.New("httpapi: an endpoint is not one of Endpoints")
@@ -189,9 +227,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if self {
-		if err := rt.handle(w, r); err != nil {
-			s.writeError(w, r, err)
-		}
+		s.run(w, r, rt)
 		return
 	}
 	if err := app.Authorize(p, rt.scope); err != nil {
@@ -202,9 +238,45 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for k, v := range params {
 		r.SetPathValue(k, v)
 	}
+	s.run(w, r, rt)
+}
+
+// run runs a route's handler once the request has its share of the body
+// budget, and gives the share back when the handler returns.
+func (s *Server) run(w http.ResponseWriter, r *http.Request, rt route) {
+	release, err := s.admitBody(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	defer release()
 	if err := rt.handle(w, r); err != nil {
 		s.writeError(w, r, err)
 	}
+}
+
+// admitBody takes the request's share of the budget of bodies in flight:
+// its Content-Length, or MaxBodyBytes for a body of unknown length, at
+// most MaxBodyBytes (more is refused while reading). A request without a
+// body takes nothing. Past the budget it waits, at most s.bodyWait and
+// while its client waits, then is answered 503 with Retry-After.
+func (s *Server) admitBody(r *http.Request) (release func(), err error) {
+	n := r.ContentLength
+	if n < 0 || n > MaxBodyBytes {
+		n = MaxBodyBytes
+	}
+	if n == 0 {
+		return func() {}, nil
+	}
+	if !s.bodies.TryAcquire(n) {
+		ctx, cancel := context.WithTimeout(r.Context(), s.bodyWait)
+		defer cancel()
+		if s.bodies.Acquire(ctx, n) != nil {
+			return nil, &cardflow.Error{Code: cardflow.EUNAVAILABLE, RetryAfter: time.Second,
+				Message: fmt.Sprintf("the server is busy: the requests it is handling hold all the %d KB of request bodies it takes at once; try again in a moment", s.bodyBudget>>10)}
+		}
+	}
+	return func() { s.bodies.Release(n) }, nil
 }
 
 // selfAuthenticating reports whether every route of a path authenticates

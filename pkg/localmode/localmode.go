@@ -123,6 +123,9 @@ const (
 type Limits struct {
 	MaxConns                                                  int
 	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+	// BodyBudget is the most request-body bytes the handlers hold at once
+	// (httpapi.WithBodyBudget); zero takes httpapi.DefaultBodyBudget.
+	BodyBudget int64
 }
 
 // serve returns the server of h with l's timeouts, and ln limited to l's
@@ -447,7 +450,12 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	api, err := httpapi.New(svc, httpapi.KeyAuthenticator{Service: svc}, httpapi.WithLogger(cfg.Log), httpapi.WithOutbox(st.Outbox), httpapi.WithTeams(), httpapi.WithApprovalLinks())
+	budget := cfg.Limits.BodyBudget
+	if budget <= 0 {
+		budget = httpapi.DefaultBodyBudget
+	}
+	api, err := httpapi.New(svc, httpapi.KeyAuthenticator{Service: svc}, httpapi.WithLogger(cfg.Log), httpapi.WithOutbox(st.Outbox), httpapi.WithTeams(), httpapi.WithApprovalLinks(),
+		httpapi.WithBodyBudget(budget, httpapi.DefaultBodyWait))
 	if err != nil {
 		return err
 	}
