@@ -22,3 +22,20 @@ func TestServeMaxConns(t *testing.T) {
 		}
 	}
 }
+
+func TestServeBodyBudget(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		env  string
+	}{
+		{[]string{"--body-budget-mb", "0"}, ""},
+		{[]string{"--body-budget-mb", "16MB"}, ""},
+		{nil, "-1"},
+	} {
+		t.Setenv("CARDFLOW_BODY_BUDGET_MB", tc.env)
+		err := serve(t.Context(), append(tc.args, "--data-dir", t.TempDir()), io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "--body-budget-mb (CARDFLOW_BODY_BUDGET_MB)") {
+			t.Errorf("serve %v with CARDFLOW_BODY_BUDGET_MB=%q: got %v, want the budget refused", tc.args, tc.env, err)
+		}
+	}
+}
