@@ -7,7 +7,7 @@ import (
 	"github.com/cardflow/cardflow/pkg/cardflow"
 )
 
-// SaveCardInput is the body of saveCard (DESIGN section 8).
+// SaveCardInput is the body of saveCard.
 type SaveCardInput struct {
 	CardID          string         `json:"card_id"`
 	CardName        string         `json:"card_name"`

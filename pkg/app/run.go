@@ -25,7 +25,7 @@ var (
 	clientTokenPattern = regexp.MustCompile(`^[\x21-\x7e]{1,200}$`)
 )
 
-// TriggerInput is a triggerworkflow request (spec 4.1).
+// TriggerInput is a triggerworkflow request.
 type TriggerInput struct {
 	WorkflowID string
 	// Version is the version to run; 0 runs the latest ACTIVE one.
@@ -88,7 +88,7 @@ func (s *Service) Trigger(ctx context.Context, in TriggerInput) (*TriggerOutput,
 }
 
 // decodeInput reads a trigger body as the execution's input: a JSON object
-// as it is, nothing as {}, and any other JSON value (spec 4.1 takes any)
+// as it is, nothing as {}, and any other JSON value (openapi.yaml takes any)
 // wrapped as cardflow.PayloadOf wraps it ({"value": [1]}). It returns the
 // compact body for request hashing.
 func decodeInput(body []byte) (map[string]any, []byte, error) {

@@ -67,14 +67,14 @@ func (s *Service) schedule(ctx context.Context, w *cardflow.Workflow) error {
 	return nil
 }
 
-// ToggleInput is the body of toggleScheduledWorkflow (spec 4.3).
+// ToggleInput is the body of toggleScheduledWorkflow.
 type ToggleInput struct {
 	WorkflowID      string `json:"workflow_id"`
 	WorkflowVersion int    `json:"workflow_version"`
 	Action          string `json:"action"`
 }
 
-// ToggleOutput is the answer of toggleScheduledWorkflow: spec 4.3 and the
+// ToggleOutput is the answer of toggleScheduledWorkflow: openapi.yaml's and the
 // next run times while the schedule is ACTIVE.
 type ToggleOutput struct {
 	Message         string   `json:"message"`

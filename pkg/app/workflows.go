@@ -7,7 +7,7 @@ import (
 	"github.com/cardflow/cardflow/pkg/cardflow"
 )
 
-// SaveWorkflowInput is the body of saveWorkflow (DESIGN section 8).
+// SaveWorkflowInput is the body of saveWorkflow.
 type SaveWorkflowInput struct {
 	WorkflowID           string                `json:"workflow_id"`
 	WorkflowName         string                `json:"workflow_name"`

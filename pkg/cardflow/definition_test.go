@@ -60,7 +60,7 @@ func step(id, typ string, cfg map[string]any) cardflow.Step {
 
 func conn(from, to string) cardflow.Connection { return cardflow.Connection{From: from, To: to} }
 
-// approval is the example of DESIGN section 8, valid as it stands.
+// approval is the documented example approval workflow, valid as it stands.
 func approval() *cardflow.Workflow {
 	return &cardflow.Workflow{
 		WorkflowName: "Invoice approval",

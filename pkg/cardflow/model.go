@@ -57,7 +57,7 @@ type Connection struct {
 	On   string `json:"on,omitempty"`
 }
 
-// Workflow is one version of a workflow definition (spec 2.1).
+// Workflow is one version of a workflow definition.
 type Workflow struct {
 	OrganizationID        string         `json:"organization_id"`
 	WorkspaceID           string         `json:"workspace_id"`
@@ -83,7 +83,7 @@ func (w *Workflow) SetStatus(status string) {
 	w.WorkflowStatusVersion = status + "_" + strconv.Itoa(w.WorkflowVersion)
 }
 
-// Card is one version of an adaptive card (spec 2.6).
+// Card is one version of an adaptive card.
 type Card struct {
 	CardID          string         `json:"card_id"`
 	CardVersion     int            `json:"card_version"`
@@ -166,7 +166,7 @@ type WorkflowDetails struct {
 	WorkflowConnections []Connection `json:"workflow_connections"`
 }
 
-// Execution is one run of a workflow version (spec 2.3, plus status and
+// Execution is one run of a workflow version (as openapi.yaml describes it, plus status and
 // modified_on).
 type Execution struct {
 	WorkflowExecutionID   string             `json:"workflow_execution_id"`
@@ -222,7 +222,7 @@ func (e *Execution) Outline() ExecutionOutline {
 	}
 }
 
-// Schema is the data schema record of a workflow version (spec 2.5). The
+// Schema is the data schema record of a workflow version. The
 // organization is kept for access checks and is not part of the API shape.
 type Schema struct {
 	OrganizationID      string         `json:"-"`
@@ -296,7 +296,7 @@ type schemaFields Schema
 const PayloadValueKey = "value"
 
 // PayloadOf returns v as an execution's input or output payload, which is
-// always a JSON object (spec 2.3, 2.5): an object as it is, nothing (nil)
+// always a JSON object: an object as it is, nothing (nil)
 // as {}, and any other value under PayloadValueKey.
 func PayloadOf(v any) map[string]any {
 	switch t := v.(type) {

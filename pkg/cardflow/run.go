@@ -207,7 +207,7 @@ type Wait struct {
 // Claimed reports whether a resume or the deadline has claimed the wait.
 func (w *Wait) Claimed() bool { return w.Resume != nil || w.TimedOut }
 
-// Resume sources (spec 4.2).
+// Resume sources.
 const (
 	SourceTeams = "TEAMS"
 	SourceSAP   = "SAP"
@@ -236,7 +236,7 @@ type Idempotency struct {
 	ExpiresAt int64 `json:"expires_at"`
 }
 
-// Schedule states (spec 4.3).
+// Schedule states.
 const (
 	ScheduleActive = "ACTIVE"
 	SchedulePaused = "PAUSED"

@@ -19,21 +19,21 @@ func PageSize(n int) int {
 	return n
 }
 
-// WorkflowKey is the page key of workflow lists (spec 2.8).
+// WorkflowKey is the page key of workflow lists.
 type WorkflowKey struct {
 	OrganizationID  string `json:"organization_id"`
 	WorkflowID      string `json:"workflow_id"`
 	WorkflowVersion int    `json:"workflow_version"`
 }
 
-// CardKey is the page key of card lists (spec 2.8).
+// CardKey is the page key of card lists.
 type CardKey struct {
 	OrganizationID string `json:"organization_id"`
 	CardID         string `json:"card_id"`
 	CardVersion    int    `json:"card_version"`
 }
 
-// ExecutionKey is the page key of execution lists (spec 2.8).
+// ExecutionKey is the page key of execution lists.
 type ExecutionKey struct {
 	WorkflowID          string `json:"workflow_id"`
 	WorkflowExecutionID string `json:"workflow_execution_id"`

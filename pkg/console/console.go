@@ -1,4 +1,4 @@
-// Package console serves the browser console (DESIGN section 11): a page
+// Package console serves the browser console: a page
 // and its bundle, built from console/ by `make console` and embedded here,
 // so the binary (and the console Lambda function) carries them. The page
 // talks only to the public /v1 API, with the key the person enters.

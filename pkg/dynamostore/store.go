@@ -1,5 +1,5 @@
 // Package dynamostore is the cardflow.Store on Amazon DynamoDB, one table per
-// record kind as DESIGN section 3 lays them out; tables.go defines them.
+// record kind; tables.go defines them.
 //
 // Each item keeps its key and index attributes at the top level and the
 // rest of the record as JSON in the "record" attribute, so records

@@ -8,7 +8,7 @@ import (
 	"github.com/cardflow/cardflow/pkg/cardflow"
 )
 
-// The approvals endpoints (DESIGN section 10).
+// The approvals endpoints.
 var (
 	GetPendingApprovals = Endpoint{"getPendingApprovals", []string{"GET /v1/approvals/getPendingApprovals"}, cardflow.ScopeRead, (*Server).getPendingApprovals}
 	GetApprovalById     = Endpoint{"getApprovalById", []string{"GET /v1/approvals/getApprovalById"}, cardflow.ScopeRead, (*Server).getApproval}

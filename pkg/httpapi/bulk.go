@@ -7,7 +7,7 @@ import (
 	"github.com/cardflow/cardflow/pkg/cardflow"
 )
 
-// The bulk operation endpoints (DESIGN section 12).
+// The bulk operation endpoints.
 var (
 	StartBulkOperation = Endpoint{"startBulkOperation", []string{"POST /v1/workflows/startBulkOperation"}, cardflow.ScopeExecute, (*Server).startBulkOperation}
 	GetBulkOperation   = Endpoint{"getBulkOperation", []string{"GET /v1/workflows/getBulkOperation"}, cardflow.ScopeRead, (*Server).getBulkOperation}

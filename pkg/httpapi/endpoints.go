@@ -21,7 +21,7 @@ type Endpoint struct {
 	handle func(*Server, http.ResponseWriter, *http.Request) error
 }
 
-// The endpoints of the API (DESIGN section 8), but local mode's outbox.
+// The endpoints of the API, but local mode's outbox.
 var (
 	GetWorkflowExecutionById    = Endpoint{"getWorkflowExecutionById", []string{"GET /v1/workflows/getWorkflowExecutionById"}, cardflow.ScopeRead, (*Server).getExecution}
 	WaitForExecution            = Endpoint{"waitForExecution", []string{"GET /v1/workflows/waitForExecution"}, cardflow.ScopeRead, (*Server).waitForExecution}

@@ -26,7 +26,7 @@ func holdBody() map[string]any {
 	}
 }
 
-// TestPayloadsAreObjects checks spec 2.3 and 2.5: an execution's input and
+// TestPayloadsAreObjects checks that an execution's input and
 // output and a schema record's mock payload are JSON objects, whatever the
 // trigger body was and wherever the execution is.
 func TestPayloadsAreObjects(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"github.com/cardflow/cardflow/pkg/cardflow"
 )
 
-// SearchExecutions is the search of executions (DESIGN section 12).
+// SearchExecutions is the search of executions.
 var SearchExecutions = Endpoint{"searchExecutions", []string{"GET /v1/workflows/searchExecutions"}, cardflow.ScopeRead, (*Server).searchExecutions}
 
 // maxEpochMillis bounds the times of a bulk operation: the year 9999.

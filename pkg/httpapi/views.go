@@ -2,7 +2,7 @@ package httpapi
 
 import "github.com/cardflow/cardflow/pkg/cardflow"
 
-// workflowListItem is an item of getOrganizationWorkflows (spec 2.2).
+// workflowListItem is an item of getOrganizationWorkflows.
 type workflowListItem struct {
 	WorkflowID            string        `json:"workflow_id"`
 	ModifiedOn            int64         `json:"modified_on"`
@@ -17,7 +17,7 @@ type workflowListItem struct {
 	CreatedOn             int64         `json:"created_on"`
 }
 
-// cardListItem is an item of getOrganizationCards (spec 2.7).
+// cardListItem is an item of getOrganizationCards.
 type cardListItem struct {
 	CardName       string        `json:"card_name"`
 	StatusVersion  string        `json:"status_version"`
@@ -31,7 +31,7 @@ type cardListItem struct {
 	CreatedOn      int64         `json:"created_on"`
 }
 
-// executionSummary is an item of the execution lists (spec 2.4).
+// executionSummary is an item of the execution lists.
 type executionSummary struct {
 	WorkflowID           string            `json:"workflow_id"`
 	WorkflowCurrentState string            `json:"workflow_current_state"`

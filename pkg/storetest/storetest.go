@@ -99,7 +99,7 @@ func sameJSON(t *testing.T, what string, got, want any) {
 	}
 }
 
-// keyFields checks that a page key carries exactly the spec 2.8 fields.
+// keyFields checks that a page key carries exactly the fields openapi.yaml gives them.
 func keyFields(t *testing.T, key any, want ...string) {
 	t.Helper()
 	b, err := json.Marshal(key)
