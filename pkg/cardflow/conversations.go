@@ -26,8 +26,9 @@ const maxConversationIDRunes = 512
 
 // TeamsConversation is a Teams conversation registered for one
 // organization: the bot posts its workflows' cards there and nobody
-// (docs/DECISIONS.md, Microsoft Teams: "Which organization a conversation belongs to").
-// (docs/DECISIONS.md, "Teams conversations belong to an organization").
+// else's, and a click there answers its executions and nobody else's
+// (docs/DECISIONS.md, Microsoft Teams: "Which organization a
+// conversation belongs to").
 type TeamsConversation struct {
 	OrganizationID string `json:"organization_id"`
 	ConversationID string `json:"conversation_id"`
