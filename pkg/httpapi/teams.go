@@ -29,18 +29,28 @@ import (
 // Like WithOutbox, the option adds the routes, so a program without Teams
 // links none of their handlers.
 func WithTeams() Option {
-	return func(s *Server) { s.add(s.teamsRoutes()) }
+	return func(s *Server) {
+		s.add([]route{{"POST", "/v1/teams/messages", "", s.teamsMessage}})
+		s.add(s.linkRoutes())
+	}
 }
 
-func (s *Server) teamsRoutes() []route {
-	out := []route{{"POST", "/v1/teams/messages", "", s.teamsMessage}}
-	if s.svc.AnswersLinks() {
-		out = append(out,
-			route{"GET", "/v1/teams/respond", "", s.teamsOpenLink},
-			route{"HEAD", "/v1/teams/respond", "", s.teamsOpenLink},
-			route{"POST", "/v1/teams/respond", "", s.teamsAnswerLink})
+// WithResponseLinks adds only the response link endpoints, for a program
+// that answers links and is not the bot's messaging endpoint (the
+// teamsRespond function on AWS).
+func WithResponseLinks() Option {
+	return func(s *Server) { s.add(s.linkRoutes()) }
+}
+
+func (s *Server) linkRoutes() []route {
+	if !s.svc.AnswersLinks() {
+		return nil
 	}
-	return out
+	return []route{
+		{"GET", "/v1/teams/respond", "", s.teamsOpenLink},
+		{"HEAD", "/v1/teams/respond", "", s.teamsOpenLink},
+		{"POST", "/v1/teams/respond", "", s.teamsAnswerLink},
+	}
 }
 
 // teamsMessage is the bot's messaging endpoint. Action.Execute gets the

@@ -111,6 +111,9 @@ func (e Env) NewTeamsFunction(log *slog.Logger, name string, tm *teams.Integrati
 	if err != nil {
 		return nil, err
 	}
+	if name == TeamsRespond {
+		return newEndpoint(svc, log, nil, httpapi.WithResponseLinks())
+	}
 	return newEndpoint(svc, log, nil, httpapi.WithTeams())
 }
 

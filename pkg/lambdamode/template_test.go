@@ -252,7 +252,12 @@ func apiRoutes(t *testing.T, opts ...app.Option) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := httpapi.New(svc, AuthorizerAuthenticator{}, httpapi.WithLogger(log), httpapi.WithTeams())
+	// On AWS the messaging endpoint's function exists only with a bot.
+	teamsRoutes := httpapi.WithResponseLinks()
+	if svc.AnswersBot() {
+		teamsRoutes = httpapi.WithTeams()
+	}
+	srv, err := httpapi.New(svc, AuthorizerAuthenticator{}, httpapi.WithLogger(log), teamsRoutes)
 	if err != nil {
 		t.Fatal(err)
 	}
