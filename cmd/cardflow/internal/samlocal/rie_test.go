@@ -377,12 +377,20 @@ func TestRuntimeInterfaceEmulator(t *testing.T) {
 		{"getApprovalById", "", 200, "application/json", `\"status\":\"PENDING\"`},
 		{"answerApproval", "", 200, "application/json", `\"decision\":\"approve\",\"comment\":\"Within budget\",\"channel\":\"api\"`},
 		{"reassignApproval", "", 409, "application/json", `you already answered approval`},
+		// An admin decides without the approver who has yet to answer.
+		{"overrideApproval", "", 200, "application/json", `\"status\":\"OVERRIDDEN\"`},
 		{"triggerWorkflow", "", 200, "application/json", `\"service_execution_id\"`},
 		{"getWorkflowSchedule", "", 200, "application/json", `\"status\":\"ACTIVE\"`},
 		{"toggleScheduledWorkflow", "", 200, "application/json", `\"status\":\"PAUSED\"`},
 		{"resumeWorkflow", "", 200, "application/json", `\"resumed\":true`},
 		{"cancelExecution", "", 200, "application/json", `\"status\":\"CANCELLED\"`},
 		{"redriveExecution", "", 200, "application/json", `\"status\":\"RUNNING\"`},
+		// An admin registers the sample channel, sees it listed with
+		// the kind only the registration gives it, and removes it; the
+		// bot's conversation stays the organization's for the click below.
+		{"registerConversation", "", 200, "application/json", `\"conversation_id\":\"` + samlocal.ChannelConversation + `\"`},
+		{"listConversations", "", 200, "application/json", `\"kind\":\"channel\"`},
+		{"removeConversation", "", 200, "application/json", `\"message\":\"success\"`},
 		{lambdamode.TeamsRespond, "", 200, "text/html; charset=utf-8", "Nothing is recorded until you confirm."},
 		{lambdamode.TeamsRespond, samlocal.TeamsRespondConfirm, 200, "text/html; charset=utf-8", "Thank you: your answer was recorded."},
 		{lambdamode.TeamsMessages, "", 200, "application/json", `application/vnd.microsoft.card.adaptive`},
