@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/evalslots"
 	"github.com/cardflow/cardflow/pkg/httpapi"
 	"github.com/cardflow/cardflow/pkg/localmode"
 	"github.com/cardflow/cardflow/pkg/teams"
@@ -41,6 +42,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	contention := c.Bool("pprof-contention", os.Getenv("CARDFLOW_PPROF_CONTENTION") == "1", "with --pprof, also record where goroutines block and wait for locks (the block and mutex profiles); env CARDFLOW_PPROF_CONTENTION=1")
 	maxConns := c.String("max-conns", envOr("CARDFLOW_MAX_CONNS", strconv.Itoa(localmode.DefaultMaxConns)), "most open connections of the HTTP API; more wait until one closes; env CARDFLOW_MAX_CONNS")
 	bodyBudget := c.String("body-budget-mb", envOr("CARDFLOW_BODY_BUDGET_MB", strconv.Itoa(httpapi.DefaultBodyBudget>>20)), "MB of request bodies the API handles at once; a request past it waits, then is answered 503; env CARDFLOW_BODY_BUDGET_MB")
+	evalSlots := c.String("eval-slots", envOr("CARDFLOW_EVAL_SLOTS", strconv.Itoa(evalslots.Limit())), "expression evaluations and card expansions run at once; more wait for one to end (default: the CPUs the process uses); env CARDFLOW_EVAL_SLOTS")
 	orgRate := c.String("org-rate", os.Getenv(cardflow.EnvOrgRate), "requests a second each organization's keys may make together (none when empty); env "+cardflow.EnvOrgRate)
 	orgBurst := c.String("org-burst", os.Getenv(cardflow.EnvOrgBurst), "requests an organization may make at once above its rate (default: one second's worth); env "+cardflow.EnvOrgBurst)
 	orgMaxOpen := c.String("org-max-open", os.Getenv(cardflow.EnvOrgMaxOpen), "open executions an organization may have; a trigger past it is refused (none when empty); env "+cardflow.EnvOrgMaxOpen)
@@ -58,6 +60,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	budget, err := strconv.Atoi(*bodyBudget)
 	if err != nil || budget <= 0 {
 		return fmt.Errorf("--body-budget-mb (CARDFLOW_BODY_BUDGET_MB) %q is not a positive whole number of MB such as %d", *bodyBudget, httpapi.DefaultBodyBudget>>20)
+	}
+	slots, err := strconv.Atoi(*evalSlots)
+	if err != nil || evalslots.SetLimit(slots) != nil {
+		return fmt.Errorf("--eval-slots (CARDFLOW_EVAL_SLOTS) %q is not a positive whole number such as %d", *evalSlots, evalslots.Limit())
 	}
 	d, err := time.ParseDuration(*early)
 	if err != nil || d <= 0 {

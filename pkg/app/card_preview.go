@@ -10,7 +10,7 @@ import (
 // (pkg/cards does). It is an option, like CardChecker, so that only what
 // previews cards links the templating.
 type CardExpander interface {
-	ExpandCard(payload map[string]any, data any) (map[string]any, error)
+	ExpandCard(ctx context.Context, payload map[string]any, data any) (map[string]any, error)
 }
 
 // WithCardExpander sets what previewCard expands cards with; without one,
@@ -47,5 +47,5 @@ func (s *Service) PreviewCard(ctx context.Context, in PreviewCardInput) (map[str
 	if data == nil {
 		data = map[string]any{}
 	}
-	return s.cardExpander.ExpandCard(c.CardPayload, data)
+	return s.cardExpander.ExpandCard(ctx, c.CardPayload, data)
 }

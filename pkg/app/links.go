@@ -22,7 +22,7 @@ type LinkVerifier interface {
 // CardReader reads the text of a card version expanded with a step's data
 // (pkg/cards does), for the page a response link opens.
 type CardReader interface {
-	CardText(payload map[string]any, data any) ([]string, error)
+	CardText(ctx context.Context, payload map[string]any, data any) ([]string, error)
 }
 
 // WithResponseLinks lets the service answer cards through response links.
@@ -210,7 +210,7 @@ func (s *Service) cardText(ctx context.Context, ex *cardflow.Execution, stepID s
 		s.log.WarnContext(ctx, "reading the card of a response link", "error", err)
 		return nil
 	}
-	text, err := s.cardReader.CardText(card.CardPayload, in["data"])
+	text, err := s.cardReader.CardText(ctx, card.CardPayload, in["data"])
 	if err != nil {
 		s.log.WarnContext(ctx, "reading the card of a response link", "error", err)
 		return nil

@@ -1,6 +1,7 @@
 package cards
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -50,7 +51,7 @@ func BenchmarkExpandCard(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := ExpandCard(payload, data); err != nil {
+		if _, err := ExpandCard(context.Background(), payload, data); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -75,7 +76,7 @@ func BenchmarkExpandLineItems(b *testing.B) {
 	data["lines"] = lines
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := tmpl.Expand(data); err != nil {
+		if _, err := tmpl.Expand(context.Background(), data); err != nil {
 			b.Fatal(err)
 		}
 	}

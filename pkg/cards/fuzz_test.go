@@ -1,6 +1,7 @@
 package cards
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 )
@@ -24,7 +25,7 @@ func FuzzExpand(f *testing.F) {
 		if err != nil {
 			return
 		}
-		out, err := compiled.Expand(d)
+		out, err := compiled.Expand(context.Background(), d)
 		if err != nil {
 			return
 		}

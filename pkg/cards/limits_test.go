@@ -1,6 +1,7 @@
 package cards
 
 import (
+	"context"
 	"encoding/json"
 	"runtime"
 	"strconv"
@@ -55,7 +56,7 @@ func TestFunctionsAreBoundedBeforeTheyBuild(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got error
-			n := allocated(func() { _, got = tmpl.Expand(data) })
+			n := allocated(func() { _, got = tmpl.Expand(context.Background(), data) })
 			if got == nil || !strings.Contains(got.Error(), tt.want) {
 				t.Fatalf("got error %v, want one with %q", got, tt.want)
 			}
@@ -84,7 +85,7 @@ func TestSizedFunctionsKeepTheirResults(t *testing.T) {
 		{"${setProperty(json('{}'), 'k', name).k}", "Ada"},
 	}
 	for _, tt := range tests {
-		got, err := Expand(map[string]any{"text": tt.text}, data)
+		got, err := Expand(context.Background(), map[string]any{"text": tt.text}, data)
 		if err != nil {
 			t.Fatalf("%s: %v", tt.text, err)
 		}
@@ -134,7 +135,7 @@ func TestRepeatedBindingsAreBoundedByTheBytesTheyProduce(t *testing.T) {
 			var got error
 			n := allocated(func() {
 				var out any
-				if out, got = tmpl.Expand(data); got == nil {
+				if out, got = tmpl.Expand(context.Background(), data); got == nil {
 					// What the server does with a card it was given.
 					_, _ = json.Marshal(out)
 				}
@@ -164,7 +165,7 @@ func TestCardsWithinTheBoundExpand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := tmpl.Expand(data)
+	out, err := tmpl.Expand(context.Background(), data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +197,7 @@ func TestFunctionWorkIsBoundedPerExpansion(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got error
-	n := allocated(func() { _, got = tmpl.Expand(data) })
+	n := allocated(func() { _, got = tmpl.Expand(context.Background(), data) })
 	if got == nil || !strings.HasSuffix(got.Error(), "the template needs more than 100000 function calls or builds more than 8 MB of values") {
 		t.Errorf("got error %v, want the budget's", got)
 	}
@@ -216,7 +217,7 @@ func TestReadingTheDataBuildsNothing(t *testing.T) {
 		items[i] = float64(i)
 	}
 	data := map[string]any{"items": items, "big": strings.Repeat("b", 200_000) + "x"}
-	out, err := Expand(json.RawMessage(`{"body": [{"$data": "${$root.items}", "$when": "${contains($root.big, 'x') && length($root['big']) > $index}", "i": "${$index}"}]}`), data)
+	out, err := Expand(context.Background(), json.RawMessage(`{"body": [{"$data": "${$root.items}", "$when": "${contains($root.big, 'x') && length($root['big']) > $index}", "i": "${$index}"}]}`), data)
 	if err != nil {
 		t.Fatal(err)
 	}

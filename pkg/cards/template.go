@@ -1,7 +1,9 @@
 package cards
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -10,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/evalslots"
 )
 
 // This file implements the Adaptive Cards Template Language as Microsoft's
@@ -90,22 +93,28 @@ func Compile(template any) (*Template, error) {
 }
 
 // Expand binds template to data and returns the expanded JSON value.
-func Expand(template, data any) (any, error) {
+func Expand(ctx context.Context, template, data any) (any, error) {
 	t, err := Compile(template)
 	if err != nil {
 		return nil, err
 	}
-	return t.Expand(data)
+	return t.Expand(ctx, data)
 }
 
 // Expand binds the template to data: $root and, at first, $data.
-func (t *Template) Expand(data any) (any, error) {
-	return t.ExpandHost(data, nil)
+func (t *Template) Expand(ctx context.Context, data any) (any, error) {
+	return t.ExpandHost(ctx, data, nil)
 }
 
 // ExpandHost binds the template to data and to host data, which bindings
-// reach as $host.
-func (t *Template) ExpandHost(data, host any) (any, error) {
+// reach as $host. It waits for one of the process's evaluation slots
+// (pkg/evalslots), or until ctx ends, and holds it while it expands.
+func (t *Template) ExpandHost(ctx context.Context, data, host any) (any, error) {
+	slot, err := evalslots.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer slot.Release()
 	d, err := jsonValue(data)
 	if err != nil {
 		return nil, fmt.Errorf("data: %w", err)
@@ -129,18 +138,21 @@ func (t *Template) ExpandHost(data, host any) (any, error) {
 // fails, when the template expands to no card or to several (a $when or a
 // $data on the card itself), or when the card it gives is not a valid
 // Adaptive Card.
-func ExpandCard(payload map[string]any, data any) (map[string]any, error) {
+func ExpandCard(ctx context.Context, payload map[string]any, data any) (map[string]any, error) {
 	t, err := Compile(payload)
 	if err != nil {
 		return nil, cardflow.Errorf(cardflow.EINVALID, "the card template does not expand: %v", err)
 	}
-	return t.ExpandCard(data)
+	return t.ExpandCard(ctx, data)
 }
 
 // ExpandCard is ExpandCard of the card template t was compiled from.
-func (t *Template) ExpandCard(data any) (map[string]any, error) {
-	out, err := t.Expand(data)
+func (t *Template) ExpandCard(ctx context.Context, data any) (map[string]any, error) {
+	out, err := t.Expand(ctx, data)
 	if err != nil {
+		if cerr := ctx.Err(); cerr != nil && errors.Is(err, cerr) {
+			return nil, err // cancelled while waiting for a slot
+		}
 		return nil, cardflow.Errorf(cardflow.EINVALID, "the card template does not expand: %v", err)
 	}
 	switch x := out.(type) {

@@ -2,6 +2,7 @@ package cards
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -132,9 +133,9 @@ func expandCase(c templatingCase) (any, error) {
 		data = nil
 	}
 	if c.Host != nil {
-		return tmpl.ExpandHost(data, c.Host)
+		return tmpl.ExpandHost(context.Background(), data, c.Host)
 	}
-	return tmpl.Expand(data)
+	return tmpl.Expand(context.Background(), data)
 }
 
 func jsonText(v any) string {

@@ -1,6 +1,7 @@
 package cards
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"sync"
@@ -80,7 +81,7 @@ func TestExpandCard(t *testing.T) {
 		if err := json.Unmarshal([]byte(data), &d); err != nil {
 			t.Fatal(err)
 		}
-		card, err := ExpandCard(decodeJSON(t, tt.card), d)
+		card, err := ExpandCard(context.Background(), decodeJSON(t, tt.card), d)
 		var got string
 		if err != nil {
 			got = cardflow.ErrorMessage(err)
@@ -115,7 +116,7 @@ func TestExpandInputs(t *testing.T) {
 		{"raw JSON", json.RawMessage(`{"name": "Cy", "age": 45}`), map[string]string{"app": "Teams"}, `{"host":"Teams","text":"Cy (45)"}`},
 		{"no data", nil, nil, `{"host":"${$host.app}","text":"${name} (${age})"}`},
 	} {
-		out, err := tmpl.ExpandHost(tt.data, tt.host)
+		out, err := tmpl.ExpandHost(context.Background(), tt.data, tt.host)
 		if err != nil {
 			t.Errorf("%s: %v", tt.name, err)
 			continue
@@ -146,7 +147,7 @@ func TestExpandLimits(t *testing.T) {
 		{"interpolated text", `{"a": [{"$data": "${items}", "t": "${$root.text}${$root.text}${$root.text}${$root.text}${$root.text}"}]}`,
 			"the card would be larger than 256 KB as JSON; an expanded card may hold at most 256 KB"},
 	} {
-		_, err := Expand(json.RawMessage(tt.template), data)
+		_, err := Expand(context.Background(), json.RawMessage(tt.template), data)
 		if err == nil || !strings.HasSuffix(err.Error(), ": "+tt.want) {
 			t.Errorf("%s: got %v, want an error ending in %q", tt.name, err, tt.want)
 		}
@@ -167,7 +168,7 @@ func TestExpandConcurrently(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out, err := tmpl.Expand(data)
+			out, err := tmpl.Expand(context.Background(), data)
 			if err != nil {
 				t.Error(err)
 				return

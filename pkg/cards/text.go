@@ -1,6 +1,9 @@
 package cards
 
-import "strings"
+import (
+	"context"
+	"strings"
+)
 
 // Reader reads what a card asks, as plain text, for pages that show a card
 // without an Adaptive Cards renderer (a response link's confirmation page).
@@ -17,8 +20,8 @@ const (
 // rich text block or fact ("title: value"), in reading order. Inputs,
 // images and actions have no text to read there; hidden elements are left
 // out.
-func (Reader) CardText(payload map[string]any, data any) ([]string, error) {
-	card, err := ExpandCard(payload, data)
+func (Reader) CardText(ctx context.Context, payload map[string]any, data any) ([]string, error) {
+	card, err := ExpandCard(ctx, payload, data)
 	if err != nil {
 		return nil, err
 	}

@@ -32,6 +32,8 @@ import (
 	"cel.dev/cel-go/common/types/ref"
 	"cel.dev/cel-go/ext"
 	"cel.dev/cel-go/interpreter"
+
+	"github.com/cardflow/cardflow/pkg/evalslots"
 )
 
 // Defaults of the options.
@@ -418,7 +420,10 @@ func plainSyntaxError(msg string) string {
 // become RFC 3339 strings, durations strings such as "1h30m0s" and bytes
 // base64 strings.
 func (p *Program) Eval(ctx context.Context, v Vars) (any, error) {
-	ev := newEvaluation(ctx, v, p.timeout)
+	ev, err := startEvaluation(ctx, v, p.timeout)
+	if err != nil {
+		return nil, err
+	}
 	defer ev.close()
 	val, err := p.eval(ev)
 	if err != nil {
@@ -429,7 +434,10 @@ func (p *Program) Eval(ctx context.Context, v Vars) (any, error) {
 
 // EvalBool evaluates an expression that must yield a bool.
 func (p *Program) EvalBool(ctx context.Context, v Vars) (bool, error) {
-	ev := newEvaluation(ctx, v, p.timeout)
+	ev, err := startEvaluation(ctx, v, p.timeout)
+	if err != nil {
+		return false, err
+	}
 	defer ev.close()
 	val, err := p.eval(ev)
 	if err != nil {
@@ -454,6 +462,20 @@ type evaluation struct {
 	frame    *interpreter.ExecutionFrame
 	built    *budget // what the expressions and templates have built
 	returned uint64  // the encoded size of the result so far (toJSON)
+	slot     evalslots.Slot
+}
+
+// startEvaluation waits for one of the process's evaluation slots
+// (pkg/evalslots), or until ctx ends, and then starts the evaluation: its
+// deadline runs from then, so the wait does not eat into it.
+func startEvaluation(ctx context.Context, v Vars, timeout time.Duration) (*evaluation, error) {
+	slot, err := evalslots.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ev := newEvaluation(ctx, v, timeout)
+	ev.slot = slot
+	return ev, nil
 }
 
 func newEvaluation(parent context.Context, v Vars, timeout time.Duration) *evaluation {
@@ -475,6 +497,7 @@ func newEvaluation(parent context.Context, v Vars, timeout time.Duration) *evalu
 func (ev *evaluation) close() {
 	ev.frame.Close()
 	ev.cancel()
+	ev.slot.Release()
 }
 
 // stopped is why the evaluation was stopped from outside: the caller's

@@ -135,7 +135,13 @@ func stringEnd(src string, q int) (int, bool) {
 // with strings written as they are and other values as JSON. A template
 // without placeholders yields its text.
 func (t *Template) Eval(ctx context.Context, v Vars) (any, error) {
-	ev := newEvaluation(ctx, v, t.timeout)
+	if len(t.holes) == 0 {
+		return t.text[0], nil
+	}
+	ev, err := startEvaluation(ctx, v, t.timeout)
+	if err != nil {
+		return nil, err
+	}
 	defer ev.close()
 	return t.eval(ev)
 }
@@ -262,7 +268,10 @@ func (e *Env) CompileValue(v any) (*Value, error) {
 // Eval renders the structure: a new one, with every template evaluated as
 // Template.Eval does. An evaluation error names the path of its string.
 func (v *Value) Eval(ctx context.Context, vars Vars) (any, error) {
-	ev := newEvaluation(ctx, vars, v.timeout)
+	ev, err := startEvaluation(ctx, vars, v.timeout)
+	if err != nil {
+		return nil, err
+	}
 	defer ev.close()
 	return v.root.eval(ev)
 }

@@ -151,7 +151,7 @@ func (s *cardStep) prepare(ctx context.Context, r *Run) (*preparedCard, error) {
 	t, err := s.template(card)
 	var payload map[string]any
 	if err == nil {
-		payload, err = t.ExpandCard(data)
+		payload, err = t.ExpandCard(ctx, data)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("card %s version %d: %s", card.CardID, card.CardVersion, cardflow.ErrorMessage(err))
