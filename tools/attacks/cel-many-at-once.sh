@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
 # Many executions at once (N, default 100) of a workflow whose transform
-# step builds as much as one evaluation may: a string of 360 KB, made by
-# replacing each character of a 600-character trigger field with the field
-# itself, just under the cost limit (a string costs about a unit per ten
-# bytes built, so the cost limit, not the 16 MiB of MaxBuiltBytes, is what
-# bounds an evaluation of strings). Each evaluation is within its bounds;
-# what the server holds is how many run together. Run it under
-# tools/attacks/peakrss.sh.
+# step builds as much as the cost limit lets one evaluation build: it
+# splits a 1000-character trigger field into characters 25 times, 25,000
+# strings (a string costs about a unit per ten bytes built, so the cost
+# limit, not the 16 MiB of MaxBuiltBytes, is what bounds an evaluation of
+# strings). Each evaluation is within its bounds; what the server holds is
+# how many run together. Run it under tools/attacks/peakrss.sh.
 set -euo pipefail
 : "${CARDFLOW_URL:?run me under tools/attacks/peakrss.sh}"
 H=(-sS -H "content-type: application/json")
