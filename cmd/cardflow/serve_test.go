@@ -39,3 +39,20 @@ func TestServeBodyBudget(t *testing.T) {
 		}
 	}
 }
+
+func TestServeEvalSlots(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		env  string
+	}{
+		{[]string{"--eval-slots", "0"}, ""},
+		{[]string{"--eval-slots", "two"}, ""},
+		{nil, "-1"},
+	} {
+		t.Setenv("CARDFLOW_EVAL_SLOTS", tc.env)
+		err := serve(t.Context(), append(tc.args, "--data-dir", t.TempDir()), io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "--eval-slots (CARDFLOW_EVAL_SLOTS)") {
+			t.Errorf("serve %v with CARDFLOW_EVAL_SLOTS=%q: got %v, want the number refused", tc.args, tc.env, err)
+		}
+	}
+}
