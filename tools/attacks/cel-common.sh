@@ -1,9 +1,11 @@
-# Shared by the CEL attacks: runs a workflow of one transform step whose
+# Shared by the CEL attacks, which tools/attacks/peakrss.sh runs:
+# run_transform OUTPUT BODY_FILE runs a workflow of one transform step whose
 # output is OUTPUT over the trigger body BODY_FILE, and prints how the
-# execution ended. Sourced by cel-shared-list.sh and cel-self-compare.sh,
-# which tools/attacks/peakrss.sh runs.
-run_transform() {
-	local output=$1 body_file=$2 wf ver ex
+# execution ended.
+# publish_transform OUTPUT saves and publishes that workflow, and prints
+# its id.
+publish_transform() {
+	local output=$1 wf ver
 	local H=(-sS -H "content-type: application/json")
 	wf=$(jq -n --arg out "$output" '{workflow_name: "cel attack",
 		workflow_steps: [
@@ -16,7 +18,14 @@ run_transform() {
 	wf=$(jq -r .item.workflow_id <<<"$wf")
 	[ "$wf" != null ] || { echo "saveWorkflow refused the workflow" >&2; return 1; }
 	curl "${H[@]}" -H "x-api-key: $ADMIN_KEY" -o /dev/null -w "publishWorkflow: %{http_code}\n" \
-		-d "{\"workflow_id\": \"$wf\", \"workflow_version\": $ver}" "$CARDFLOW_URL/v1/workflows/publishWorkflow"
+		-d "{\"workflow_id\": \"$wf\", \"workflow_version\": $ver}" "$CARDFLOW_URL/v1/workflows/publishWorkflow" >&2
+	echo "$wf"
+}
+
+run_transform() {
+	local output=$1 body_file=$2 wf ex
+	local H=(-sS -H "content-type: application/json")
+	wf=$(publish_transform "$output")
 	local start=$(date +%s.%N)
 	ex=$(curl "${H[@]}" -H "x-api-key: $EXEC_KEY" -d @"$body_file" "$CARDFLOW_URL/v1/workflows/triggerworkflow/$wf" | jq -r .service_execution_id)
 	echo "execution $ex"

@@ -10,18 +10,8 @@ set -euo pipefail
 : "${CARDFLOW_URL:?run me under tools/attacks/peakrss.sh}"
 H=(-sS -H "content-type: application/json")
 out='{{ size(lists.range(25).map(i, input.s.split(""))) }}'
-wf=$(jq -n --arg out "$out" '{workflow_name: "cel many at once",
-	workflow_steps: [
-		{id: "start", name: "Start", type: "trigger", config: {kind: "REQUEST"}},
-		{id: "build", name: "Build", type: "transform", config: {output: $out}},
-		{id: "done", name: "Done", type: "end", config: {status: "SUCCEEDED"}}],
-	workflow_connections: [{from: "start", to: "build"}, {from: "build", to: "done"}]}' |
-	curl "${H[@]}" -H "x-api-key: $ADMIN_KEY" -d @- "$CARDFLOW_URL/v1/workflows/saveWorkflow")
-ver=$(jq -r .item.workflow_version <<<"$wf")
-wf=$(jq -r .item.workflow_id <<<"$wf")
-[ "$wf" != null ] || { echo "saveWorkflow refused the workflow" >&2; exit 1; }
-curl "${H[@]}" -H "x-api-key: $ADMIN_KEY" -o /dev/null -w "publishWorkflow: %{http_code}\n" \
-	-d "{\"workflow_id\": \"$wf\", \"workflow_version\": $ver}" "$CARDFLOW_URL/v1/workflows/publishWorkflow"
+. "$(dirname "$0")/cel-common.sh"
+wf=$(publish_transform "$out")
 body=$(jq -cn '{s: ("x" * 1000)}')
 n=${N:-100}
 echo "$n executions at once"
