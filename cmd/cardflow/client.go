@@ -195,6 +195,7 @@ type summary struct {
 	WorkflowCurrentState string `json:"workflow_current_state"`
 	WorkflowTriggerType  string `json:"workflow_trigger_type"`
 	Status               string `json:"status"`
+	TriggeredBy          string `json:"triggered_by"`
 	CreatedOn            int64  `json:"created_on"`
 	WorkflowDetails      struct {
 		WorkflowName string `json:"workflow_name"`
@@ -229,10 +230,10 @@ first, or those of one workflow with --workflow. --status, --process-id,
 		return err
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "EXECUTION\tWORKFLOW\tVERSION\tSTATUS\tSTEP\tTRIGGER\tSTARTED")
+	fmt.Fprintln(tw, "EXECUTION\tWORKFLOW\tVERSION\tSTATUS\tSTEP\tTRIGGER\tTRIGGERED_BY\tSTARTED")
 	for _, e := range out.Items {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", e.WorkflowExecutionID, e.WorkflowDetails.WorkflowName, e.WorkflowVersion,
-			e.Status, e.WorkflowCurrentState, e.WorkflowTriggerType, time.UnixMilli(e.CreatedOn).Format(time.DateTime))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", e.WorkflowExecutionID, e.WorkflowDetails.WorkflowName, e.WorkflowVersion,
+			e.Status, e.WorkflowCurrentState, e.WorkflowTriggerType, e.TriggeredBy, time.UnixMilli(e.CreatedOn).Format(time.DateTime))
 	}
 	return tw.Flush()
 }

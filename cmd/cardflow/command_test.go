@@ -42,6 +42,8 @@ func TestUsage(t *testing.T) {
 		{[]string{"redrive", "--help"}, 0, []string{"usage: cardflow redrive WORKFLOW_ID EXECUTION_ID [flags]", "FAILED or TIMED_OUT"}, nil},
 		{[]string{"outbox", "--help"}, 0, []string{"usage: cardflow outbox [flags]", "--limit int"}, nil},
 		{[]string{"links", "--help"}, 0, []string{"usage: cardflow links APPROVAL_ID --approver PERSON [flags]", "--approver string", "admin key"}, nil},
+		{[]string{"override", "--help"}, 0, []string{"usage: cardflow override APPROVAL_ID --decision approve|reject --reason TEXT [flags]", "--reason string", "admin key"}, nil},
+		{[]string{"help", "override"}, 0, []string{"usage: cardflow override APPROVAL_ID"}, nil},
 		{[]string{"sam-events", "--help"}, 0, nil, []string{"cardflow sam-events"}},
 
 		{nil, 2, nil, []string{"usage: cardflow COMMAND", "cardflow: no command given"}},
@@ -55,6 +57,12 @@ func TestUsage(t *testing.T) {
 		{[]string{"outbox", "extra"}, 2, nil, []string{`outbox takes no arguments, got "extra"`}},
 		{[]string{"links", "--approver", "dan@example.com"}, 2, nil, []string{"links takes APPROVAL_ID --approver PERSON, got 0 argument(s)"}},
 		{[]string{"links", "01J9Z3K8Q6X2M4T7V5B1N0C8DE-0001", "--data-dir", dataDir, "--key", "x"}, 2, nil, []string{"links needs --approver PERSON"}},
+		// Usage errors of override send nothing: --url names no service.
+		{[]string{"override", "--decision", "approve", "--reason", "away"}, 2, nil, []string{"override takes APPROVAL_ID --decision approve|reject --reason TEXT, got 0 argument(s)"}},
+		{[]string{"override", "EX-0001", "--decision", "approve", "--url", "http://127.0.0.1:1", "--key", "x"}, 2, nil, []string{"override needs --reason TEXT", "cardflow override --help"}},
+		{[]string{"override", "EX-0001", "--decision", "approve", "--reason", "  ", "--url", "http://127.0.0.1:1", "--key", "x"}, 2, nil, []string{"override needs --reason TEXT"}},
+		{[]string{"override", "EX-0001", "--decision", "approved", "--reason", "away", "--url", "http://127.0.0.1:1", "--key", "x"}, 2, nil, []string{`override needs --decision approve or --decision reject, got "approved"`}},
+		{[]string{"override", "EX-0001", "--reason", "away", "--url", "http://127.0.0.1:1", "--key", "x"}, 2, nil, []string{`got ""`}},
 
 		// A service error reads as its message, said once.
 		{[]string{"keys", "create", "--org", "acme#2", "--workspace", "finance", "--data-dir", dataDir}, 1, nil, []string{"cardflow: organization and workspace ids"}},

@@ -15,6 +15,7 @@
 //	cardflow redrive WORKFLOW_ID EXECUTION_ID
 //	cardflow outbox
 //	cardflow links APPROVAL_ID --approver PERSON
+//	cardflow override APPROVAL_ID --decision approve|reject --reason TEXT
 //
 // `cardflow help COMMAND` and `cardflow COMMAND --help` describe a command.
 package main
@@ -56,6 +57,7 @@ Against a running service:
   redrive      continue a failed execution from the step that failed
   outbox       list the cards card steps sent
   links        an approver's personal links to an approval's card (admin key; recorded)
+  override     decide an approval without its approvers, with a reason (admin key; recorded)
   teams        the organization's Teams conversations (teams conversations add, list, remove)
 
   help COMMAND, COMMAND --help   what a command does, its arguments and flags
@@ -147,6 +149,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return outbox(ctx, args[1:], stdout, stderr)
 	case "links":
 		return links(ctx, args[1:], stdout, stderr)
+	case "override":
+		return override(ctx, args[1:], stdout, stderr)
 	case "tables":
 		return tables(ctx, args[1:], stdout, stderr)
 	case "sam-events":
