@@ -216,13 +216,13 @@ func (p *Publisher) Publish(ctx context.Context, events []*cardflow.Published) (
 	defer p.mu.Unlock()
 	for _, ev := range due {
 		st := p.state[ev.ID]
-		var todo []job
+		var queued []job
 		for _, w := range hooks[ev.OrganizationID] {
 			if st == nil || !st.done[w.WebhookID] {
-				todo = append(todo, job{ev, w})
+				queued = append(queued, job{ev, w})
 			}
 		}
-		if len(todo) == 0 {
+		if len(queued) == 0 {
 			out = append(out, ev)
 			delete(p.state, ev.ID)
 			continue
@@ -232,15 +232,15 @@ func (p *Publisher) Publish(ctx context.Context, events []*cardflow.Published) (
 			q = &orgQueue{}
 			p.orgs[ev.OrganizationID] = q
 		}
-		if len(q.jobs)+len(todo) > p.queueMax {
+		if len(q.jobs)+len(queued) > p.queueMax {
 			continue // the organization's queue is full: a later pass
 		}
 		if st == nil {
 			st = &pending{done: map[string]bool{}}
 			p.state[ev.ID] = st
 		}
-		st.inFlight, st.failed = len(todo), false
-		q.jobs = append(q.jobs, todo...)
+		st.inFlight, st.failed = len(queued), false
+		q.jobs = append(q.jobs, queued...)
 		for q.workers < p.parallel && q.workers < len(q.jobs) {
 			q.workers++
 			p.wg.Add(1)
