@@ -58,8 +58,10 @@ func (s *Service) IssueApprovalLinks(ctx context.Context, in IssueLinksInput) (*
 			approver = x
 		}
 	}
+	// The request is well formed; the approval has no such approver, so
+	// there are no links of theirs to give.
 	if approver == "" {
-		return nil, cardflow.Errorf(cardflow.EINVALID, "%s is not an approver of approval %s (its approvers: %s)", in.Approver, a.ApprovalID, strings.Join(a.Approvers, ", "))
+		return nil, cardflow.Errorf(cardflow.ENOTFOUND, "%s is not an approver of approval %s (its approvers: %s)", in.Approver, a.ApprovalID, strings.Join(a.Approvers, ", "))
 	}
 	if !a.Open() {
 		return nil, cardflow.Errorf(cardflow.ECONFLICT, "approval %s is %s; its links would record nothing", a.ApprovalID, a.Status)

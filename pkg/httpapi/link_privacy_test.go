@@ -97,7 +97,7 @@ func TestIssueApprovalLinks(t *testing.T) {
 		{"ann's key", e.personKey("org-a", "ann@example.com"), body, 403, `"admin" scope`},
 		{"another organization's admin", e.key("org-b", "read", "admin", "execute"), body, 404, "not found"},
 		{"no approver", root, map[string]any{"approval_id": approvalID}, 400, "approver is required"},
-		{"not an approver", root, map[string]any{"approval_id": approvalID, "approver": "eve@example.com"}, 400, "eve@example.com is not an approver"},
+		{"not an approver", root, map[string]any{"approval_id": approvalID, "approver": "eve@example.com"}, 404, "eve@example.com is not an approver"},
 		{"not an approval id", root, map[string]any{"approval_id": "x", "approver": "dan@example.com"}, 400, "approval id"},
 	} {
 		r := e.do("POST", path, c.key, c.body)
