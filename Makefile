@@ -170,7 +170,7 @@ $(AWS_TOOLS_STAMP):
 ## bench-rie: each function's init and first-invoke duration as AWS's Lambda Runtime
 ## Interface Emulator (SAM CLI's) reports them, against DynamoDB Local and moto
 bench-rie: aws-tools moto
-	$(DYNAMODB_LOCAL) $(MOTO) $(GO) test -count=1 -run '^TestRuntimeInterfaceEmulator$$' -v ./cmd/cardflow/internal/samlocal/ | sed -n 's/.*rie: //p'
+	$(DYNAMODB_LOCAL) $(MOTO) $(GO) test -count=1 -run '^TestRuntimeInterfaceEmulator$$' -v ./cmd/cardflow-samevents/internal/samlocal/ | sed -n 's/.*rie: //p'
 
 # moto's server mode, pinned, in a virtualenv of its own: EventBridge Scheduler
 # and Step Functions for the tests of their adapters (tools/moto/run.sh).

@@ -44,7 +44,6 @@ func TestUsage(t *testing.T) {
 		{[]string{"links", "--help"}, 0, []string{"usage: cardflow links APPROVAL_ID --approver PERSON [flags]", "--approver string", "admin key"}, nil},
 		{[]string{"override", "--help"}, 0, []string{"usage: cardflow override APPROVAL_ID --decision approve|reject --reason TEXT [flags]", "--reason string", "admin key"}, nil},
 		{[]string{"help", "override"}, 0, []string{"usage: cardflow override APPROVAL_ID"}, nil},
-		{[]string{"sam-events", "--help"}, 0, nil, []string{"cardflow sam-events"}},
 
 		{nil, 2, nil, []string{"usage: cardflow COMMAND", "cardflow: no command given"}},
 		{[]string{"bogus"}, 2, nil, []string{`cardflow: unknown command "bogus"`, "cardflow --help"}},

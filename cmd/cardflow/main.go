@@ -6,7 +6,6 @@
 //	cardflow keys revoke KEY_ID
 //	cardflow webhooks add --org ORG URL | list [--org ORG] | remove WEBHOOK_ID
 //	cardflow tables create --endpoint URL
-//	cardflow sam-events                 seed DynamoDB Local, write events/ for sam local invoke
 //	cardflow secrets path --org ORG NAME where an organization's secret is set
 //	cardflow trigger WORKFLOW_ID [--version N] [--process-id P] [--data JSON]
 //	cardflow resume PROCESS_ID [--data JSON]
@@ -46,7 +45,6 @@ The local service:
   webhooks     add, list and remove the webhooks that receive events (webhooks add, list, remove)
   limits       an organization's own request rate and cap on open executions (limits show, set, clear)
   tables       create the DynamoDB tables (tables create)
-  sam-events   seed DynamoDB Local and write sample events for ` + "`sam local invoke`" + `
   secrets      where an organization's or the deployment's secret is set (secrets path, secrets set)
 
 Against a running service:
@@ -153,8 +151,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return override(ctx, args[1:], stdout, stderr)
 	case "tables":
 		return tables(ctx, args[1:], stdout, stderr)
-	case "sam-events":
-		return samEvents(ctx, args[1:], stdout, stderr)
 	case "secrets":
 		return secretsCommand(ctx, args[1:], stdout, stderr)
 	case "teams":

@@ -166,7 +166,7 @@ var readmeBlocks = map[string]struct {
 	"## Deploy to AWS #1":                       {skip: "needs an AWS account"},
 	"## Deploy to AWS #2":                       {skip: "needs an AWS account and a deployed stack"},
 	"### Microsoft Teams on AWS #1":             {skip: "needs an AWS account"},
-	"### `sam local` with DynamoDB Local #1":    {skip: "needs Docker and SAM CLI; cmd/cardflow/internal/samlocal feeds every sample event to its function, in process and under the Lambda Runtime Interface Emulator, on DynamoDB Local"},
+	"### `sam local` with DynamoDB Local #1":    {skip: "needs Docker and SAM CLI; cmd/cardflow-samevents/internal/samlocal feeds every sample event to its function, in process and under the Lambda Runtime Interface Emulator, on DynamoDB Local"},
 	"### `sam local` with DynamoDB Local #2":    {skip: "needs sam local start-api in Docker on port 3000; TestTablesCreate and the API keys block create keys"},
 	"## Robustness #1":                          {skip: "the longer checks CI runs after make test (.ci/run)"},
 	"## Approvals #1":                           {skip: "needs a waiting approval's id; pkg/httpapi TestApprovalThroughTheAPI runs these requests end to end"},

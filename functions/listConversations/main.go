@@ -2,23 +2,8 @@
 package main
 
 import (
-	"log"
-	"os"
-
-	"github.com/aws/aws-lambda-go/lambda"
-
 	"github.com/cardflow/cardflow/pkg/httpapi"
 	"github.com/cardflow/cardflow/pkg/lambdamode"
 )
 
-func main() {
-	env, err := lambdamode.LoadEnv(os.Getenv)
-	if err != nil {
-		log.Fatal(err)
-	}
-	h, err := env.NewEndpointFunction(env.Logger(os.Stdout), httpapi.ListConversations)
-	if err != nil {
-		log.Fatal(err)
-	}
-	lambda.Start(h.Handle)
-}
+func main() { lambdamode.ServeEndpoint(httpapi.ListConversations) }

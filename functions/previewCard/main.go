@@ -2,11 +2,6 @@
 package main
 
 import (
-	"log"
-	"os"
-
-	"github.com/aws/aws-lambda-go/lambda"
-
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/cards"
 	"github.com/cardflow/cardflow/pkg/httpapi"
@@ -14,13 +9,5 @@ import (
 )
 
 func main() {
-	env, err := lambdamode.LoadEnv(os.Getenv)
-	if err != nil {
-		log.Fatal(err)
-	}
-	h, err := env.NewEndpointFunction(env.Logger(os.Stdout), httpapi.PreviewCard, app.WithCardExpander(cards.Checker{}))
-	if err != nil {
-		log.Fatal(err)
-	}
-	lambda.Start(h.Handle)
+	lambdamode.ServeEndpoint(httpapi.PreviewCard, lambdamode.With(app.WithCardExpander(cards.Checker{})))
 }

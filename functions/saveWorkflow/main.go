@@ -3,10 +3,7 @@
 package main
 
 import (
-	"log"
-	"os"
-
-	"github.com/aws/aws-lambda-go/lambda"
+	"log/slog"
 
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/engine"
@@ -15,22 +12,17 @@ import (
 	"github.com/cardflow/cardflow/pkg/lambdamode"
 )
 
-func main() {
-	env, err := lambdamode.LoadEnv(os.Getenv)
-	if err != nil {
-		log.Fatal(err)
-	}
+func main() { lambdamode.ServeEndpoint(httpapi.SaveWorkflow, checker) }
+
+// checker gives the service the engine's checker of workflow versions.
+func checker(lambdamode.Env, *slog.Logger) (app.Option, error) {
 	exprs, err := expr.NewEnv()
 	if err != nil {
-		log.Fatal(err)
+		return nil, err
 	}
-	checker, err := engine.NewChecker(exprs)
+	c, err := engine.NewChecker(exprs)
 	if err != nil {
-		log.Fatal(err)
+		return nil, err
 	}
-	h, err := env.NewEndpointFunction(env.Logger(os.Stdout), httpapi.SaveWorkflow, app.WithChecker(checker))
-	if err != nil {
-		log.Fatal(err)
-	}
-	lambda.Start(h.Handle)
+	return app.WithChecker(c), nil
 }

@@ -13,7 +13,7 @@ import (
 // (the functions on AWS) links no handler.
 func WithApprovalLinks() Option {
 	return func(s *Server) {
-		s.add([]route{{"POST", "/v1/approvals/issueApprovalLinks", cardflow.ScopeAdmin, s.issueApprovalLinks}})
+		s.add(IssueApprovalLinks.routes(s))
 	}
 }
 

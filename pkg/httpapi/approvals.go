@@ -8,15 +8,6 @@ import (
 	"github.com/cardflow/cardflow/pkg/cardflow"
 )
 
-// The approvals endpoints.
-var (
-	GetPendingApprovals = Endpoint{"getPendingApprovals", []string{"GET /v1/approvals/getPendingApprovals"}, cardflow.ScopeRead, (*Server).getPendingApprovals}
-	GetApprovalById     = Endpoint{"getApprovalById", []string{"GET /v1/approvals/getApprovalById"}, cardflow.ScopeRead, (*Server).getApproval}
-	AnswerApproval      = Endpoint{"answerApproval", []string{"POST /v1/approvals/answerApproval"}, cardflow.ScopeExecute, (*Server).answerApproval}
-	ReassignApproval    = Endpoint{"reassignApproval", []string{"POST /v1/approvals/reassignApproval"}, cardflow.ScopeExecute, (*Server).reassignApproval}
-	OverrideApproval    = Endpoint{"overrideApproval", []string{"POST /v1/approvals/overrideApproval"}, cardflow.ScopeAdmin, (*Server).overrideApproval}
-)
-
 // approvalIDPattern matches an approval id: its execution's ULID and the
 // number of the wait.
 var approvalIDPattern = regexp.MustCompile(`^[0-7][0-9A-HJKMNP-TV-Z]{25}-[0-9]{4,6}$`)

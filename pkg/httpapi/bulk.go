@@ -7,12 +7,6 @@ import (
 	"github.com/cardflow/cardflow/pkg/cardflow"
 )
 
-// The bulk operation endpoints.
-var (
-	StartBulkOperation = Endpoint{"startBulkOperation", []string{"POST /v1/workflows/startBulkOperation"}, cardflow.ScopeExecute, (*Server).startBulkOperation}
-	GetBulkOperation   = Endpoint{"getBulkOperation", []string{"GET /v1/workflows/getBulkOperation"}, cardflow.ScopeRead, (*Server).getBulkOperation}
-)
-
 // startBulkBody is the body of startBulkOperation. Its strings are
 // pointers so that one given empty is refused rather than read as absent:
 // a bulk operation with a filter dropped acts on more than was asked.

@@ -4,12 +4,7 @@ import (
 	"net/http"
 
 	"github.com/cardflow/cardflow/pkg/app"
-	"github.com/cardflow/cardflow/pkg/cardflow"
 )
-
-// PreviewCard expands a card version with sample data, as a card step
-// would; the console's card preview uses it.
-var PreviewCard = Endpoint{"previewCard", []string{"POST /v1/adaptive-cards/previewCard"}, cardflow.ScopeRead, (*Server).previewCard}
 
 func (s *Server) previewCard(w http.ResponseWriter, r *http.Request) error {
 	var in app.PreviewCardInput

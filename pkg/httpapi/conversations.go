@@ -7,14 +7,6 @@ import (
 	"github.com/cardflow/cardflow/pkg/cardflow"
 )
 
-// The endpoints of the organization's Teams conversations, which its
-// workflows' bot cards may post into (admin scope).
-var (
-	RegisterConversation = Endpoint{"registerConversation", []string{"POST /v1/teams/registerConversation"}, cardflow.ScopeAdmin, (*Server).registerConversation}
-	ListConversations    = Endpoint{"listConversations", []string{"GET /v1/teams/listConversations"}, cardflow.ScopeAdmin, (*Server).listConversations}
-	RemoveConversation   = Endpoint{"removeConversation", []string{"POST /v1/teams/removeConversation"}, cardflow.ScopeAdmin, (*Server).removeConversation}
-)
-
 func (s *Server) registerConversation(w http.ResponseWriter, r *http.Request) error {
 	var in app.RegisterConversationInput
 	if err := decodeBody(w, r, &in); err != nil {

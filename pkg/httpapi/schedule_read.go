@@ -1,13 +1,6 @@
 package httpapi
 
-import (
-	"net/http"
-
-	"github.com/cardflow/cardflow/pkg/cardflow"
-)
-
-// GetWorkflowSchedule reads a workflow's schedule: its state and next runs.
-var GetWorkflowSchedule = Endpoint{"getWorkflowSchedule", []string{"GET /v1/workflows/getWorkflowSchedule"}, cardflow.ScopeRead, (*Server).getWorkflowSchedule}
+import "net/http"
 
 func (s *Server) getWorkflowSchedule(w http.ResponseWriter, r *http.Request) error {
 	q := newQuery(r)

@@ -6,9 +6,6 @@ import (
 	"github.com/cardflow/cardflow/pkg/cardflow"
 )
 
-// SearchExecutions is the search of executions.
-var SearchExecutions = Endpoint{"searchExecutions", []string{"GET /v1/workflows/searchExecutions"}, cardflow.ScopeRead, (*Server).searchExecutions}
-
 // maxEpochMillis bounds the times of a bulk operation: the year 9999.
 const maxEpochMillis = 253_402_300_799_999
 

@@ -86,7 +86,7 @@ func WithOutbox(o Outbox) Option {
 			return
 		}
 		s.outbox = o
-		s.add([]route{{"GET", "/v1/adaptive-cards/outbox", cardflow.ScopeRead, s.getOutbox}})
+		s.add(GetOutbox.routes(s))
 	}
 }
 

@@ -30,8 +30,8 @@ import (
 // links none of their handlers.
 func WithTeams() Option {
 	return func(s *Server) {
-		s.add([]route{{"POST", "/v1/teams/messages", "", s.teamsMessage}})
-		s.add(s.linkRoutes())
+		s.add(TeamsMessages.routes(s))
+		s.addLinkRoutes()
 	}
 }
 
@@ -39,18 +39,24 @@ func WithTeams() Option {
 // that answers links and is not the bot's messaging endpoint (the
 // teamsRespond function on AWS).
 func WithResponseLinks() Option {
-	return func(s *Server) { s.add(s.linkRoutes()) }
+	return func(s *Server) { s.addLinkRoutes() }
 }
 
-func (s *Server) linkRoutes() []route {
-	if !s.svc.AnswersLinks() {
-		return nil
+// addLinkRoutes adds the response link endpoint when the service answers
+// links.
+func (s *Server) addLinkRoutes() {
+	if s.svc.AnswersLinks() {
+		s.add(TeamsRespond.routes(s))
 	}
-	return []route{
-		{"GET", "/v1/teams/respond", "", s.teamsOpenLink},
-		{"HEAD", "/v1/teams/respond", "", s.teamsOpenLink},
-		{"POST", "/v1/teams/respond", "", s.teamsAnswerLink},
+}
+
+// teamsRespond is a response link's page (GET, HEAD) and its confirmation
+// form's answer (POST).
+func (s *Server) teamsRespond(w http.ResponseWriter, r *http.Request) error {
+	if r.Method == http.MethodPost {
+		return s.teamsAnswerLink(w, r)
 	}
+	return s.teamsOpenLink(w, r)
 }
 
 // teamsMessage is the bot's messaging endpoint. Action.Execute gets the

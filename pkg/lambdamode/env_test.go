@@ -109,19 +109,15 @@ func TestEndpointWithoutAuthorizer(t *testing.T) {
 			t.Errorf("%s: got %d %s, %v; want 401 UNAUTHORIZED", c.name, got.StatusCode, got.Body, err)
 		}
 	}
-	// Every endpoint of the API has its function, with the same routes.
+	// Every endpoint of the API has its function, serving the table's routes.
 	for _, ep := range httpapi.Endpoints() {
 		if _, err := env.NewEndpointFunction(log, ep); err != nil {
 			t.Errorf("NewEndpointFunction(%s): %v", ep.Name, err)
 		}
 	}
-	misnamed := httpapi.GetWorkflowById
-	misnamed.Name = "getWorkflowByID"
-	rerouted := httpapi.GetWorkflowById
-	rerouted.Routes = []string{"GET /v1/workflows/getWorkflowByID"}
-	for _, ep := range []httpapi.Endpoint{misnamed, rerouted, {Name: "getWorkflowById", Routes: httpapi.GetWorkflowById.Routes}} {
-		if _, err := env.NewEndpointFunction(log, ep); err == nil {
-			t.Errorf("NewEndpointFunction(%s %v), not an endpoint of the API: no error", ep.Name, ep.Routes)
-		}
+	// A value made outside the table has no handler.
+	made := httpapi.Endpoint{Name: "getWorkflowById", Routes: httpapi.GetWorkflowById.Routes}
+	if _, err := env.NewEndpointFunction(log, made); err == nil {
+		t.Errorf("NewEndpointFunction(%s %v), not an endpoint of the API: no error", made.Name, made.Routes)
 	}
 }

@@ -30,19 +30,14 @@ const (
 	EnvTeamsServiceHosts  = "CARDFLOW_TEAMS_SERVICE_HOSTS"
 )
 
-// Names of the functions Microsoft Teams answers cards through.
+// Names of the functions Microsoft Teams answers cards through, those of
+// httpapi.TeamsEndpoints. They check a Bot Framework JWT or a link's
+// signature themselves, so API Gateway calls them without the API key
+// authorizer.
 const (
 	TeamsMessages = "teamsMessages"
 	TeamsRespond  = "teamsRespond"
 )
-
-// TeamsEndpoints lists the functions of the endpoints Teams answers cards
-// through. They check a Bot Framework JWT or a link's signature
-// themselves, so API Gateway calls them without the API key authorizer.
-var TeamsEndpoints = []Function{
-	{TeamsMessages, []string{"POST /v1/teams/messages"}},
-	{TeamsRespond, []string{"GET /v1/teams/respond", "HEAD /v1/teams/respond", "POST /v1/teams/respond"}},
-}
 
 // loadTeams reads the Teams settings; empty ones take the defaults of
 // pkg/teams. The public URL must be https, as response links carry signed

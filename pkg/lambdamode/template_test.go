@@ -264,10 +264,11 @@ func apiRoutes(t *testing.T, opts ...app.Option) []string {
 	return srv.Routes()
 }
 
-// TestTemplateFunctions checks that every route of the HTTP API has one
-// function, wired to it by an Api event on the REST API, that every
-// function has its main package and builds with the Makefile, and the
-// settings every function shares.
+// TestTemplateFunctions checks that every endpoint of pkg/httpapi's table
+// has its function, wired to its routes by Api events on the REST API
+// behind the API key authorizer, that together they serve every route of
+// the HTTP API, that every function has its main package and builds with
+// the Makefile, and the settings every function shares.
 func TestTemplateFunctions(t *testing.T) {
 	tpl := loadTemplate(t)
 	fns := tpl.resources("AWS::Serverless::Function")
@@ -277,26 +278,35 @@ func TestTemplateFunctions(t *testing.T) {
 	sort.Strings(routes)
 
 	var served []string
-	for _, f := range Endpoints {
-		id := functionID(f.Name)
+	for _, ep := range httpapi.Endpoints() {
+		id := functionID(ep.Name)
 		fn, ok := fns[id]
 		if !ok {
-			t.Errorf("template.yaml lacks %s, the function of %v", id, f.Routes)
+			t.Errorf("template.yaml lacks %s, the function of %v", id, ep.Routes)
 			continue
+		}
+		if ep.Scope() == "" {
+			t.Errorf("%s: an endpoint of httpapi.Endpoints without a scope", ep.Name)
 		}
 		var events []string
 		_, evs := fn.get("Properties", "Events").pairs()
 		for _, ev := range evs {
-			if ev.get("Type").value() != "Api" || ev.get("Properties", "RestApiId").value() != "Api" {
+			p := ev.get("Properties")
+			if ev.get("Type").value() != "Api" || p.get("RestApiId").value() != "Api" {
 				t.Errorf("%s: every event must be an Api event on the REST API Api", id)
 			}
-			events = append(events, strings.ToUpper(ev.get("Properties", "Method").value())+" "+ev.get("Properties", "Path").value())
+			// The endpoint needs a key's scope: its events keep the API's
+			// default authorizer, which puts the key's scopes in the context.
+			if a := p.get("Auth"); a.Node != nil {
+				t.Errorf("%s: event %s sets Auth; an endpoint with scope %s takes the API key authorizer", id, ev.get("Properties", "Path").value(), ep.Scope())
+			}
+			events = append(events, strings.ToUpper(p.get("Method").value())+" "+p.get("Path").value())
 		}
 		sort.Strings(events)
-		if want := slices.Sorted(slices.Values(f.Routes)); !slices.Equal(events, want) {
+		if want := slices.Sorted(slices.Values(ep.Routes)); !slices.Equal(events, want) {
 			t.Errorf("%s: Api events %v, want %v", id, events, want)
 		}
-		served = append(served, f.Routes...)
+		served = append(served, ep.Routes...)
 		for _, ev := range events {
 			if strings.HasPrefix(ev, "GET ") {
 				checkReadOnly(t, id, fn)
@@ -477,12 +487,15 @@ func TestTemplateTeams(t *testing.T) {
 
 	var served []string
 	conditions := map[string]string{TeamsMessages: "HasTeamsBot", TeamsRespond: "HasTeamsLinks"}
-	for _, f := range TeamsEndpoints {
+	for _, f := range httpapi.TeamsEndpoints() {
 		id := functionID(f.Name)
 		fn, ok := fns[id]
 		if !ok {
 			t.Errorf("template.yaml lacks %s, the function of %v", id, f.Routes)
 			continue
+		}
+		if f.Scope() != "" {
+			t.Errorf("%s: a Teams endpoint with scope %s; Teams calls it without a key", f.Name, f.Scope())
 		}
 		if got := fn.get("Condition").value(); got != conditions[f.Name] {
 			t.Errorf("%s: Condition %q, want %q", id, got, conditions[f.Name])

@@ -40,6 +40,10 @@ func Option(env lambdamode.Env, log *slog.Logger, optFns ...func(*sfn.Options)) 
 	return app.WithRunner(r), nil
 }
 
+// Wire is the wiring of the endpoint functions that run executions, for
+// lambdamode.ServeEndpoint.
+func Wire(env lambdamode.Env, log *slog.Logger) (app.Option, error) { return Option(env, log) }
+
 // NewEndpointFunction builds an endpoint function that runs executions
 // (triggerWorkflow, resumeWorkflow, cancelExecution, redriveExecution).
 func NewEndpointFunction(env lambdamode.Env, log *slog.Logger, ep httpapi.Endpoint, optFns ...func(*sfn.Options)) (*lambdamode.Endpoint, error) {

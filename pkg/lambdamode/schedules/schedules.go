@@ -32,6 +32,16 @@ func NewScheduler(env lambdamode.Env, log *slog.Logger, optFns ...func(*schedule
 	}, ebscheduler.WithLogger(log))
 }
 
+// Wire is the wiring of the endpoint functions that manage schedules, for
+// lambdamode.ServeEndpoint.
+func Wire(env lambdamode.Env, log *slog.Logger) (app.Option, error) {
+	sched, err := NewScheduler(env, log)
+	if err != nil {
+		return nil, err
+	}
+	return app.WithScheduler(sched), nil
+}
+
 // NewEndpointFunction builds an endpoint function that manages schedules
 // (publishWorkflow, toggleScheduledWorkflow).
 func NewEndpointFunction(env lambdamode.Env, log *slog.Logger, ep httpapi.Endpoint, optFns ...func(*scheduler.Options)) (*lambdamode.Endpoint, error) {

@@ -21,7 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
-	"github.com/cardflow/cardflow/cmd/cardflow/internal/samlocal"
+	"github.com/cardflow/cardflow/cmd/cardflow-samevents/internal/samlocal"
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/cards"
@@ -51,7 +51,7 @@ func endpoint(t *testing.T) string {
 	ep := os.Getenv("DYNAMODB_ENDPOINT")
 	if ep == "" {
 		const why = "DYNAMODB_ENDPOINT is not set: run `make test`, which starts DynamoDB Local, " +
-			"or `tools/dynamodblocal/run.sh go test ./cmd/cardflow/internal/samlocal/`"
+			"or `tools/dynamodblocal/run.sh go test ./cmd/cardflow-samevents/internal/samlocal/`"
 		if os.Getenv("CARDFLOW_STRICT_TESTS") == "1" {
 			t.Fatal(why)
 		}
@@ -552,6 +552,9 @@ func TestCommittedEvents(t *testing.T) {
 		}
 		got := decode[events.APIGatewayProxyRequest](t, name, raw)
 		w := want[name].(events.APIGatewayProxyRequest)
+		if name != samlocal.Console {
+			checkRoute(t, name, got)
+		}
 		if name == lambdamode.TeamsMessages || name == lambdamode.TeamsRespond || name == samlocal.TeamsRespondConfirm || name == samlocal.Console {
 			// Teams calls these without an API key, and a browser opens
 			// the console without one: no authorizer context.
@@ -561,10 +564,10 @@ func TestCommittedEvents(t *testing.T) {
 			continue
 		}
 		if wo := wantOther[name].(events.APIGatewayProxyRequest); w.Body == wo.Body && got.Body != w.Body {
-			t.Errorf("events/%s.json: body %q, want %q (`go run ./cmd/cardflow sam-events` rewrites events/)", name, got.Body, w.Body)
+			t.Errorf("events/%s.json: body %q, want %q (`go run ./cmd/cardflow-samevents` rewrites events/)", name, got.Body, w.Body)
 		}
 		if wo := wantOther[name].(events.APIGatewayProxyRequest); maps.Equal(w.QueryStringParameters, wo.QueryStringParameters) && !maps.Equal(got.QueryStringParameters, w.QueryStringParameters) {
-			t.Errorf("events/%s.json: queryStringParameters %v, want %v (`go run ./cmd/cardflow sam-events` rewrites events/)", name, got.QueryStringParameters, w.QueryStringParameters)
+			t.Errorf("events/%s.json: queryStringParameters %v, want %v (`go run ./cmd/cardflow-samevents` rewrites events/)", name, got.QueryStringParameters, w.QueryStringParameters)
 		}
 		if got.Resource != w.Resource || got.HTTPMethod != w.HTTPMethod || got.RequestContext.Authorizer["organization_id"] != samlocal.Organization {
 			t.Errorf("events/%s.json: %s %s for %v, want %s %s for %s", name, got.HTTPMethod, got.Resource, got.RequestContext.Authorizer["organization_id"], w.HTTPMethod, w.Resource, samlocal.Organization)
@@ -583,6 +586,33 @@ func TestCommittedEvents(t *testing.T) {
 				t.Errorf("events/%s.json: multiValueQueryStringParameters[%s] = %q, want [%q]", name, k, mv, v)
 			}
 		}
+	}
+}
+
+// checkRoute fails unless a committed event hits a route of its endpoint
+// in pkg/httpapi's table: its method and resource are one of the
+// endpoint's routes, and its path is the resource with its {name}
+// segments filled from the path parameters.
+func checkRoute(t *testing.T, name string, ev events.APIGatewayProxyRequest) {
+	t.Helper()
+	endpoints := append(httpapi.Endpoints(), httpapi.TeamsEndpoints()...)
+	if name == samlocal.TeamsRespondConfirm {
+		name = httpapi.TeamsRespond.Name
+	}
+	i := slices.IndexFunc(endpoints, func(ep httpapi.Endpoint) bool { return ep.Name == name })
+	if i < 0 {
+		t.Errorf("events/%s.json: no endpoint %s in pkg/httpapi's table", name, name)
+		return
+	}
+	if route := ev.HTTPMethod + " " + ev.Resource; !slices.Contains(endpoints[i].Routes, route) {
+		t.Errorf("events/%s.json: %s, want one of the endpoint's routes %v", name, route, endpoints[i].Routes)
+	}
+	path := ev.Resource
+	for k, v := range ev.PathParameters {
+		path = strings.ReplaceAll(path, "{"+k+"}", v)
+	}
+	if path != ev.Path || strings.Contains(path, "{") {
+		t.Errorf("events/%s.json: path %s with parameters %v, want the resource %s filled", name, ev.Path, ev.PathParameters, ev.Resource)
 	}
 }
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cardflow/cardflow/cmd/cardflow/internal/samlocal"
+	"github.com/cardflow/cardflow/cmd/cardflow-samevents/internal/samlocal"
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/engine"

@@ -24,6 +24,7 @@ import (
 	"github.com/cardflow/cardflow/pkg/ebscheduler"
 	"github.com/cardflow/cardflow/pkg/engine"
 	"github.com/cardflow/cardflow/pkg/expr"
+	"github.com/cardflow/cardflow/pkg/httpapi"
 	"github.com/cardflow/cardflow/pkg/lambdamode"
 	"github.com/cardflow/cardflow/pkg/localrunner"
 	"github.com/cardflow/cardflow/pkg/localscheduler"
@@ -266,33 +267,29 @@ func Events(f *Fixture) (map[string]any, error) {
 		lambdamode.ContextActor:        f.Actor,
 		lambdamode.ContextPerson:       f.Person,
 	}
-	get := func(path string, query map[string]string) request {
-		return request{method: "GET", resource: path, path: path, query: query}
-	}
-	post := func(path string, body any) request {
-		return request{method: "POST", resource: path, path: path, body: body}
-	}
+	get := func(ep httpapi.Endpoint, query map[string]string) request { return at(ep, 0, nil).with(query, nil) }
+	post := func(ep httpapi.Endpoint, body any) request { return at(ep, 0, nil).with(nil, body) }
 	wf, card := f.ApprovalWorkflowID, f.ApprovalCardID
-	reqs := map[string]request{
-		"getPendingApprovals": get("/v1/approvals/getPendingApprovals", map[string]string{"approver": f.Person, "limit": "5"}),
-		"getApprovalById":     get("/v1/approvals/getApprovalById", map[string]string{"approval_id": f.ApprovalID}),
-		"answerApproval":      post("/v1/approvals/answerApproval", map[string]any{"approval_id": f.ApprovalID, "decision": "approve", "comment": "Within budget"}),
+	reqs := []request{
+		get(httpapi.GetPendingApprovals, map[string]string{"approver": f.Person, "limit": "5"}),
+		get(httpapi.GetApprovalById, map[string]string{"approval_id": f.ApprovalID}),
+		post(httpapi.AnswerApproval, map[string]any{"approval_id": f.ApprovalID, "decision": "approve", "comment": "Within budget"}),
 		// The step allows no reassignment: the function answers 409.
-		"reassignApproval": post("/v1/approvals/reassignApproval", map[string]any{"approval_id": f.ApprovalID, "to": "erin@example.com"}),
+		post(httpapi.ReassignApproval, map[string]any{"approval_id": f.ApprovalID, "to": "erin@example.com"}),
 		// An admin decides what the other approver has yet to answer.
-		"overrideApproval":            post("/v1/approvals/overrideApproval", map[string]any{"approval_id": f.ApprovalID, "decision": "approve", "reason": "The approver is away; approved by the team lead"}),
-		"getWorkflowExecutionById":    get("/v1/workflows/getWorkflowExecutionById", map[string]string{"workflow_id": wf, "workflow_execution_id": f.ExecutionID}),
-		"waitForExecution":            get("/v1/workflows/waitForExecution", map[string]string{"workflow_id": wf, "workflow_execution_id": f.ExecutionID, "until": "final", "timeout": "5"}),
-		"getWorkflowExecutionHistory": get("/v1/workflows/getWorkflowExecutionHistory", map[string]string{"workflow_id": wf, "limit": "5"}),
-		"getOrganizationExecutions":   get("/v1/workflows/getOrganizationExecutions", map[string]string{"limit": "5"}),
-		"searchExecutions":            get("/v1/workflows/searchExecutions", map[string]string{"workflow_id": wf, "limit": "5"}),
+		post(httpapi.OverrideApproval, map[string]any{"approval_id": f.ApprovalID, "decision": "approve", "reason": "The approver is away; approved by the team lead"}),
+		get(httpapi.GetWorkflowExecutionById, map[string]string{"workflow_id": wf, "workflow_execution_id": f.ExecutionID}),
+		get(httpapi.WaitForExecution, map[string]string{"workflow_id": wf, "workflow_execution_id": f.ExecutionID, "until": "final", "timeout": "5"}),
+		get(httpapi.GetWorkflowExecutionHistory, map[string]string{"workflow_id": wf, "limit": "5"}),
+		get(httpapi.GetOrganizationExecutions, map[string]string{"limit": "5"}),
+		get(httpapi.SearchExecutions, map[string]string{"workflow_id": wf, "limit": "5"}),
 		// A bulk cancel of what process id PO-none started: nothing.
-		"startBulkOperation":       post("/v1/workflows/startBulkOperation", map[string]any{"action": "cancel", "process_id": "PO-none", "client_token": "sam-local"}),
-		"getBulkOperation":         get("/v1/workflows/getBulkOperation", map[string]string{"bulk_operation_id": f.BulkOperationID}),
-		"getWorkflowById":          get("/v1/workflows/getWorkflowById", map[string]string{"workflow_id": wf, "workflow_version": "2"}),
-		"getOrganizationWorkflows": get("/v1/workflows/getOrganizationWorkflows", map[string]string{"limit": "5"}),
-		"getWorkflowSchemaById":    get("/v1/workflows/getWorkflowSchemaById", map[string]string{"workflow_id": wf, "workflow_version": "2"}),
-		"saveWorkflow": post("/v1/workflows/saveWorkflow", map[string]any{
+		post(httpapi.StartBulkOperation, map[string]any{"action": "cancel", "process_id": "PO-none", "client_token": "sam-local"}),
+		get(httpapi.GetBulkOperation, map[string]string{"bulk_operation_id": f.BulkOperationID}),
+		get(httpapi.GetWorkflowById, map[string]string{"workflow_id": wf, "workflow_version": "2"}),
+		get(httpapi.GetOrganizationWorkflows, map[string]string{"limit": "5"}),
+		get(httpapi.GetWorkflowSchemaById, map[string]string{"workflow_id": wf, "workflow_version": "2"}),
+		post(httpapi.SaveWorkflow, map[string]any{
 			"workflow_name": "Leave request",
 			"workflow_steps": []any{
 				map[string]any{"id": "start", "name": "Request", "type": "trigger", "config": map[string]any{"kind": "REQUEST"}},
@@ -307,11 +304,11 @@ func Events(f *Fixture) (map[string]any, error) {
 				map[string]any{"from": "ask", "to": "done"},
 			},
 		}),
-		"publishWorkflow":      post("/v1/workflows/publishWorkflow", map[string]any{"workflow_id": wf, "workflow_version": 2}),
-		"getCardById":          get("/v1/adaptive-cards/getCardById", map[string]string{"card_id": card, "card_version": "1"}),
-		"getLatestActiveCard":  get("/v1/adaptive-cards/getLatestActiveCard", map[string]string{"card_id": card}),
-		"getOrganizationCards": get("/v1/adaptive-cards/getOrganizationCards", map[string]string{"limit": "5"}),
-		"saveCard": post("/v1/adaptive-cards/saveCard", map[string]any{
+		post(httpapi.PublishWorkflow, map[string]any{"workflow_id": wf, "workflow_version": 2}),
+		get(httpapi.GetCardById, map[string]string{"card_id": card, "card_version": "1"}),
+		get(httpapi.GetLatestActiveCard, map[string]string{"card_id": card}),
+		get(httpapi.GetOrganizationCards, map[string]string{"limit": "5"}),
+		post(httpapi.SaveCard, map[string]any{
 			"card_name": "Leave request",
 			"card_payload": map[string]any{
 				"type": "AdaptiveCard", "version": "1.5",
@@ -319,42 +316,37 @@ func Events(f *Fixture) (map[string]any, error) {
 				"actions": []any{map[string]any{"type": "Action.Submit", "title": "Approve", "data": map[string]any{"decision": "approve"}}},
 			},
 		}),
-		"publishCard": post("/v1/adaptive-cards/publishCard", map[string]any{"card_id": card, "card_version": 2}),
-		"previewCard": post("/v1/adaptive-cards/previewCard", map[string]any{"card_id": card, "card_version": 2,
+		post(httpapi.PublishCard, map[string]any{"card_id": card, "card_version": 2}),
+		post(httpapi.PreviewCard, map[string]any{"card_id": card, "card_version": 2,
 			"data": map[string]any{"requester": "Ann Example", "item": "Laptop", "amount": 1840}}),
-		"triggerWorkflow": {
-			method: "POST", resource: "/v1/workflows/triggerworkflow/{workflow_id}/{workflow_version}",
-			path:       "/v1/workflows/triggerworkflow/" + wf + "/2",
-			pathParams: map[string]string{"workflow_id": wf, "workflow_version": "2"},
-			query:      map[string]string{"process_id": "PO-sample-trigger"},
-			body:       map[string]any{"requester": "ann@example.com", "item": "Workstation", "amount": 4800},
-		},
-		"getWorkflowSchedule":     get("/v1/workflows/getWorkflowSchedule", map[string]string{"workflow_id": f.ScheduleWorkflowID}),
-		"toggleScheduledWorkflow": post("/v1/workflows/toggleScheduledWorkflow", map[string]any{"workflow_id": f.ScheduleWorkflowID, "workflow_version": 1, "action": "PAUSE"}),
-		"cancelExecution":         post("/v1/workflows/cancelExecution", map[string]any{"workflow_id": wf, "workflow_execution_id": f.WaitingExecutionID, "reason": "order withdrawn"}),
-		"redriveExecution":        post("/v1/workflows/redriveExecution", map[string]any{"workflow_id": wf, "workflow_execution_id": f.TimedOutExecutionID}),
-		"registerConversation": post("/v1/teams/registerConversation", map[string]any{"conversation_id": ChannelConversation,
+		at(httpapi.TriggerWorkflow, 1, map[string]string{"workflow_id": wf, "workflow_version": "2"}).
+			with(map[string]string{"process_id": "PO-sample-trigger"}, map[string]any{"requester": "ann@example.com", "item": "Workstation", "amount": 4800}),
+		get(httpapi.GetWorkflowSchedule, map[string]string{"workflow_id": f.ScheduleWorkflowID}),
+		post(httpapi.ToggleScheduledWorkflow, map[string]any{"workflow_id": f.ScheduleWorkflowID, "workflow_version": 1, "action": "PAUSE"}),
+		post(httpapi.CancelExecution, map[string]any{"workflow_id": wf, "workflow_execution_id": f.WaitingExecutionID, "reason": "order withdrawn"}),
+		post(httpapi.RedriveExecution, map[string]any{"workflow_id": wf, "workflow_execution_id": f.TimedOutExecutionID}),
+		post(httpapi.RegisterConversation, map[string]any{"conversation_id": ChannelConversation,
 			"service_url": DefaultBotServiceURL, "tenant_id": BotTenant, "kind": "channel"}),
-		"listConversations":  get("/v1/teams/listConversations", nil),
-		"removeConversation": post("/v1/teams/removeConversation", map[string]any{"conversation_id": ChannelConversation}),
-		"resumeWorkflow": {
-			method: "POST", resource: "/v1/workflows/{action}/{process_id}",
-			path:       "/v1/workflows/resumeworkflow/" + f.ProcessID,
-			pathParams: map[string]string{"action": "resumeworkflow", "process_id": f.ProcessID},
-			body:       map[string]any{"source": "TEAMS", "decision": "approve", "comment": "Within budget"},
-		},
+		get(httpapi.ListConversations, nil),
+		post(httpapi.RemoveConversation, map[string]any{"conversation_id": ChannelConversation}),
+		at(httpapi.ResumeWorkflow, 0, map[string]string{"action": "resumeworkflow", "process_id": f.ProcessID}).
+			with(nil, map[string]any{"source": "TEAMS", "decision": "approve", "comment": "Within budget"}),
+	}
+	byName := map[string]request{}
+	for _, r := range reqs {
+		byName[r.endpoint] = r
 	}
 	out := map[string]any{}
-	for _, fn := range lambdamode.Endpoints {
-		r, ok := reqs[fn.Name]
+	for _, ep := range httpapi.Endpoints() {
+		r, ok := byName[ep.Name]
 		if !ok {
-			return nil, fmt.Errorf("samlocal: no sample event for %s", fn.Name)
+			return nil, fmt.Errorf("samlocal: no sample event for %s", ep.Name)
 		}
 		ev, err := r.event(auth)
 		if err != nil {
-			return nil, fmt.Errorf("samlocal: %s: %w", fn.Name, err)
+			return nil, fmt.Errorf("samlocal: %s: %w", ep.Name, err)
 		}
-		out[fn.Name] = ev
+		out[ep.Name] = ev
 	}
 	// The console's page is public: no authorizer context.
 	page, err := request{method: "GET", resource: "/console", path: "/console/"}.event(nil)
@@ -372,12 +364,14 @@ func Events(f *Fixture) (map[string]any, error) {
 			return nil, fmt.Errorf("samlocal: %s: %w", name, err)
 		}
 	}
+	// The authorizer is asked about getWorkflowById's request.
+	read := at(httpapi.GetWorkflowById, 0, nil)
 	out[Authorizer] = events.APIGatewayCustomAuthorizerRequestTypeRequest{
 		Type:       "REQUEST",
-		MethodArn:  "arn:aws:execute-api:us-east-1:123456789012:abcdef1234/dev/GET/v1/workflows/getWorkflowById",
-		Resource:   "/v1/workflows/getWorkflowById",
-		Path:       "/v1/workflows/getWorkflowById",
-		HTTPMethod: "GET",
+		MethodArn:  "arn:aws:execute-api:us-east-1:123456789012:abcdef1234/dev/" + read.method + read.path,
+		Resource:   read.resource,
+		Path:       read.path,
+		HTTPMethod: read.method,
 		Headers:    map[string]string{lambdamode.APIKeyHeader: f.Key},
 		MultiValueHeaders: map[string][]string{
 			lambdamode.APIKeyHeader: {f.Key},
@@ -385,7 +379,7 @@ func Events(f *Fixture) (map[string]any, error) {
 		QueryStringParameters: map[string]string{"workflow_id": wf, "workflow_version": "2"},
 		RequestContext: events.APIGatewayCustomAuthorizerRequestTypeRequestContext{
 			AccountID: "123456789012", ResourceID: "abc123", Stage: "dev", RequestID: "c6af9ac6-7b61-11e6-9a41-93e8deadbeef",
-			ResourcePath: "/v1/workflows/getWorkflowById", HTTPMethod: "GET", APIID: "abcdef1234",
+			ResourcePath: read.resource, HTTPMethod: read.method, APIID: "abcdef1234",
 		},
 	}
 	// What EventBridge Scheduler delivers for the sample's scheduled
@@ -443,7 +437,10 @@ func (f *Fixture) teamsRequests() (map[string]request, error) {
 	if serviceURL == "" {
 		serviceURL = DefaultBotServiceURL
 	}
-	bot := request{method: "POST", resource: "/v1/teams/messages", path: "/v1/teams/messages", body: map[string]any{
+	// TeamsRespond's routes are GET, HEAD and POST of the link's page.
+	confirm := at(httpapi.TeamsRespond, 2, nil)
+	confirm.form = url.Values{"token": {link}, "confirmation": {teams.SignConfirmation(key, link)}}
+	bot := at(httpapi.TeamsMessages, 0, nil).with(nil, map[string]any{
 		"type": teams.ActivityInvoke, "name": teams.InvokeCardAction, "id": "f:5486013427548447021", "channelId": "msteams",
 		"serviceUrl":   serviceURL,
 		"from":         map[string]any{"id": "29:1ann-example", "name": "Ann Example", "aadObjectId": "6d0bd5a8-3a8e-4a4e-9d3c-0c2f8f0a1b2c"},
@@ -451,14 +448,13 @@ func (f *Fixture) teamsRequests() (map[string]request, error) {
 		"value": map[string]any{"action": map[string]any{
 			"type": "Action.Execute", "verb": "approve", "data": map[string]any{"decision": "approve", teams.DataKey: action},
 		}, "trigger": "manual"},
-	}}
+	})
 	if f.BotToken != "" {
 		bot.headers = map[string]string{"Authorization": "Bearer " + f.BotToken}
 	}
 	return map[string]request{
-		lambdamode.TeamsRespond: {method: "GET", resource: "/v1/teams/respond", path: "/v1/teams/respond", query: map[string]string{"token": link}},
-		TeamsRespondConfirm: {method: "POST", resource: "/v1/teams/respond", path: "/v1/teams/respond",
-			form: url.Values{"token": {link}, "confirmation": {teams.SignConfirmation(key, link)}}},
+		lambdamode.TeamsRespond:  at(httpapi.TeamsRespond, 0, nil).with(map[string]string{"token": link}, nil),
+		TeamsRespondConfirm:      confirm,
 		lambdamode.TeamsMessages: bot,
 	}, nil
 }
@@ -466,11 +462,29 @@ func (f *Fixture) teamsRequests() (map[string]request, error) {
 // request is the part of an API Gateway proxy event that differs between
 // endpoints.
 type request struct {
+	endpoint               string
 	method, resource, path string
 	pathParams, query      map[string]string
 	headers                map[string]string
 	body                   any
 	form                   url.Values
+}
+
+// at is a request of ep's route i, its {name} segments filled from
+// params: the route comes from pkg/httpapi's table, as the function's does.
+func at(ep httpapi.Endpoint, i int, params map[string]string) request {
+	method, resource, _ := strings.Cut(ep.Routes[i], " ")
+	path := resource
+	for k, v := range params {
+		path = strings.ReplaceAll(path, "{"+k+"}", v)
+	}
+	return request{endpoint: ep.Name, method: method, resource: resource, path: path, pathParams: params}
+}
+
+// with returns r with a query and a body.
+func (r request) with(query map[string]string, body any) request {
+	r.query, r.body = query, body
+	return r
 }
 
 // event renders a REST API proxy event as API Gateway sends it after the

@@ -11,7 +11,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/cardflow/cardflow/cmd/cardflow/internal/samlocal"
+	"github.com/cardflow/cardflow/cmd/cardflow-samevents/internal/samlocal"
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/cards"

@@ -31,7 +31,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/scheduler/types"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
-	"github.com/cardflow/cardflow/cmd/cardflow/internal/samlocal"
+	"github.com/cardflow/cardflow/cmd/cardflow-samevents/internal/samlocal"
 	"github.com/cardflow/cardflow/pkg/ebscheduler"
 	"github.com/cardflow/cardflow/pkg/lambdamode"
 	"github.com/cardflow/cardflow/pkg/mototest"
@@ -433,7 +433,7 @@ func TestRuntimeInterfaceEmulator(t *testing.T) {
 			}
 			json.Unmarshal(shape, &want)
 			if err := sameShape("events/"+c.event+".json", got, want); err != nil {
-				t.Fatalf("%v (`go run ./cmd/cardflow sam-events` rewrites events/)", err)
+				t.Fatalf("%v (`go run ./cmd/cardflow-samevents` rewrites events/)", err)
 			}
 
 			inv := invoke(t, rie, filepath.Join(bin, c.name), env, event)
