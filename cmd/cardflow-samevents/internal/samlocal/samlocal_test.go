@@ -483,7 +483,7 @@ func TestCommittedEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	// What an event asks apart from the seeded records' ids (the same
-	// when rendered for other records) is what sam-events writes: a
+	// when rendered for other records) is what cardflow-samevents writes: a
 	// request edited in Events and not rewritten in events/ is caught.
 	other := otherRecords(*f)
 	wantOther, err := samlocal.Events(&other)
