@@ -22,26 +22,33 @@ func With(opt app.Option) Wiring {
 	return func(Env, *slog.Logger) (app.Option, error) { return opt, nil }
 }
 
-// ServeEndpoint is the main of ep's function, functions/<ep.Name>: it reads
-// the environment, builds the function with wirings and serves Lambda
-// invocations. It does not return; a function that cannot start exits.
+// ServeEndpoint is the main of ep's function, functions/<ep.Name>: it
+// builds the function with wirings and serves Lambda invocations.
 func ServeEndpoint(ep httpapi.Endpoint, wirings ...Wiring) {
+	Serve(ep.Name, func(env Env, log *slog.Logger) (*Endpoint, error) {
+		opts := make([]app.Option, 0, len(wirings))
+		for _, w := range wirings {
+			opt, err := w(env, log)
+			if err != nil {
+				return nil, err
+			}
+			opts = append(opts, opt)
+		}
+		return env.NewEndpointFunction(log, ep, opts...)
+	})
+}
+
+// Serve is the main of the endpoint function named: it reads the
+// environment, builds the handler and serves Lambda invocations. It does
+// not return; a function that cannot start exits.
+func Serve(name string, build func(Env, *slog.Logger) (*Endpoint, error)) {
 	env, err := LoadEnv(os.Getenv)
 	if err != nil {
 		log.Fatal(err)
 	}
-	logger := env.Logger(os.Stdout)
-	opts := make([]app.Option, 0, len(wirings))
-	for _, w := range wirings {
-		opt, err := w(env, logger)
-		if err != nil {
-			log.Fatalf("%s: %v", ep.Name, err)
-		}
-		opts = append(opts, opt)
-	}
-	h, err := env.NewEndpointFunction(logger, ep, opts...)
+	h, err := build(env, env.Logger(os.Stdout))
 	if err != nil {
-		log.Fatalf("%s: %v", ep.Name, err)
+		log.Fatalf("%s: %v", name, err)
 	}
 	lambda.Start(h.Handle)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
 	"github.com/cardflow/cardflow/pkg/app"
+	"github.com/cardflow/cardflow/pkg/httpapi"
 	"github.com/cardflow/cardflow/pkg/lambdamode"
 	"github.com/cardflow/cardflow/pkg/lambdamode/runner"
 	"github.com/cardflow/cardflow/pkg/lambdamode/secretsclient"
@@ -20,6 +21,14 @@ import (
 	"github.com/cardflow/cardflow/pkg/secrets"
 	"github.com/cardflow/cardflow/pkg/teams"
 )
+
+// ServeEndpoint is the main of the Teams function of ep
+// (httpapi.TeamsMessages or httpapi.TeamsRespond), with opts.
+func ServeEndpoint(ep httpapi.Endpoint, opts ...app.Option) {
+	lambdamode.Serve(ep.Name, func(env lambdamode.Env, log *slog.Logger) (*lambdamode.Endpoint, error) {
+		return NewEndpointFunction(env, log, ep.Name, opts)
+	})
+}
 
 // NewEndpointFunction builds the Teams function named (lambdamode.TeamsMessages
 // or lambdamode.TeamsRespond) with opts, which its main.go picks: the card
