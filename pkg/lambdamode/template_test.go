@@ -318,6 +318,27 @@ func TestTemplateFunctions(t *testing.T) {
 	if !slices.Equal(served, routes) {
 		t.Errorf("the functions serve %v,\nthe API has %v", served, routes)
 	}
+	// Nothing extra: every Api event of the template is a route of the
+	// table, on the function of its endpoint; but the console's pages,
+	// which are no part of the API.
+	owner := map[string]string{"GET /console": functionID("console"), "GET /console/{proxy+}": functionID("console")}
+	for _, ep := range append(httpapi.Endpoints(), httpapi.TeamsEndpoints()...) {
+		for _, r := range ep.Routes {
+			owner[r] = functionID(ep.Name)
+		}
+	}
+	for id, fn := range fns {
+		_, evs := fn.get("Properties", "Events").pairs()
+		for _, ev := range evs {
+			if ev.get("Type").value() != "Api" {
+				continue
+			}
+			r := strings.ToUpper(ev.get("Properties", "Method").value()) + " " + ev.get("Properties", "Path").value()
+			if owner[r] != id {
+				t.Errorf("%s: Api event %s is not a route of its endpoint in pkg/httpapi's table", id, r)
+			}
+		}
+	}
 
 	dirs, err := os.ReadDir(filepath.Join("..", "..", "functions"))
 	if err != nil {
