@@ -1,6 +1,7 @@
 package cardflow
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"slices"
@@ -74,6 +75,38 @@ type StepKinds interface {
 	Lookup(typ string) (StepKind, bool)
 	// Names lists the type names, in the order messages list them.
 	Names() []string
+}
+
+// CardRef names the card version a step sends; Version 0 is the latest
+// ACTIVE one.
+type CardRef struct {
+	CardID  string
+	Version int
+}
+
+// ScheduleSpec is the schedule a trigger starts its workflow on.
+type ScheduleSpec struct {
+	Expression string
+	Timezone   string
+}
+
+// StepUses is what a step's config refers to outside its workflow.
+type StepUses struct {
+	// Card is the card the step sends, nil for none.
+	Card *CardRef
+	// Schedule is the schedule the step starts the workflow on, nil for
+	// none.
+	Schedule *ScheduleSpec
+	// Integrations are the workflow_integrations keys the step calls
+	// through.
+	Integrations []string
+}
+
+// References looks up the records of its organization a workflow version
+// names, so saving it can check they are there. The Store has them.
+type References interface {
+	GetCard(ctx context.Context, org, cardID string, version int) (*Card, error)
+	GetConversation(ctx context.Context, org, conversationID string) (*TeamsConversation, error)
 }
 
 // Definition limits, so one version stays far below a record's size limit.

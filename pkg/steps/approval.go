@@ -21,7 +21,7 @@ import (
 // them on the approval record and claim the wait once the policy decides.
 var Approval = Define[approvalConfig](cardflow.StepApproval, cardflow.StepTraits{
 	Exits: []string{cardflow.ExitRejected, cardflow.ExitTimeout, cardflow.ExitError}, Delivers: true, PersonalCopies: true,
-})
+}, approvalSchema)
 
 // MaxApprovers bounds an approval's list, so its record and output stay
 // small.
@@ -332,4 +332,25 @@ func (s *approvalStep) Decide(ctx context.Context, r *Run, w *cardflow.Wait) (Ou
 		}
 		// Written, or an answer came meanwhile: read it again.
 	}
+}
+
+var approvalSchema = object("Sends a card to its approvers and waits until they decide by its policy.", []string{"card_id", "approvers", "policy"}, approvalProperties())
+
+// approvalProperties are the config keys of an approval step: a card
+// step's, the approvers and policy, and the timers.
+func approvalProperties() map[string]Schema {
+	props := cardProperties()
+	people := list("People: Entra ID object ids, UPNs or e-mail addresses; each may be a {{ }} template.", typed("string", "A person."))
+	props["approvers"] = people
+	props["policy"] = enum("Who decides: first answer, all, a quorum of count, or each in turn (sequential).", cardflow.Policies...)
+	props["count"] = Schema{"type": "integer", "minimum": 1, "description": "With policy quorum: how many approvals decide."}
+	props["forbid_self_approval"] = typed("string", "A template giving the requester, who may then not approve, such as {{ input.requested_by }}.")
+	props["allow_reassign"] = typed("boolean", "Whether an approver may hand the approval to someone else.")
+	props["reminders"] = list("ISO 8601 durations after the step opens when the approvers who have not answered are reminded, such as PT24H.", typed("string", "A duration."))
+	props["escalation"] = object("After a time, people are added to the approvers or replace those who have not answered.", []string{"after", "to"}, map[string]Schema{
+		"after": typed("string", "An ISO 8601 duration after the step opens."),
+		"to":    people,
+		"mode":  enum("add (default) or replace.", cardflow.EscalationModes...),
+	})
+	return props
 }

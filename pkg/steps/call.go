@@ -325,3 +325,15 @@ func text(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// withCall adds the config keys of a step that makes a call (http, erp)
+// to props.
+func withCall(props map[string]Schema) map[string]Schema {
+	props["method"] = typed("string", "The HTTP method (default GET).")
+	props["query"] = anyValue("Query parameters, an object whose values may hold {{ }} templates.")
+	props["headers"] = typed("object", "Request headers; values may hold {{ }} templates.")
+	props["body"] = anyValue("The request body, a value whose strings may hold {{ }} templates.")
+	props["timeout"] = typed("string", "An ISO 8601 duration bounding the call.")
+	props["idempotency_key"] = typed("boolean", "Whether the call sends an Idempotency-Key header, the same on every retry of the step (default true).")
+	return props
+}

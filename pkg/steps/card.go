@@ -17,7 +17,7 @@ import (
 // leaves by the timeout exit.
 var Card = Define[cardConfig](cardflow.StepCard, cardflow.StepTraits{
 	Exits: []string{cardflow.ExitError, cardflow.ExitTimeout}, Delivers: true, Local: true,
-})
+}, cardSchema)
 
 type cardConfig struct {
 	CardID *string `json:"card_id"`
@@ -171,4 +171,29 @@ func (b *preparedCard) delivery(r *Run, profile map[string]any) *cardflow.Delive
 		CreatedOn: now.UnixMilli(), Wait: ex.State.Wait,
 		Teams: cardflow.TeamsProfile(ex.State.Integrations, profile),
 	}
+}
+
+var cardSchema = object("Sends an Adaptive Card version and waits for the answer.", []string{"card_id"}, cardProperties())
+
+// cardProperties are the config keys of a step that sends a card.
+func cardProperties() map[string]Schema {
+	return map[string]Schema{
+		"card_id":      typed("string", "The card to send."),
+		"card_version": Schema{"type": "integer", "minimum": 1, "description": "The card version to send; without it, the latest ACTIVE one."},
+		"data":         typed("object", "What the card's template sees as its data; its strings may hold {{ }} templates."),
+		"timeout":      typed("string", "An ISO 8601 duration; without an answer by then the step leaves by the timeout exit."),
+		"delivery":     typed("object", "Laid over workflow_integrations.teams key by key: how this step's card reaches Teams."),
+	}
+}
+
+// CardRef is the card version the step sends.
+func (c *cardConfig) CardRef() cardflow.CardRef {
+	var ref cardflow.CardRef
+	if c.CardID != nil {
+		ref.CardID = *c.CardID
+	}
+	if c.CardVersion != nil {
+		ref.Version = *c.CardVersion
+	}
+	return ref
 }

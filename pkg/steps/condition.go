@@ -10,7 +10,7 @@ import (
 
 // Condition leaves by the first of its connections whose when holds, else
 // by its default connection; its output names the step it chose.
-var Condition = Define[conditionConfig]("condition", cardflow.StepTraits{Role: cardflow.RoleCondition, Local: true})
+var Condition = Define[conditionConfig]("condition", cardflow.StepTraits{Role: cardflow.RoleCondition, Local: true}, conditionSchema)
 
 // conditionConfig is empty: a condition's expressions are on its
 // connections, which the engine compiles into Run.Branches.
@@ -34,3 +34,5 @@ func (conditionStep) Run(ctx context.Context, r *Run) Outcome {
 	}
 	return Outcome{Output: map[string]any{"next": r.Next}}
 }
+
+var conditionSchema = object("Leaves by the first connection whose when holds, else by its default connection; it has no config.", nil, map[string]Schema{})

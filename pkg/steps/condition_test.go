@@ -9,6 +9,8 @@ import (
 func TestConditionConfig(t *testing.T) {
 	testConfigs(t, steps.Condition, []configCase{
 		{name: "none", config: nil},
-		{name: "ignored", config: obj{"note": "its expressions are on its connections"}},
+		// Refused on save, so a misplaced when does not go unseen; versions
+		// saved before still run.
+		{name: "unknown key", config: obj{"note": "its expressions are on its connections"}, want: `unknown config key "note" (a condition step has no config)`, by: saving},
 	})
 }

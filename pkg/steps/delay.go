@@ -13,7 +13,7 @@ import (
 )
 
 // Delay sleeps for a duration, or until the time an expression gives.
-var Delay = Define[delayConfig]("delay", cardflow.StepTraits{Local: true})
+var Delay = Define[delayConfig]("delay", cardflow.StepTraits{Local: true}, delaySchema)
 
 type delayConfig struct {
 	Duration string `json:"duration"`
@@ -79,3 +79,8 @@ func timeOf(v any) (time.Time, error) {
 	}
 	return time.Time{}, fmt.Errorf("got %T, want an RFC 3339 time or epoch milliseconds", v)
 }
+
+var delaySchema = object("Sleeps for a duration, or until a time; exactly one of duration and until.", nil, map[string]Schema{
+	"duration": typed("string", "An ISO 8601 duration, such as PT1H."),
+	"until":    typed("string", "An expression giving the time to wake, RFC 3339 or epoch milliseconds."),
+})

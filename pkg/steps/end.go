@@ -10,7 +10,7 @@ import (
 
 // End finishes the execution, SUCCEEDED unless its status says FAILED,
 // with its output as the execution's output.
-var End = Define[endConfig]("end", cardflow.StepTraits{Role: cardflow.RoleEnd, Local: true})
+var End = Define[endConfig]("end", cardflow.StepTraits{Role: cardflow.RoleEnd, Local: true}, endSchema)
 
 type endConfig struct {
 	Status string `json:"status"`
@@ -51,3 +51,8 @@ func (s *endStep) Run(ctx context.Context, r *Run) Outcome {
 	}
 	return Outcome{Finish: s.status, Output: v}
 }
+
+var endSchema = object("Finishes the execution.", nil, map[string]Schema{
+	"status": enum("SUCCEEDED (default) or FAILED.", cardflow.ExecSucceeded, cardflow.ExecFailed),
+	"output": anyValue("The execution's output, a value whose strings may hold {{ }} templates."),
+})

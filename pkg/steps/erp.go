@@ -16,7 +16,7 @@ import (
 // ERP calls an OData service through the workflow's SAP profile
 // (workflow_integrations.erp); its output is {status, headers, body} with
 // the OData envelope taken off, and an error leaves by the error exit.
-var ERP = Define[erpConfig]("erp", cardflow.StepTraits{Exits: []string{cardflow.ExitError}})
+var ERP = Define[erpConfig]("erp", cardflow.StepTraits{Exits: []string{cardflow.ExitError}}, erpSchema)
 
 var erpMethods = []string{"GET", "POST", "PUT", "PATCH", "DELETE"}
 
@@ -42,15 +42,6 @@ func (c *erpConfig) Validate() error {
 		return err
 	}
 	return c.readTimeout()
-}
-
-// checkIntegrations wants a SAP profile; the profile itself is checked once
-// for the workflow (engine.Check).
-func (c *erpConfig) checkIntegrations(integrations map[string]any) error {
-	if _, has := integrations["erp"]; !has {
-		return errors.New("an erp step needs workflow_integrations.erp, the SAP profile it calls")
-	}
-	return nil
 }
 
 func (c *erpConfig) Check(env *expr.Env) (Step, error) {
@@ -162,4 +153,19 @@ func (s *erpStep) do(ctx context.Context, c *callRun) Outcome {
 	}
 	out.Output.(map[string]any)["body"] = resp.Result
 	return out
+}
+
+var erpSchema = object("Calls an OData service through the workflow's SAP profile (workflow_integrations.erp).", []string{"service", "entity"}, withCall(map[string]Schema{
+	"service": typed("string", "The OData service path, such as /sap/opu/odata/sap/API_PURCHASEORDER_PROCESS_SRV."),
+	"entity":  typed("string", "The entity set or entity, such as PurchaseOrder('{{ input.po }}')."),
+	"auth":    anyValue("Refused: an erp step signs in with workflow_integrations.erp.auth."),
+}))
+
+// Integrations: an erp step calls through the SAP profile; the profile
+// itself is checked once for the workflow (engine.Check).
+func (c *erpConfig) Integrations() []string { return []string{"erp"} }
+
+// MissingIntegration says what the SAP profile is for.
+func (c *erpConfig) MissingIntegration(string) error {
+	return errors.New("an erp step needs workflow_integrations.erp, the SAP profile it calls")
 }

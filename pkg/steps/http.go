@@ -23,7 +23,7 @@ import (
 
 // HTTP calls a URL; its output is {status, headers, body}, and a status of
 // 400 and up or a network error leaves by the error exit.
-var HTTP = Define[httpConfig]("http", cardflow.StepTraits{Exits: []string{cardflow.ExitError}})
+var HTTP = Define[httpConfig]("http", cardflow.StepTraits{Exits: []string{cardflow.ExitError}}, httpSchema)
 
 var httpMethods = []string{"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"}
 
@@ -250,3 +250,12 @@ func (s *httpStep) authHeaders(ctx context.Context, c *callRun) (map[string]stri
 		return map[string]string{a.Header: secret}, nil
 	}
 }
+
+var httpSchema = object("Calls a URL through the outbound policy; its output is {status, headers, body}.", []string{"url"}, withCall(map[string]Schema{
+	"url": typed("string", "The URL, https unless allowed otherwise; may hold {{ }} templates."),
+	"auth": object("How the call authenticates with one of the organization's secrets.", []string{"type", "secret"}, map[string]Schema{
+		"type":   enum("basic (secret user:password), bearer, or header (config.auth.header names it).", authBasic, authBearer, authHeader),
+		"secret": typed("string", "The name of the organization's secret."),
+		"header": typed("string", "For type header: the header the secret goes in."),
+	}),
+}))

@@ -28,12 +28,29 @@ type Config interface {
 	Check(env *expr.Env) (Step, error)
 }
 
-// integrationsUser is a Config that calls through one of the workflow's
+// IntegrationsUser is a Config that calls through some of the workflow's
 // integrations (an erp step, the SAP profile). A workflow is saved only
 // with the integrations its steps need; a run finds a missing one out when
 // the step runs, as versions saved before the rule did.
-type integrationsUser interface {
-	checkIntegrations(integrations map[string]any) error
+type IntegrationsUser interface {
+	// Integrations names the workflow_integrations keys the step needs.
+	Integrations() []string
+	// MissingIntegration says why the step needs the integration name the
+	// workflow lacks.
+	MissingIntegration(name string) error
+}
+
+// CardSender is a Config that sends a card version (card, approval
+// steps); saving the workflow checks the organization has it.
+type CardSender interface {
+	CardRef() cardflow.CardRef
+}
+
+// Scheduled is a Config that may start the workflow on a schedule (the
+// trigger); publishing the version puts its schedule.
+type Scheduled interface {
+	// Schedule is the schedule the step asks for, nil for none.
+	Schedule() *cardflow.ScheduleSpec
 }
 
 // Step is a step compiled to run.
@@ -140,29 +157,44 @@ type Run struct {
 	Prepared any
 }
 
-// Kind is one step kind: its type name, its traits, and how a step's config
-// is decoded, validated and checked. It implements cardflow.StepKind.
+// Kind is one step kind: its type name, its traits, its config's schema,
+// and how a step's config is decoded, validated and checked. It implements
+// cardflow.StepKind.
 type Kind struct {
 	name   string
 	traits cardflow.StepTraits
+	config *checker
+	// err is why the schema did not compile; NewRegistry reports it.
+	err    error
 	decode func(config map[string]any) (Config, error)
 }
 
-// Define returns the kind named name whose config decodes into C.
+// Define returns the kind named name whose config decodes into C and is
+// described by schema.
 func Define[C any, P interface {
 	*C
 	Config
-}](name string, traits cardflow.StepTraits) Kind {
-	return Kind{name: name, traits: traits, decode: func(config map[string]any) (Config, error) {
+}](name string, traits cardflow.StepTraits, schema Schema) Kind {
+	c := &checker{schema: schema}
+	return Kind{name: name, traits: traits, config: c, err: c.compile(name), decode: func(config map[string]any) (Config, error) {
 		c := P(new(C))
 		if err := decode(config, c); err != nil {
 			return nil, err
 		}
-		if err := c.Validate(); err != nil {
-			return nil, err
-		}
 		return c, nil
 	}}
+}
+
+// validated decodes and validates a step's config.
+func (k Kind) validated(config map[string]any) (Config, error) {
+	c, err := k.decode(config)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // Name is the kind's type name, as workflow_steps[].type holds it.
@@ -171,27 +203,65 @@ func (k Kind) Name() string { return k.name }
 // Traits are the facts of the kind the definition rules use.
 func (k Kind) Traits() cardflow.StepTraits { return k.traits }
 
-// ValidateConfig decodes and validates a step's config, and checks that
-// the workflow's integrations hold what the step calls through.
+// Schema is the JSON Schema of the kind's config.
+func (k Kind) Schema() Schema { return k.config.schema }
+
+// ValidateConfig checks a step's config as saving a workflow does: no key
+// its schema does not know, a config that decodes and validates, and the
+// workflow's integrations hold what the step calls through.
 func (k Kind) ValidateConfig(config, integrations map[string]any) error {
-	c, err := k.decode(config)
+	if err := k.config.unknownKeys(k.name, config, true); err != nil {
+		return err
+	}
+	c, err := k.validated(config)
 	if err != nil {
 		return err
 	}
-	if u, ok := c.(integrationsUser); ok {
-		return u.checkIntegrations(integrations)
+	if err := k.config.unknownKeys(k.name, config, false); err != nil {
+		return err
+	}
+	if u, ok := c.(IntegrationsUser); ok {
+		for _, name := range u.Integrations() {
+			if _, has := integrations[name]; !has {
+				return u.MissingIntegration(name)
+			}
+		}
 	}
 	return nil
 }
 
 // Compile decodes, validates and checks a step's config: the step ready to
-// run.
+// run. It does not refuse unknown keys: versions saved before they were
+// refused still run.
 func (k Kind) Compile(env *expr.Env, config map[string]any) (Step, error) {
-	c, err := k.decode(config)
+	c, err := k.validated(config)
 	if err != nil {
 		return nil, err
 	}
 	return c.Check(env)
+}
+
+// Uses decodes a step's config and says what it refers to outside the
+// workflow: the card it sends, the schedule it starts the workflow on.
+// A stored version is read as it was saved, unknown keys and all, and
+// not validated again.
+func (k Kind) Uses(config map[string]any) (cardflow.StepUses, error) {
+	c, err := k.decode(config)
+	if err != nil {
+		return cardflow.StepUses{}, err
+	}
+	var u cardflow.StepUses
+	if s, ok := c.(CardSender); ok {
+		ref := s.CardRef()
+		u.Card = &ref
+	}
+	if s, ok := c.(Scheduled); ok {
+		u.Schedule = s.Schedule()
+	}
+	if s, ok := c.(IntegrationsUser); ok {
+		u.Integrations = s.Integrations()
+	}
+	return u, nil
 }
 
 // Registry holds step kinds by name. It implements cardflow.StepKinds.
@@ -205,6 +275,9 @@ func NewRegistry(kinds ...Kind) (*Registry, error) {
 	for _, k := range kinds {
 		if k.name == "" || k.decode == nil {
 			return nil, errors.New("steps: a kind needs a name and a config type (see Define)")
+		}
+		if k.err != nil {
+			return nil, k.err
 		}
 		if _, dup := r.Kind(k.name); dup {
 			return nil, fmt.Errorf("steps: kind %q is registered twice", k.name)

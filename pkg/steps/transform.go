@@ -10,7 +10,7 @@ import (
 )
 
 // Transform builds its output from a template value.
-var Transform = Define[transformConfig]("transform", cardflow.StepTraits{Local: true})
+var Transform = Define[transformConfig]("transform", cardflow.StepTraits{Local: true}, transformSchema)
 
 type transformConfig struct {
 	// Output is required, though it may be null.
@@ -41,3 +41,7 @@ func (s *transformStep) Run(ctx context.Context, r *Run) Outcome {
 	}
 	return Outcome{Output: v}
 }
+
+var transformSchema = object("Builds its output from a template value.", nil, map[string]Schema{
+	"output": anyValue("Required: the output, a value whose strings may hold {{ }} templates."),
+})

@@ -13,7 +13,7 @@ import (
 
 // Trigger is the entry point of a workflow, run by a request or a
 // schedule; its output is the execution's input.
-var Trigger = Define[triggerConfig](cardflow.StepTrigger, cardflow.StepTraits{Role: cardflow.RoleTrigger, Local: true})
+var Trigger = Define[triggerConfig](cardflow.StepTrigger, cardflow.StepTraits{Role: cardflow.RoleTrigger, Local: true}, triggerSchema)
 
 type triggerConfig struct {
 	Kind       *string `json:"kind"`
@@ -62,4 +62,22 @@ type triggerStep struct{}
 func (triggerStep) Run(_ context.Context, r *Run) Outcome {
 	in := r.Execution.WorkflowInputPayload
 	return Outcome{Input: in, Output: in}
+}
+
+var triggerSchema = object("Where an execution starts: a request (triggerWorkflow) or a schedule.", []string{"kind"}, map[string]Schema{
+	"kind":       enum("REQUEST: started by triggerWorkflow; SCHEDULE: started on config.expression once the version is published.", cardflow.TriggerRequest, cardflow.TriggerSchedule),
+	"expression": typed("string", "For SCHEDULE: an EventBridge Scheduler expression, cron(...), rate(...) or at(...)."),
+	"timezone":   typed("string", "For SCHEDULE: the IANA time zone the expression is read in (default UTC)."),
+})
+
+// Schedule is the schedule of a SCHEDULE trigger.
+func (c *triggerConfig) Schedule() *cardflow.ScheduleSpec {
+	if c.Kind == nil || *c.Kind != cardflow.TriggerSchedule {
+		return nil
+	}
+	s := &cardflow.ScheduleSpec{Timezone: c.Timezone}
+	if c.Expression != nil {
+		s.Expression = *c.Expression
+	}
+	return s
 }

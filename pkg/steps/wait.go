@@ -11,7 +11,7 @@ import (
 // Wait waits for a resume (from SAP, say) on the execution's process id;
 // the resume's body is its output. Without a resume before its timeout it
 // leaves by the timeout exit.
-var Wait = Define[waitConfig]("wait", cardflow.StepTraits{Exits: []string{cardflow.ExitTimeout}, Local: true})
+var Wait = Define[waitConfig]("wait", cardflow.StepTraits{Exits: []string{cardflow.ExitTimeout}, Local: true}, waitSchema)
 
 type waitConfig struct {
 	Timeout string `json:"timeout"`
@@ -42,3 +42,7 @@ func (s *waitStep) Timeout() time.Duration { return s.timeout }
 func (s *waitStep) Open(context.Context, *Run) error { return nil }
 
 func (s *waitStep) TimedOut() string { return "timed out after " + s.text }
+
+var waitSchema = object("Waits for a resume on the execution's process id; the resume's body is its output.", nil, map[string]Schema{
+	"timeout": typed("string", "An ISO 8601 duration; without a resume by then the step leaves by the timeout exit."),
+})
