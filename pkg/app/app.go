@@ -48,12 +48,15 @@ type Service struct {
 	bulkKick func()
 }
 
-// Checker validates a workflow version before saveWorkflow stores it: its
-// graph, each step's config and every expression, with the step kinds of
-// pkg/steps (engine.Checker does). It is an option so that only what saves
-// workflows links the step kinds and CEL.
+// Checker validates a workflow version before saveWorkflow stores it, with
+// the step kinds of pkg/steps and CEL (engine.Checker does). It is an
+// option so that only what saves workflows links them.
 type Checker interface {
-	Check(w *cardflow.Workflow) error
+	// Validate is the one validation pipeline of a version: its graph,
+	// each step's config (no unknown keys), expressions, Teams and SAP
+	// profiles and schedule, and the cards and conversations it names,
+	// looked up in refs.
+	Validate(ctx context.Context, w *cardflow.Workflow, refs cardflow.References) error
 }
 
 // CardChecker checks an Adaptive Card before saveCard stores it: the card

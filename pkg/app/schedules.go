@@ -14,27 +14,26 @@ import (
 
 // scheduleOf returns the schedule a workflow version's trigger asks for, or
 // nil when it is triggered by requests.
-func scheduleOf(w *cardflow.Workflow) *cardflow.Schedule {
-	for _, st := range w.WorkflowSteps {
-		if st.Type != cardflow.StepTrigger || st.Config["kind"] != cardflow.TriggerSchedule {
-			continue
-		}
-		expr, _ := st.Config["expression"].(string)
-		tz, _ := st.Config["timezone"].(string)
-		return &cardflow.Schedule{
-			OrganizationID: w.OrganizationID, WorkspaceID: w.WorkspaceID,
-			WorkflowID: w.WorkflowID, WorkflowVersion: w.WorkflowVersion,
-			Expression: expr, Timezone: tz, State: cardflow.ScheduleActive,
-		}
+func scheduleOf(w *cardflow.Workflow) (*cardflow.Schedule, error) {
+	spec, err := w.Schedule()
+	if spec == nil || err != nil {
+		return nil, err
 	}
-	return nil
+	return &cardflow.Schedule{
+		OrganizationID: w.OrganizationID, WorkspaceID: w.WorkspaceID,
+		WorkflowID: w.WorkflowID, WorkflowVersion: w.WorkflowVersion,
+		Expression: spec.Expression, Timezone: spec.Timezone, State: cardflow.ScheduleActive,
+	}, nil
 }
 
 // schedule gives a just-published version the workflow's schedule: a
 // workflow has one schedule, that of its latest published version, or none
 // when that version is triggered by requests.
 func (s *Service) schedule(ctx context.Context, w *cardflow.Workflow) error {
-	want := scheduleOf(w)
+	want, err := scheduleOf(w)
+	if err != nil {
+		return err
+	}
 	if want != nil && s.scheduler == nil {
 		return cardflow.Errorf(cardflow.EUNAVAILABLE, "this deployment runs no schedules")
 	}
@@ -127,7 +126,11 @@ func (s *Service) whyNoSchedule(ctx context.Context, org, workflowID string, ver
 	if err != nil {
 		return err
 	}
-	if scheduleOf(w) == nil {
+	want, err := scheduleOf(w)
+	if err != nil {
+		return err
+	}
+	if want == nil {
 		return cardflow.Errorf(cardflow.ENOTFOUND, "workflow %s version %d is not a scheduled workflow: its trigger is REQUEST", workflowID, version)
 	}
 	if w.WorkflowStatus != cardflow.StatusActive {

@@ -56,42 +56,13 @@ func (s *Service) SaveWorkflow(ctx context.Context, in SaveWorkflowInput) (*card
 	if s.checker == nil {
 		return nil, cardflow.Errorf(cardflow.EINTERNAL, "saving workflows is not available here: the service has no workflow checker")
 	}
-	if err := s.checker.Check(w); err != nil {
-		return nil, err
-	}
-	if err := s.checkCardReferences(ctx, p.OrganizationID, w); err != nil {
-		return nil, err
-	}
-	if err := s.checkConversations(ctx, p.OrganizationID, w); err != nil {
+	if err := s.checker.Validate(ctx, w, s.store); err != nil {
 		return nil, err
 	}
 	if err := s.store.SaveWorkflowVersion(ctx, w); err != nil {
 		return nil, err
 	}
 	return w, nil
-}
-
-// checkCardReferences makes sure every card and approval step names a card (and version)
-// the organization has, so a typo fails at save time, not days later. A card
-// that is not there is not found (404), as the card itself would be.
-func (s *Service) checkCardReferences(ctx context.Context, org string, w *cardflow.Workflow) error {
-	for i, st := range w.WorkflowSteps {
-		if st.Type != cardflow.StepCard && st.Type != cardflow.StepApproval {
-			continue
-		}
-		id, _ := st.Config["card_id"].(string)
-		version := 1
-		if v, ok := st.Config["card_version"].(float64); ok {
-			version = int(v)
-		}
-		if _, err := s.store.GetCard(ctx, org, id, version); err != nil {
-			if cardflow.ErrorCode(err) == cardflow.ENOTFOUND {
-				return cardflow.Errorf(cardflow.ENOTFOUND, "workflow_steps[%d] (id %q): config.card_id %q (version %d) names no card of this organization", i, st.ID, id, version)
-			}
-			return err
-		}
-	}
-	return nil
 }
 
 // PublishWorkflow makes a version ACTIVE and latest.
@@ -144,19 +115,3 @@ func (s *Service) GetSchema(ctx context.Context, workflowID string, version int)
 // errForeignPageKey answers a page key of another organization as the API
 // answers any record of another organization: not found.
 var errForeignPageKey = cardflow.Errorf(cardflow.ENOTFOUND, "the page key's organization_id is not your organization: no such page; send back the lastKey of your previous page")
-
-// checkConversations makes sure every conversation the workflow's bot
-// deliveries name is registered for the organization: the bot posts
-// nowhere else (docs/DECISIONS.md).
-func (s *Service) checkConversations(ctx context.Context, org string, w *cardflow.Workflow) error {
-	for _, c := range w.BotConversations() {
-		_, err := s.store.GetConversation(ctx, org, c.ConversationID)
-		if cardflow.ErrorCode(err) == cardflow.ENOTFOUND {
-			return cardflow.Errorf(cardflow.EINVALID, "%s: conversation %q is not registered for this organization; the bot posts only into the organization's conversations (install the bot there, or register it with POST /v1/teams/registerConversation)", c.Where, c.ConversationID)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}

@@ -84,24 +84,6 @@ type CardRef struct {
 	Version int
 }
 
-// ScheduleSpec is the schedule a trigger starts its workflow on.
-type ScheduleSpec struct {
-	Expression string
-	Timezone   string
-}
-
-// StepUses is what a step's config refers to outside its workflow.
-type StepUses struct {
-	// Card is the card the step sends, nil for none.
-	Card *CardRef
-	// Schedule is the schedule the step starts the workflow on, nil for
-	// none.
-	Schedule *ScheduleSpec
-	// Integrations are the workflow_integrations keys the step calls
-	// through.
-	Integrations []string
-}
-
 // References looks up the records of its organization a workflow version
 // names, so saving it can check they are there. The Store has them.
 type References interface {

@@ -130,10 +130,18 @@ func New(store cardflow.Store, deliver cardflow.Deliverer, env *expr.Env, opts .
 	return e, nil
 }
 
-// Check validates a workflow version before it is saved: its graph, each
-// step's config, and every expression and template, so a bad one fails
-// naming the step and position.
+// Check validates a workflow version as far as it can without a store:
+// its graph, each step's config, its Teams and SAP profiles, and every
+// expression and template, so a bad one fails naming the step and
+// position.
 func (e *Engine) Check(w *cardflow.Workflow) error { return check(e.env, w) }
+
+// Validate is the validation pipeline saveWorkflow runs on a version
+// (app.Checker): Check, then that the cards and Teams conversations it
+// names are the organization's, looked up in refs.
+func (e *Engine) Validate(ctx context.Context, w *cardflow.Workflow, refs cardflow.References) error {
+	return validate(ctx, e.env, w, refs)
+}
 
 type graphKey struct {
 	org, workflow string

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/cardflow/cardflow/pkg/expr"
 	"github.com/cardflow/cardflow/pkg/steps"
 )
 
@@ -27,6 +28,10 @@ var validConfigs = map[string]obj{
 // that has one.
 func TestUnknownConfigKeys(t *testing.T) {
 	integrations := obj{"erp": obj{}}
+	env, err := expr.NewEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range []struct {
 		kind, key, want string
 		nested          string // the object the key is put in, "" for the config
@@ -62,8 +67,8 @@ func TestUnknownConfigKeys(t *testing.T) {
 			if got := errString(err); got != tt.want {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
-			if _, err := kind.Uses(config); err != nil {
-				t.Errorf("uses of a stored config with the key: got %v, want no error", err)
+			if _, err := kind.Compile(env, config); err != nil {
+				t.Errorf("compile a stored config with the key: got %v, want no error", err)
 			}
 		})
 	}

@@ -46,13 +46,6 @@ type CardSender interface {
 	CardRef() cardflow.CardRef
 }
 
-// Scheduled is a Config that may start the workflow on a schedule (the
-// trigger); publishing the version puts its schedule.
-type Scheduled interface {
-	// Schedule is the schedule the step asks for, nil for none.
-	Schedule() *cardflow.ScheduleSpec
-}
-
 // Step is a step compiled to run.
 type Step interface {
 	// Run runs the step once; the engine records the outcome and moves on.
@@ -241,27 +234,20 @@ func (k Kind) Compile(env *expr.Env, config map[string]any) (Step, error) {
 	return c.Check(env)
 }
 
-// Uses decodes a step's config and says what it refers to outside the
-// workflow: the card it sends, the schedule it starts the workflow on.
-// A stored version is read as it was saved, unknown keys and all, and
-// not validated again.
-func (k Kind) Uses(config map[string]any) (cardflow.StepUses, error) {
+// Card decodes a step's config and returns the card it sends, nil for
+// none. A stored version is read as it was saved, unknown keys and all,
+// and not validated again.
+func (k Kind) Card(config map[string]any) (*cardflow.CardRef, error) {
 	c, err := k.decode(config)
 	if err != nil {
-		return cardflow.StepUses{}, err
+		return nil, err
 	}
-	var u cardflow.StepUses
-	if s, ok := c.(CardSender); ok {
-		ref := s.CardRef()
-		u.Card = &ref
+	s, ok := c.(CardSender)
+	if !ok {
+		return nil, nil
 	}
-	if s, ok := c.(Scheduled); ok {
-		u.Schedule = s.Schedule()
-	}
-	if s, ok := c.(IntegrationsUser); ok {
-		u.Integrations = s.Integrations()
-	}
-	return u, nil
+	ref := s.CardRef()
+	return &ref, nil
 }
 
 // Registry holds step kinds by name. It implements cardflow.StepKinds.

@@ -15,10 +15,10 @@ import (
 // schedule; its output is the execution's input.
 var Trigger = Define[triggerConfig](cardflow.StepTrigger, cardflow.StepTraits{Role: cardflow.RoleTrigger, Local: true}, triggerSchema)
 
+// triggerConfig is the domain's trigger config, which publishing reads
+// the schedule from.
 type triggerConfig struct {
-	Kind       *string `json:"kind"`
-	Expression *string `json:"expression"`
-	Timezone   string  `json:"timezone"`
+	cardflow.TriggerConfig
 }
 
 var scheduleExpression = regexp.MustCompile(`^(cron|rate|at)\(.+\)$`)
@@ -69,15 +69,3 @@ var triggerSchema = object("Where an execution starts: a request (triggerWorkflo
 	"expression": typed("string", "For SCHEDULE: an EventBridge Scheduler expression, cron(...), rate(...) or at(...)."),
 	"timezone":   typed("string", "For SCHEDULE: the IANA time zone the expression is read in (default UTC)."),
 })
-
-// Schedule is the schedule of a SCHEDULE trigger.
-func (c *triggerConfig) Schedule() *cardflow.ScheduleSpec {
-	if c.Kind == nil || *c.Kind != cardflow.TriggerSchedule {
-		return nil
-	}
-	s := &cardflow.ScheduleSpec{Timezone: c.Timezone}
-	if c.Expression != nil {
-		s.Expression = *c.Expression
-	}
-	return s
-}
