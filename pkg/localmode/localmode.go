@@ -41,6 +41,7 @@ import (
 	"github.com/cardflow/cardflow/pkg/secrets/smclient"
 	"github.com/cardflow/cardflow/pkg/teams"
 	"github.com/cardflow/cardflow/pkg/tokenbucket"
+	"github.com/cardflow/cardflow/schemas"
 )
 
 // The demo tenant created on first start.
@@ -479,7 +480,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	limited, srv := cfg.Limits.serve(ln, console.Mount(ui, withMetrics(api, st.Metrics.Handler(), token)))
+	limited, srv := cfg.Limits.serve(ln, console.Mount(ui, withMetrics(withSchemas(api), st.Metrics.Handler(), token)))
 	admin := &http.Server{Handler: keyadmin.Handler(svc), ReadHeaderTimeout: 10 * time.Second}
 	// Logged before serving, so that whoever gets an answer has the line.
 	cfg.Log.Info("cardflow listening", slog.String("addr", ln.Addr().String()), slog.String("data_dir", cfg.DataDir), slog.Int("open_executions", n))
@@ -587,4 +588,17 @@ func updateDemoURL(path, url string) error {
 		return nil
 	}
 	return os.WriteFile(path, []byte(out.String()), 0o600)
+}
+
+// withSchemas serves the schema of apply documents (package schemas)
+// before api: it is public, as editors fetch it without a key.
+func withSchemas(api http.Handler) http.Handler {
+	schema := schemas.Handler()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == schemas.Path {
+			schema.ServeHTTP(w, r)
+			return
+		}
+		api.ServeHTTP(w, r)
+	})
 }

@@ -1,0 +1,83 @@
+// Package schemas holds the JSON Schemas cardflow publishes:
+// cardflow.schema.json, the schema of an apply document (a card or a
+// workflow as a file), generated from the step kinds of pkg/steps with
+// `go generate ./schemas`. The API serves it, so editors can validate and
+// complete such files.
+package schemas
+
+import (
+	"bytes"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+//go:generate go run ./gen -o cardflow.schema.json
+
+// Cardflow is cardflow.schema.json.
+//
+//go:embed cardflow.schema.json
+var Cardflow []byte
+
+// Path is where the API serves Cardflow. It needs no API key: it says
+// nothing about any organization.
+const Path = "/v1/schemas/cardflow.schema.json"
+
+// Handler serves Cardflow.
+func Handler() http.Handler {
+	sum := sha256.Sum256(Cardflow)
+	etag := `"` + hex.EncodeToString(sum[:8]) + `"`
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "use GET", http.StatusMethodNotAllowed)
+			return
+		}
+		w.Header().Set("Content-Type", "application/schema+json")
+		w.Header().Set("Cache-Control", "public, max-age=300")
+		w.Header().Set("ETag", etag)
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		if r.Header.Get("If-None-Match") == etag {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		w.Write(Cardflow)
+	})
+}
+
+// compiled is Cardflow compiled, once.
+var compiled = sync.OnceValues(func() (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(Cardflow))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("cardflow.schema.json", doc); err != nil {
+		return nil, err
+	}
+	return c.Compile("cardflow.schema.json")
+})
+
+// Validate checks an apply document, as encoding/json would encode it,
+// against Cardflow. The error is a *jsonschema.ValidationError, whose
+// causes name the JSON pointer of each mismatch.
+func Validate(doc any) error {
+	s, err := compiled()
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return err
+	}
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if err != nil {
+		return err
+	}
+	return s.Validate(v)
+}
