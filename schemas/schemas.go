@@ -2,19 +2,15 @@
 // cardflow.schema.json, the schema of an apply document (a card or a
 // workflow as a file), generated from the step kinds of pkg/steps with
 // `go generate ./schemas`. The API serves it, so editors can validate and
-// complete such files.
+// complete such files; package schemacheck validates documents with it.
+// This package links nothing but the file, for the console function.
 package schemas
 
 import (
-	"bytes"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
-	"encoding/json"
 	"net/http"
-	"sync"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 //go:generate go run ./gen -o cardflow.schema.json
@@ -48,36 +44,4 @@ func Handler() http.Handler {
 		}
 		w.Write(Cardflow)
 	})
-}
-
-// compiled is Cardflow compiled, once.
-var compiled = sync.OnceValues(func() (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(Cardflow))
-	if err != nil {
-		return nil, err
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("cardflow.schema.json", doc); err != nil {
-		return nil, err
-	}
-	return c.Compile("cardflow.schema.json")
-})
-
-// Validate checks an apply document, as encoding/json would encode it,
-// against Cardflow. The error is a *jsonschema.ValidationError, whose
-// causes name the JSON pointer of each mismatch.
-func Validate(doc any) error {
-	s, err := compiled()
-	if err != nil {
-		return err
-	}
-	b, err := json.Marshal(doc)
-	if err != nil {
-		return err
-	}
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
-	if err != nil {
-		return err
-	}
-	return s.Validate(v)
 }

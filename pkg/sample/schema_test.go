@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/cardflow/cardflow/pkg/app"
-	"github.com/cardflow/cardflow/schemas"
+	"github.com/cardflow/cardflow/schemas/schemacheck"
 )
 
 // TestDefinitionsFitTheSchema: the sample cards and workflows, written as
@@ -18,7 +18,7 @@ func TestDefinitionsFitTheSchema(t *testing.T) {
 	}
 	for name, payload := range cards {
 		doc := obj{"kind": "Card", "name": name, "card_payload": payload}
-		if err := schemas.Validate(doc); err != nil {
+		if err := schemacheck.Validate(doc); err != nil {
 			t.Errorf("card %s: got %v, want no error", name, err)
 		}
 	}
@@ -42,7 +42,7 @@ func TestDefinitionsFitTheSchema(t *testing.T) {
 				delete(doc, k)
 			}
 		}
-		if err := schemas.Validate(doc); err != nil {
+		if err := schemacheck.Validate(doc); err != nil {
 			t.Errorf("workflow %s: got %v, want no error", w.WorkflowName, err)
 		}
 	}

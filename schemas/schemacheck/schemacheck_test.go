@@ -1,4 +1,4 @@
-package schemas_test
+package schemacheck_test
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/cardflow/cardflow/pkg/steps"
 	"github.com/cardflow/cardflow/schemas"
+	"github.com/cardflow/cardflow/schemas/schemacheck"
 )
 
 // TestSchemaFileIsGenerated fails when cardflow.schema.json drifts from
@@ -22,7 +23,7 @@ func TestSchemaFileIsGenerated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := os.ReadFile("cardflow.schema.json")
+	got, err := os.ReadFile(filepath.Join("..", "cardflow.schema.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +83,7 @@ func TestDocuments(t *testing.T) {
 		{"unknown kind", obj{"kind": "Secret", "name": "x"}, "kind"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			err := schemas.Validate(tt.doc)
+			err := schemacheck.Validate(tt.doc)
 			if tt.want == "" {
 				if err != nil {
 					t.Fatalf("got %v, want no error", err)
@@ -103,7 +104,7 @@ func TestDocuments(t *testing.T) {
 // TestSaveWorkflowEvent: the saveWorkflow body of the sample API Gateway
 // event, as an apply document, fits the schema.
 func TestSaveWorkflowEvent(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "events", "saveWorkflow.json"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "events", "saveWorkflow.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +116,7 @@ func TestSaveWorkflowEvent(t *testing.T) {
 	if err := json.Unmarshal([]byte(event.Body), &body); err != nil {
 		t.Fatal(err)
 	}
-	if err := schemas.Validate(document(body)); err != nil {
+	if err := schemacheck.Validate(document(body)); err != nil {
 		t.Errorf("got %v, want no error", err)
 	}
 }
