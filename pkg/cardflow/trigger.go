@@ -1,9 +1,6 @@
 package cardflow
 
-import (
-	"encoding/json"
-	"fmt"
-)
+import "encoding/json"
 
 // TriggerConfig is the config of a trigger step. The trigger kind of
 // pkg/steps decodes into it and validates it; publishing reads a
@@ -46,7 +43,7 @@ func (w *Workflow) Schedule() (*ScheduleSpec, error) {
 		}
 		var c TriggerConfig
 		if err := json.Unmarshal(b, &c); err != nil {
-			return nil, Errorf(EINVALID, "workflow_steps[%d] (id %q): %v", i, st.ID, fmt.Errorf("config: %w", err))
+			return nil, Errorf(EINVALID, "workflow_steps[%d] (id %q): config: %v", i, st.ID, err)
 		}
 		return c.Schedule(), nil
 	}
