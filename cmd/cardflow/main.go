@@ -46,6 +46,7 @@ The local service:
   limits       an organization's own request rate and cap on open executions (limits show, set, clear)
   tables       create the DynamoDB tables (tables create)
   secrets      where an organization's or the deployment's secret is set (secrets path, secrets set)
+  schema       the JSON Schema of a workflow or card as a file, for editors
 
 Against a running service:
   trigger      start an execution of a workflow
@@ -155,6 +156,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return secretsCommand(ctx, args[1:], stdout, stderr)
 	case "teams":
 		return teamsCommand(ctx, args[1:], stdout, stderr)
+	case "schema":
+		return schemaCommand(args[1:], stdout)
 	case "help", "-h", "-help", "--help":
 		if len(args) > 1 && args[1] != "help" && args[0] == "help" {
 			return run(ctx, append(args[1:], "--help"), stdout, stderr)

@@ -47,3 +47,14 @@ func TestServedSchema(t *testing.T) {
 		}
 	}
 }
+
+// TestSchemaCommand: cardflow schema prints the file the API serves.
+func TestSchemaCommand(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if err := run(t.Context(), []string{"schema"}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(stdout.Bytes(), schemas.Cardflow) {
+		t.Errorf("got %d bytes, want the %d bytes of schemas/cardflow.schema.json", stdout.Len(), len(schemas.Cardflow))
+	}
+}
