@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"maps"
+
+	"github.com/cardflow/cardflow/pkg/cardflow"
 )
 
 // DocumentSchema returns the JSON Schema (draft 2020-12) of an apply
@@ -21,13 +23,14 @@ func (r *Registry) DocumentSchema() Schema {
 			"card_payload": typed("object", "The Adaptive Card template."),
 		}),
 		"Workflow": object("A workflow: the body of saveWorkflow, named.", []string{"kind", "name", "workflow_steps"}, map[string]Schema{
-			"kind":                  Schema{"const": "Workflow"},
-			"name":                  typed("string", "The workflow's name (workflow_name)."),
-			"id":                    typed("string", "The workflow's id; without it the workflow is found by name."),
-			"workflow_steps":        list("The steps: exactly one trigger, and an end reachable from it.", Schema{"$ref": "#/$defs/Step"}),
-			"workflow_connections":  list("The connections between steps.", Schema{"$ref": "#/$defs/Connection"}),
-			"workflow_integrations": typed("object", "Profiles the steps use: teams (how cards reach Teams), erp (the SAP profile)."),
-			"workflow_schema":       typed("object", "The JSON Schema of the trigger's input."),
+			"kind":                 Schema{"const": "Workflow"},
+			"name":                 typed("string", "The workflow's name (workflow_name)."),
+			"id":                   typed("string", "The workflow's id; without it the workflow is found by name."),
+			"workflow_steps":       list("The steps: exactly one trigger, and an end reachable from it.", Schema{"$ref": "#/$defs/Step"}),
+			"workflow_connections": list("The connections between steps.", Schema{"$ref": "#/$defs/Connection"}),
+			"workflow_integrations": Schema{"type": "object", "description": "Profiles the steps use: teams (how cards reach Teams), erp (the SAP profile).",
+				"properties": Schema{"teams": teamsProfile("The workflow's Teams delivery; a step's config.delivery is laid over it key by key.")}},
+			"workflow_schema": typed("object", "The JSON Schema of the trigger's input."),
 		}),
 		"Connection": object("An edge of the graph: the default one, or one taken when an expression holds (condition steps) or by a non-success exit.", []string{"from", "to"}, map[string]Schema{
 			"from": typed("string", "The id of the step it leaves."),
@@ -48,6 +51,12 @@ func (r *Registry) DocumentSchema() Schema {
 		if _, ok := config["properties"].(map[string]Schema)["card_id"]; ok {
 			config = byCardName(config)
 		}
+		if k.traits.Delivers {
+			config = maps.Clone(config)
+			props := maps.Clone(config["properties"].(map[string]Schema))
+			props["delivery"] = teamsProfile(props["delivery"]["description"].(string))
+			config["properties"] = props
+		}
 		defs["config."+k.name] = config
 		byKind = append(byKind, Schema{
 			"if":   Schema{"properties": Schema{"type": Schema{"const": k.name}}, "required": []string{"type"}},
@@ -63,6 +72,20 @@ func (r *Registry) DocumentSchema() Schema {
 		"oneOf":       []any{Schema{"$ref": "#/$defs/Card"}, Schema{"$ref": "#/$defs/Workflow"}},
 		"$defs":       defs,
 	}
+}
+
+// teamsProfile is the schema of a Teams delivery profile, whose unknown
+// keys saving refuses (cardflow's definition rules check it, in their
+// words, so it is part of the document's schema only).
+func teamsProfile(description string) Schema {
+	return object(description, nil, map[string]Schema{
+		"type":              enum("How the card reaches Teams (default outbox: kept in the service).", cardflow.DeliveryOutbox, cardflow.DeliveryWebhook, cardflow.DeliveryBot),
+		"webhook_secret":    typed("string", "For webhook: the name of the secret holding the Teams Workflows webhook URL."),
+		"approver_webhooks": Schema{"type": "object", "additionalProperties": typed("string", "A secret name."), "description": "For an approval's personal copies: each approver to the name of the secret holding their own webhook URL."},
+		"service_url":       typed("string", "For bot: the https serviceUrl of the conversation."),
+		"conversation_id":   typed("string", "For bot: the registered conversation the card goes to."),
+		"tenant_id":         typed("string", "For bot: the Entra tenant of the conversation."),
+	})
 }
 
 // byCardName lets the config of a step that sends a card name the card

@@ -2,6 +2,7 @@ package steps_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cardflow/cardflow/pkg/expr"
@@ -124,4 +125,33 @@ func deepCopy(v any) any {
 		return slices.Clone(v)
 	}
 	return v
+}
+
+// TestTeamsProfileSchema: the document schema's Teams profile knows the
+// keys the definition rules take, and no other.
+func TestTeamsProfileSchema(t *testing.T) {
+	defs := steps.Kinds.DocumentSchema()["$defs"].(map[string]steps.Schema)
+	teams := defs["Workflow"]["properties"].(map[string]steps.Schema)["workflow_integrations"]["properties"].(steps.Schema)["teams"].(steps.Schema)
+	props := teams["properties"].(map[string]steps.Schema)
+	value := func(key string) any {
+		if key == "approver_webhooks" {
+			return obj{}
+		}
+		return "outbox"
+	}
+	for key := range props {
+		w := approval()
+		w.WorkflowIntegrations["teams"] = obj{key: value(key)}
+		if err := w.ValidateDefinition(steps.Kinds); err != nil && strings.Contains(err.Error(), "unknown key") {
+			t.Errorf("key %q: got %v, want the definition rules to know it", key, err)
+		}
+	}
+	w := approval()
+	w.WorkflowIntegrations["teams"] = obj{"channel": "x"}
+	if err := w.ValidateDefinition(steps.Kinds); err == nil || !strings.Contains(err.Error(), `unknown key "channel"`) {
+		t.Errorf("got %v, want an unknown key", err)
+	}
+	if teams["additionalProperties"] != false {
+		t.Errorf("additionalProperties: got %v, want false", teams["additionalProperties"])
+	}
 }

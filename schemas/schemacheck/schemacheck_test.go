@@ -78,6 +78,12 @@ func TestDocuments(t *testing.T) {
 		{"unknown config key", workflow(approval(obj{"card_id": "01J", "approvers": people, "policy": "all", "channels": []any{"x"}}), done), "channels"},
 		{"unknown escalation key", workflow(approval(obj{"card_id": "01J", "approvers": people, "policy": "all",
 			"escalation": obj{"after": "PT1H", "to": people, "cc": "x"}}), done), "cc"},
+		{"unknown delivery key", workflow(approval(obj{"card_id": "01J", "approvers": people, "policy": "all", "delivery": obj{"type": "bot", "channel": "x"}}), done), "channel"},
+		{"unknown Teams profile key", func() obj {
+			w := workflow(approval(obj{"card_id": "01J", "approvers": people, "policy": "all"}), done)
+			w["workflow_integrations"] = obj{"teams": obj{"type": "webhook", "webhook_url": "https://x"}}
+			return w
+		}(), "webhook_url"},
 		{"unknown step kind", workflow(obj{"id": "approve", "name": "x", "type": "approve"}, done), "/workflow_steps/1/type"},
 		{"unknown document key", obj{"kind": "Card", "name": "x", "card_payload": obj{}, "card_name": "x"}, "card_name"},
 		{"unknown kind", obj{"kind": "Secret", "name": "x"}, "kind"},
