@@ -87,14 +87,14 @@ func jsonDoc(v any) (any, error) {
 	return jsonschema.UnmarshalJSON(bytes.NewReader(b))
 }
 
-// unknownKeys reports the first key of config its schema does not know,
-// with the keys it does: a misspelt key would otherwise be dropped
-// without a word. top is true for the config's own keys, false for the
+// unknownKeys reports, of the violations of a config, the first key its
+// schema does not know, with the keys it does: a misspelt key would
+// otherwise be dropped without a word. top is true for the config's own keys, false for the
 // keys of the objects in it (the kind's decoding may name those better).
 // Only unknown keys are refused this way; the kind's Validate and Check
 // say the rest in their words.
-func (c *checker) unknownKeys(kindName string, config map[string]any, top bool) error {
-	for _, e := range c.violations(config) {
+func (c *checker) unknownKeys(kindName string, violations []*jsonschema.ValidationError, top bool) error {
+	for _, e := range violations {
 		ap, ok := e.ErrorKind.(*kind.AdditionalProperties)
 		if !ok || len(ap.Properties) == 0 || (len(e.InstanceLocation) == 0) != top {
 			continue

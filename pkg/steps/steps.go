@@ -203,14 +203,15 @@ func (k Kind) Schema() Schema { return k.config.schema }
 // its schema does not know, a config that decodes and validates, and the
 // workflow's integrations hold what the step calls through.
 func (k Kind) ValidateConfig(config, integrations map[string]any) error {
-	if err := k.config.unknownKeys(k.name, config, true); err != nil {
+	violations := k.config.violations(config)
+	if err := k.config.unknownKeys(k.name, violations, true); err != nil {
 		return err
 	}
 	c, err := k.validated(config)
 	if err != nil {
 		return err
 	}
-	if err := k.config.unknownKeys(k.name, config, false); err != nil {
+	if err := k.config.unknownKeys(k.name, violations, false); err != nil {
 		return err
 	}
 	if u, ok := c.(IntegrationsUser); ok {
