@@ -114,7 +114,7 @@ func (c *checker) unknownKeys(kindName string, violations []*jsonschema.Validati
 func (c *checker) violations(config map[string]any) []*jsonschema.ValidationError {
 	doc, err := jsonDoc(withoutNulls(config))
 	if err != nil {
-		return []*jsonschema.ValidationError{{ErrorKind: &kind.Type{Got: "not JSON", Want: []string{"object"}}}}
+		return nil // decoding the config says what is wrong with it
 	}
 	err = c.compiled.Validate(doc)
 	ve, ok := err.(*jsonschema.ValidationError)
