@@ -33,3 +33,8 @@ func ConfigFields(k Kind) []string {
 	slices.Sort(names)
 	return names
 }
+
+// DefineBroken defines a kind with the condition's config and the schema given.
+func DefineBroken(name string, schema Schema) Kind {
+	return Define[conditionConfig](name, Condition.traits, schema)
+}

@@ -155,3 +155,12 @@ func TestTeamsProfileSchema(t *testing.T) {
 		t.Errorf("additionalProperties: got %v, want false", teams["additionalProperties"])
 	}
 }
+
+// TestRegistryRefusesABadSchema: a kind whose schema does not compile is
+// refused when the registry is made, not on the first save.
+func TestRegistryRefusesABadSchema(t *testing.T) {
+	bad := steps.DefineBroken("broken", steps.Schema{"type": 5})
+	if _, err := steps.NewRegistry(steps.Trigger, bad); err == nil || !strings.Contains(err.Error(), `the config schema of kind "broken"`) {
+		t.Errorf("got %v, want the schema refused", err)
+	}
+}
