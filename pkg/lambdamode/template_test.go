@@ -20,6 +20,7 @@ import (
 	"github.com/cardflow/cardflow/pkg/httpapi"
 	"github.com/cardflow/cardflow/pkg/secrets"
 	"github.com/cardflow/cardflow/pkg/teams"
+	"github.com/cardflow/cardflow/schemas"
 )
 
 // node is a YAML node of template.yaml. CloudFormation's short tags (!Ref,
@@ -319,9 +320,11 @@ func TestTemplateFunctions(t *testing.T) {
 		t.Errorf("the functions serve %v,\nthe API has %v", served, routes)
 	}
 	// Nothing extra: every Api event of the template is a route of the
-	// table, on the function of its endpoint; but the console's pages,
+	// table, on the function of its endpoint; but the console's pages and
+	// the public schema of apply documents the console function serves,
 	// which are no part of the API.
-	owner := map[string]string{"GET /console": functionID("console"), "GET /console/{proxy+}": functionID("console")}
+	owner := map[string]string{"GET /console": functionID("console"), "GET /console/{proxy+}": functionID("console"),
+		"GET " + schemas.Path: functionID("console")}
 	for _, ep := range append(httpapi.Endpoints(), httpapi.TeamsEndpoints()...) {
 		for _, r := range ep.Routes {
 			owner[r] = functionID(ep.Name)
