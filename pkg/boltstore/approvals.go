@@ -2,6 +2,7 @@ package boltstore
 
 import (
 	"context"
+	"strings"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -66,12 +67,65 @@ func (s *Store) PutApproval(_ context.Context, a *cardflow.Approval) error {
 		if err := indexApproval(tx, k, &rec); err != nil {
 			return err
 		}
+		if d, ok := cardflow.ApprovalStatsOf(&rec); ok && stored.Open() {
+			if err := addApprovalStats(tx, a.OrganizationID, a.WorkflowID, d); err != nil {
+				return err
+			}
+		}
 		return put(b, k, &rec)
 	})
 	if err == nil {
 		a.Revision++
 	}
 	return err
+}
+
+// addApprovalStats adds d to the aggregates of its day, of the
+// organization and of the workflow.
+func addApprovalStats(tx *bolt.Tx, org, workflowID string, d cardflow.ApprovalDayStats) error {
+	b := tx.Bucket(bApprovalStats)
+	for _, wf := range []string{"", workflowID} {
+		k := under(prefix(org, wf), d.Day)
+		day := cardflow.ApprovalDayStats{Day: d.Day}
+		if v := b.Get(k); v != nil {
+			stored, err := decode[cardflow.ApprovalDayStats](v)
+			if err != nil {
+				return err
+			}
+			day = *stored
+		}
+		day.Merge(d)
+		if err := put(b, k, &day); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) ApprovalStats(_ context.Context, org, workflowID string, days []string) ([]cardflow.ApprovalDayStats, error) {
+	if len(days) > cardflow.MaxStatsDays {
+		return nil, cardflow.Errorf(cardflow.EINVALID, "statistics cover at most %d days, not %d", cardflow.MaxStatsDays, len(days))
+	}
+	out := []cardflow.ApprovalDayStats{}
+	if !validParts(org) || strings.IndexByte(workflowID, 0) >= 0 {
+		return out, nil
+	}
+	err := s.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bApprovalStats)
+		for _, day := range days {
+			v := b.Get(under(prefix(org, workflowID), day))
+			if v == nil {
+				continue
+			}
+			d, err := decode[cardflow.ApprovalDayStats](v)
+			if err != nil {
+				return err
+			}
+			out = append(out, *d)
+		}
+		return nil
+	})
+	return out, err
 }
 
 // indexApproval keeps an approval in the pending index while it is open.

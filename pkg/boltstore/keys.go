@@ -34,6 +34,7 @@ var (
 	bMeta               = []byte("meta")                // "format" -> the file's format (fileFormat), decimal
 	bApprovals          = []byte("approvals")           // org 0 approval_id -> Approval
 	bPendingApprovals   = []byte("pending_approvals")   // org 0 approval_id -> "", PENDING approvals only
+	bApprovalStats      = []byte("approval_stats")      // org 0 workflow_id or "" 0 day -> ApprovalDayStats
 
 	// Housekeeping indexes; the value is the record's key.
 	bProcessDue     = []byte("process_due")        // kind 0 8-byte due (ms) org 0 process_id -> org 0 process_id
@@ -42,7 +43,7 @@ var (
 	allBuckets = [][]byte{bWorkflows, bCards, bExecutions, bOrgExecutions, bSchemas, bAPIKeys, bAPIKeyIDs, bOrgAPIKeys,
 		bOpenExecutions, bExecutionRevisions, bProcesses, bIdempotency, bSchedules, bDeliveries, bProcessDue, bIdempotencyDue,
 		bExecutionStarts, bExecutionSteps, bMeta, bApprovals, bPendingApprovals, bEvents, bWebhooks, bLimits,
-		bExecutionSearch, bExecutionSearchOf, bBulkOperations, bBulkTokens, bRunningBulk, bConversations, bOrgConversations}
+		bExecutionSearch, bExecutionSearchOf, bBulkOperations, bBulkTokens, bRunningBulk, bConversations, bOrgConversations, bApprovalStats}
 
 	// retiredBuckets were written by earlier versions and are read no more;
 	// Open drops them. active_cards indexed ACTIVE card versions, when

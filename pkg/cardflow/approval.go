@@ -255,8 +255,16 @@ type ApprovalStore interface {
 	CreateApproval(ctx context.Context, a *Approval) error
 	GetApproval(ctx context.Context, org, approvalID string) (*Approval, error)
 	// PutApproval replaces a stored approval if its stored revision equals
-	// a.Revision, and increments a.Revision; ECONFLICT otherwise.
+	// a.Revision, and increments a.Revision; ECONFLICT otherwise. When it
+	// moves the approval from PENDING to a final status, the same atomic
+	// change adds ApprovalStatsOf(a) to the aggregates of its day, of its
+	// organization and of its workflow.
 	PutApproval(ctx context.Context, a *Approval) error
+	// ApprovalStats returns the aggregates of org (of workflowID alone
+	// when it is not empty) of the given days (StatsDayLayout, at most
+	// MaxStatsDays), in the order given; days nothing ended on are left
+	// out.
+	ApprovalStats(ctx context.Context, org, workflowID string, days []string) ([]ApprovalDayStats, error)
 	// ListPendingApprovals lists the PENDING approvals of org that pass
 	// the filter, by approval id descending (newest first).
 	ListPendingApprovals(ctx context.Context, org string, f ApprovalFilter, opt ListOptions[ApprovalKey]) (Page[*Approval, ApprovalKey], error)

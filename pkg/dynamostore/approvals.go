@@ -2,9 +2,14 @@ package dynamostore
 
 import (
 	"context"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
@@ -87,7 +92,7 @@ func (s *Store) GetApproval(ctx context.Context, org, approvalID string) (_ *car
 	if err != nil {
 		return nil, err
 	}
-	if !owned(item, org) {
+	if !owned(item, org) || stringAttr(item, attrApprovalID) == "" {
 		return nil, approvalNotFound(approvalID)
 	}
 	return loadApproval(item)
@@ -101,6 +106,15 @@ func (s *Store) PutApproval(ctx context.Context, a *cardflow.Approval) (err erro
 	item, err := approvalItem(a, a.Revision+1)
 	if err != nil {
 		return err
+	}
+	if d, ok := cardflow.ApprovalStatsOf(a); ok {
+		decided, err := s.decideApproval(ctx, a, item, d)
+		if decided {
+			a.Revision++
+		}
+		if decided || err != nil {
+			return err
+		}
 	}
 	err = s.putRevision(ctx, TableApprovals, item, a.OrganizationID, a.Revision, approvalNotFound(a.ApprovalID),
 		cardflow.Errorf(cardflow.ECONFLICT, "approval %s changed meanwhile", a.ApprovalID))
@@ -151,4 +165,185 @@ func (s *Store) ListPendingApprovals(ctx context.Context, org string, f cardflow
 	return queryPage(ctx, s, in, opt.Limit, loadApproval, func(a *cardflow.Approval) cardflow.ApprovalKey {
 		return cardflow.ApprovalKey{OrganizationID: a.OrganizationID, ApprovalID: a.ApprovalID}
 	})
+}
+
+// Approval statistics live in the approvals table too, one item per
+// organization, workflow ("" for all) and day, keyed
+// "organization_id#stats#workflow_id#day"; no approval id starts with
+// "stats". Their counts are top-level number attributes, which the
+// deciding transaction raises with ADD, so concurrent decisions never
+// overwrite each other:
+//
+//	n|<status>              approvals that ended so
+//	h|<bucket>              cycle times, by histogram bucket
+//	a|<field>|<approver>    answered, approved, rejected and h<bucket>
+//	                        of one approver (in lower case)
+const (
+	attrStatsDay    = "stats_day"
+	statsCount      = "n|"
+	statsBucket     = "h|"
+	statsApprover   = "a|"
+	statsAnswered   = "answered"
+	statsApproved   = "approved"
+	statsRejected   = "rejected"
+	statsApproverHx = "h"
+)
+
+func approvalStatsKey(org, workflowID, day string) map[string]types.AttributeValue {
+	return approvalKey(org, "stats#"+workflowID+"#"+day)
+}
+
+// approvalStatsOps are the updates that add d to the aggregates of its
+// day, of the organization and of the workflow.
+func (s *Store) approvalStatsOps(org, workflowID string, d cardflow.ApprovalDayStats) []types.TransactWriteItem {
+	names := map[string]string{"#org": attrOrg, "#day": attrStatsDay}
+	values := map[string]types.AttributeValue{":org": avS(org), ":day": avS(d.Day)}
+	var adds []string
+	add := func(name string, n int64) {
+		if n == 0 {
+			return
+		}
+		i := strconv.Itoa(len(adds))
+		names["#a"+i], values[":a"+i] = name, avN(n)
+		adds = append(adds, "#a"+i+" :a"+i)
+	}
+	for _, status := range slices.Sorted(maps.Keys(d.Counts)) {
+		add(statsCount+status, d.Counts[status])
+	}
+	for _, b := range slices.Sorted(maps.Keys(d.Cycle)) {
+		add(statsBucket+strconv.Itoa(b), d.Cycle[b])
+	}
+	for _, who := range slices.Sorted(maps.Keys(d.Approvers)) {
+		a := d.Approvers[who]
+		add(statsApprover+statsAnswered+"|"+who, a.Answered)
+		add(statsApprover+statsApproved+"|"+who, a.Approved)
+		add(statsApprover+statsRejected+"|"+who, a.Rejected)
+		for _, b := range slices.Sorted(maps.Keys(a.Cycle)) {
+			add(statsApprover+statsApproverHx+strconv.Itoa(b)+"|"+who, a.Cycle[b])
+		}
+	}
+	update := "SET #org = :org, #day = :day"
+	if len(adds) > 0 {
+		update += " ADD " + strings.Join(adds, ", ")
+	}
+	var ops []types.TransactWriteItem
+	for _, wf := range []string{"", workflowID} {
+		ops = append(ops, types.TransactWriteItem{Update: &types.Update{
+			TableName: s.table(TableApprovals), Key: approvalStatsKey(org, wf, d.Day), UpdateExpression: aws.String(update),
+			ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+		}})
+	}
+	return ops
+}
+
+// decideApproval writes item, the approval a at its next revision, with
+// the statistics it adds, if the stored one is at a.Revision and still
+// PENDING. It reports false when the stored one is at a.Revision but no
+// longer pending, which only a plain put then changes.
+func (s *Store) decideApproval(ctx context.Context, a *cardflow.Approval, item map[string]types.AttributeValue, d cardflow.ApprovalDayStats) (bool, error) {
+	cond := expression.Name(attrRevision).Equal(expression.Value(a.Revision)).
+		And(expression.Name(attrOrg).Equal(expression.Value(a.OrganizationID))).
+		And(expression.AttributeExists(expression.Name(attrPendingOrg)))
+	put, err := s.putOp(TableApprovals, item, cond)
+	if err != nil {
+		return false, err
+	}
+	put.Put.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+	err = s.transact(ctx, append([]types.TransactWriteItem{put}, s.approvalStatsOps(a.OrganizationID, a.WorkflowID, d)...)...)
+	if i, stored := failedCondition(err); i == 0 {
+		switch rev, _ := numAttr[int64](stored, attrRevision); {
+		case !owned(stored, a.OrganizationID):
+			return false, approvalNotFound(a.ApprovalID)
+		case rev != a.Revision:
+			return false, cardflow.Errorf(cardflow.ECONFLICT, "approval %s changed meanwhile", a.ApprovalID)
+		}
+		return false, nil
+	}
+	return err == nil, err
+}
+
+func (s *Store) ApprovalStats(ctx context.Context, org, workflowID string, days []string) (_ []cardflow.ApprovalDayStats, err error) {
+	defer s.translate("ApprovalStats", &err)
+	if len(days) > cardflow.MaxStatsDays {
+		return nil, cardflow.Errorf(cardflow.EINVALID, "statistics cover at most %d days, not %d", cardflow.MaxStatsDays, len(days))
+	}
+	out := []cardflow.ApprovalDayStats{}
+	if org == "" {
+		return out, nil
+	}
+	found := map[string]cardflow.ApprovalDayStats{}
+	table := *s.table(TableApprovals)
+	for chunk := range slices.Chunk(days, 100) {
+		keys := make([]map[string]types.AttributeValue, len(chunk))
+		for i, day := range chunk {
+			keys[i] = approvalStatsKey(org, workflowID, day)
+		}
+		req := map[string]types.KeysAndAttributes{table: {Keys: keys, ConsistentRead: aws.Bool(true)}}
+		for len(req) > 0 {
+			res, err := s.client.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
+			if err != nil {
+				return nil, err
+			}
+			for _, item := range res.Responses[table] {
+				if !owned(item, org) {
+					continue
+				}
+				d, err := loadApprovalStats(item)
+				if err != nil {
+					return nil, err
+				}
+				found[d.Day] = d
+			}
+			req = res.UnprocessedKeys
+		}
+	}
+	for _, day := range days {
+		if d, ok := found[day]; ok {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// loadApprovalStats reads a statistics item back into its aggregate.
+func loadApprovalStats(item map[string]types.AttributeValue) (cardflow.ApprovalDayStats, error) {
+	d := cardflow.ApprovalDayStats{Day: stringAttr(item, attrStatsDay), Counts: map[string]int64{},
+		Cycle: cardflow.Histogram{}, Approvers: map[string]*cardflow.ApproverDayStats{}}
+	for name := range item {
+		n, err := numAttr[int64](item, name)
+		if err != nil {
+			continue // a string attribute: the key, the organization, the day
+		}
+		switch {
+		case strings.HasPrefix(name, statsCount):
+			d.Counts[strings.TrimPrefix(name, statsCount)] = n
+		case strings.HasPrefix(name, statsBucket):
+			if b, err := strconv.Atoi(strings.TrimPrefix(name, statsBucket)); err == nil {
+				d.Cycle.Add(b, n)
+			}
+		case strings.HasPrefix(name, statsApprover):
+			field, who, ok := strings.Cut(strings.TrimPrefix(name, statsApprover), "|")
+			if !ok {
+				continue
+			}
+			a := d.Approvers[who]
+			if a == nil {
+				a = &cardflow.ApproverDayStats{Cycle: cardflow.Histogram{}}
+				d.Approvers[who] = a
+			}
+			switch field {
+			case statsAnswered:
+				a.Answered = n
+			case statsApproved:
+				a.Approved = n
+			case statsRejected:
+				a.Rejected = n
+			default:
+				if b, err := strconv.Atoi(strings.TrimPrefix(field, statsApproverHx)); err == nil {
+					a.Cycle.Add(b, n)
+				}
+			}
+		}
+	}
+	return d, nil
 }

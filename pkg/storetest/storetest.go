@@ -38,6 +38,7 @@ func Run(t *testing.T, newStore func(t *testing.T) cardflow.Store) {
 		{"Housekeeping", testHousekeeping},
 		{"Unreadable", testUnreadable},
 		{"Approvals", testApprovals},
+		{"ApprovalStats", testApprovalStats},
 		{"Events", testEvents},
 		{"Limits", testLimits},
 		{"Search", testSearch},
