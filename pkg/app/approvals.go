@@ -272,7 +272,12 @@ func (s *Service) GetApproval(ctx context.Context, approvalID string) (*cardflow
 	if err != nil {
 		return nil, err
 	}
-	return s.store.GetApproval(ctx, p.OrganizationID, approvalID)
+	a, err := s.store.GetApproval(ctx, p.OrganizationID, approvalID)
+	if err != nil {
+		return nil, err
+	}
+	a.Overdue = a.IsOverdue(s.millis())
+	return a, nil
 }
 
 // PendingApprovalsInput selects a page of getPendingApprovals.
@@ -280,7 +285,10 @@ type PendingApprovalsInput struct {
 	Approver, WorkflowID string
 	// OlderThan keeps approvals open at least this long; 0 keeps all.
 	OlderThan time.Duration
-	Page      cardflow.ListOptions[cardflow.ApprovalKey]
+	// Overdue, when set, keeps the approvals past their due (true) or
+	// not (false).
+	Overdue *bool
+	Page    cardflow.ListOptions[cardflow.ApprovalKey]
 }
 
 // ListPendingApprovals lists the open approvals of the caller's
@@ -299,7 +307,12 @@ func (s *Service) ListPendingApprovals(ctx context.Context, in PendingApprovalsI
 	if in.OlderThan > 0 {
 		f.CreatedBefore = s.now().Add(-in.OlderThan).UnixMilli()
 	}
-	return s.store.ListPendingApprovals(ctx, p.OrganizationID, f, in.Page)
+	f.Overdue, f.Now = in.Overdue, s.millis()
+	page, err := s.store.ListPendingApprovals(ctx, p.OrganizationID, f, in.Page)
+	for _, a := range page.Items {
+		a.Overdue = a.IsOverdue(f.Now)
+	}
+	return page, err
 }
 
 // answerCardApproval answers an approval's card through Teams: the

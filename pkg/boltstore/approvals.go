@@ -18,7 +18,7 @@ func (s *Store) CreateApproval(_ context.Context, a *cardflow.Approval) error {
 		return cardflow.Errorf(cardflow.EINVALID, "an approval needs an organization and an id")
 	}
 	rec := *a
-	rec.Revision = 1
+	rec.Revision, rec.Overdue = 1, false
 	err := s.db.Batch(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bApprovals)
 		k := under(prefix(a.OrganizationID), a.ApprovalID)
@@ -64,6 +64,7 @@ func (s *Store) PutApproval(_ context.Context, a *cardflow.Approval) error {
 		}
 		rec := *a
 		rec.Revision++
+		rec.Overdue = false
 		if err := indexApproval(tx, k, &rec); err != nil {
 			return err
 		}

@@ -115,7 +115,12 @@ type Approval struct {
 	Status        string           `json:"status"`
 	CreatedOn     int64            `json:"created_on"`
 	// Deadline is when the step times out (epoch ms, 0: never).
-	Deadline  int64  `json:"deadline,omitempty"`
+	Deadline int64 `json:"deadline,omitempty"`
+	// Due is when the approval becomes overdue (epoch ms, 0: never): the
+	// step's due, which ends nothing. Overdue is whether it is, as of the
+	// read that answers it; the use cases set it, the stores keep none.
+	Due       int64  `json:"due,omitempty"`
+	Overdue   bool   `json:"overdue,omitempty"`
 	DecidedOn int64  `json:"decided_on,omitempty"`
 	DecidedBy string `json:"decided_by,omitempty"`
 	// Reminders are when the step reminds those who have not answered
@@ -230,7 +235,15 @@ type ApprovalFilter struct {
 	WorkflowID string
 	// CreatedBefore matches approvals opened before this time (epoch ms).
 	CreatedBefore int64
+	// Overdue, when set, matches the approvals that are (true) or are not
+	// (false) overdue at Now (epoch ms).
+	Overdue *bool
+	Now     int64
 }
+
+// IsOverdue reports whether the approval is open past its due at now
+// (epoch ms).
+func (a *Approval) IsOverdue(now int64) bool { return a.Open() && a.Due > 0 && a.Due <= now }
 
 // Matches reports whether a pending approval passes the filter.
 func (f ApprovalFilter) Matches(a *Approval) bool {
@@ -238,6 +251,9 @@ func (f ApprovalFilter) Matches(a *Approval) bool {
 		return false
 	}
 	if f.CreatedBefore > 0 && a.CreatedOn >= f.CreatedBefore {
+		return false
+	}
+	if f.Overdue != nil && a.IsOverdue(f.Now) != *f.Overdue {
 		return false
 	}
 	if f.Approver != "" {

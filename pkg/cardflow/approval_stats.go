@@ -198,3 +198,20 @@ func StatsDays(from, to time.Time) []string {
 	}
 	return days
 }
+
+// Awaiting lists the approvers an open approval waits on: those who have
+// not answered and may (not the requester self-approval refuses), and
+// under PolicySequential only the one whose turn it is.
+func (a *Approval) Awaiting() []string {
+	var out []string
+	for _, p := range a.Approvers {
+		if a.answered(p) || a.requester([]string{p}) {
+			continue
+		}
+		out = append(out, p)
+		if a.Policy == PolicySequential {
+			break
+		}
+	}
+	return out
+}

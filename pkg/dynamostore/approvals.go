@@ -30,7 +30,7 @@ func approvalNotFound(id string) error {
 // approvalItem returns the item that stores a at the given revision.
 func approvalItem(a *cardflow.Approval, revision int64) (map[string]types.AttributeValue, error) {
 	rec := *a
-	rec.Revision = revision
+	rec.Revision, rec.Overdue = revision, false
 	body, err := encode("approval", &rec)
 	if err != nil {
 		return nil, err
@@ -44,6 +44,9 @@ func approvalItem(a *cardflow.Approval, revision int64) (map[string]types.Attrib
 	item[attrRecord] = body
 	if a.Open() {
 		item[attrPendingOrg] = avS(a.OrganizationID)
+	}
+	if a.Due > 0 {
+		item[attrDueOn] = avN(a.Due)
 	}
 	// A string set cannot be empty, nor hold one string twice.
 	seen := map[string]bool{}
@@ -142,6 +145,14 @@ func (s *Store) ListPendingApprovals(ctx context.Context, org string, f cardflow
 	}
 	if f.CreatedBefore > 0 {
 		conds = append(conds, expression.Name(attrCreatedOn).LessThan(expression.Value(f.CreatedBefore)))
+	}
+	if f.Overdue != nil {
+		due := expression.Name(attrDueOn)
+		if *f.Overdue {
+			conds = append(conds, due.AttributeExists().And(due.LessThanEqual(expression.Value(f.Now))))
+		} else {
+			conds = append(conds, due.AttributeNotExists().Or(due.GreaterThan(expression.Value(f.Now))))
+		}
 	}
 	var filter *expression.ConditionBuilder
 	switch len(conds) {

@@ -115,6 +115,9 @@ const (
 	// getPendingApprovals filters on, beside workflow_id.
 	attrApprovers = "approvers"
 	attrCreatedOn = "created_on"
+	// attrDueOn is an approval's due (epoch ms), when it has one, which
+	// getPendingApprovals' overdue filter reads.
+	attrDueOn = "due_on"
 
 	// The limits table: an item's kind and the counts it keeps.
 	attrLimitKey       = "limit_key"

@@ -55,7 +55,7 @@ func TestValidate(t *testing.T) {
 		{"approval card missing", "approval", obj{"card_id": "c2", "approvers": approvers, "policy": "first"}, cardflow.ENOTFOUND,
 			`workflow_steps[1] (id "ask"): config.card_id "c2" (version 1) names no card of this organization`},
 		{"unknown key before the lookups", "approval", obj{"card_id": "c2", "approvers": approvers, "policy": "first", "channels": "x"}, cardflow.EINVALID,
-			`workflow_steps[1] (id "ask"): unknown config key "channels" (known: allow_reassign, approvers, card_id, card_version, count, data, delivery, escalation, forbid_self_approval, policy, reminders, timeout)`},
+			`workflow_steps[1] (id "ask"): unknown config key "channels" (known: allow_reassign, approvers, card_id, card_version, count, data, delivery, due, escalation, forbid_self_approval, policy, remind_when_due, reminders, timeout)`},
 		{"registered conversation", "card", obj{"card_id": "c1", "delivery": obj{"type": "bot", "conversation_id": "19:general", "service_url": "https://smba.trafficmanager.net/emea/"}}, "", ""},
 		{"unregistered conversation", "card", obj{"card_id": "c1", "delivery": obj{"type": "bot", "conversation_id": "19:other", "service_url": "https://smba.trafficmanager.net/emea/"}}, cardflow.EINVALID,
 			`workflow_steps[1] (id "ask") config.delivery: conversation "19:other" is not registered for this organization`},

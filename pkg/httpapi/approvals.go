@@ -28,6 +28,10 @@ func (s *Server) getPendingApprovals(w http.ResponseWriter, r *http.Request) err
 	q := newQuery(r)
 	in := app.PendingApprovalsInput{Approver: q.person("approver"), WorkflowID: q.optionalID("workflow_id")}
 	in.Page.Limit = q.limit()
+	if v := q.oneOf("overdue", "", "true", "false"); v != "" {
+		overdue := v == "true"
+		in.Overdue = &overdue
+	}
 	if older := q.str("older_than", false); older != "" || q.values.Has("older_than") {
 		d, err := cardflow.ParseAge(older)
 		if err != nil {

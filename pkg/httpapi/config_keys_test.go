@@ -22,7 +22,7 @@ func TestUnknownConfigKeyRefused(t *testing.T) {
 	if r.status != http.StatusBadRequest {
 		t.Fatalf("got %d %s, want 400", r.status, r.raw)
 	}
-	want := `workflow_steps[2] (id "approve"): unknown config key "channels" (known: allow_reassign, approvers, card_id, card_version, count, data, delivery, escalation, forbid_self_approval, policy, reminders, timeout)`
+	want := `workflow_steps[2] (id "approve"): unknown config key "channels" (known: allow_reassign, approvers, card_id, card_version, count, data, delivery, due, escalation, forbid_self_approval, policy, remind_when_due, reminders, timeout)`
 	if got := r.msg(); got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}

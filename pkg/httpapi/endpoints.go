@@ -66,6 +66,7 @@ var (
 	AnswerApproval          = Endpoint{"answerApproval", []string{"POST /v1/approvals/answerApproval"}, cardflow.ScopeExecute, (*Server).answerApproval}
 	ReassignApproval        = Endpoint{"reassignApproval", []string{"POST /v1/approvals/reassignApproval"}, cardflow.ScopeExecute, (*Server).reassignApproval}
 	OverrideApproval        = Endpoint{"overrideApproval", []string{"POST /v1/approvals/overrideApproval"}, cardflow.ScopeAdmin, (*Server).overrideApproval}
+	GetApprovalStats        = Endpoint{"getApprovalStats", []string{"GET /v1/approvals/getApprovalStats"}, cardflow.ScopeRead, (*Server).getApprovalStats}
 	RegisterConversation    = Endpoint{"registerConversation", []string{"POST /v1/teams/registerConversation"}, cardflow.ScopeAdmin, (*Server).registerConversation}
 	ListConversations       = Endpoint{"listConversations", []string{"GET /v1/teams/listConversations"}, cardflow.ScopeAdmin, (*Server).listConversations}
 	RemoveConversation      = Endpoint{"removeConversation", []string{"POST /v1/teams/removeConversation"}, cardflow.ScopeAdmin, (*Server).removeConversation}
@@ -94,7 +95,7 @@ func Endpoints() []Endpoint {
 		PreviewCard,
 		TriggerWorkflow, ToggleScheduledWorkflow, CancelExecution, RedriveExecution,
 		GetWorkflowSchedule,
-		GetPendingApprovals, GetApprovalById, AnswerApproval, ReassignApproval, OverrideApproval,
+		GetPendingApprovals, GetApprovalById, AnswerApproval, ReassignApproval, OverrideApproval, GetApprovalStats,
 		SearchExecutions, StartBulkOperation, GetBulkOperation,
 		RegisterConversation, ListConversations, RemoveConversation,
 		ResumeWorkflow,

@@ -127,6 +127,10 @@ var isolationRows = map[string]isolationRow{
 	"GET /v1/approvals/getPendingApprovals": {scope: "read", list: true, target: func(a tenant) (string, any) {
 		return "/v1/approvals/getPendingApprovals?limit=30&approver=ann@example.com", nil
 	}},
+	// Aimed at A's workflow, over the days A's approvals end on.
+	"GET /v1/approvals/getApprovalStats": {scope: "read", list: true, target: func(a tenant) (string, any) {
+		return "/v1/approvals/getApprovalStats?workflow_id=" + a.workflowID, nil
+	}},
 	"GET /v1/approvals/getApprovalById": {scope: "read", target: func(a tenant) (string, any) {
 		return "/v1/approvals/getApprovalById?approval_id=" + a.approvalID, nil
 	}},

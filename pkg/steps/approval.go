@@ -352,5 +352,7 @@ func approvalProperties() map[string]Schema {
 		"to":    people,
 		"mode":  enum("add (default) or replace.", cardflow.EscalationModes...),
 	})
+	props["due"] = typed("string", "An ISO 8601 duration after the step opens, before timeout, after which the approval is overdue; it ends nothing.")
+	props["remind_when_due"] = typed("boolean", "Whether the approvers who have not answered are reminded when the approval becomes overdue (needs due).")
 	return props
 }

@@ -49,9 +49,14 @@ type escalationConfig struct {
 type timersConfig struct {
 	Reminders  []string          `json:"reminders" want:"a list of ISO 8601 durations after the step opens, such as [\"PT24H\", \"PT48H\"]"`
 	Escalation *escalationConfig `json:"escalation" want:"an object such as {\"after\": \"PT72H\", \"to\": [\"lead@example.com\"], \"mode\": \"add\"}"`
+	// Due marks the approval overdue this long after it opens, without
+	// ending it; RemindWhenDue reminds those who have not answered then.
+	Due           string `json:"due"`
+	RemindWhenDue bool   `json:"remind_when_due"`
 
 	reminders []time.Duration
 	after     time.Duration
+	due       time.Duration
 }
 
 // validate checks the timers against each other and the step's timeout
@@ -77,11 +82,22 @@ func (c *timersConfig) validate(timeout time.Duration, timeoutText string) error
 		}
 		c.reminders = append(c.reminders, d)
 	}
+	var err error
+	if c.due, err = duration("due", c.Due); err != nil {
+		return err
+	}
+	switch {
+	case c.due > 0 && timeout > 0 && c.due >= timeout:
+		return fmt.Errorf("config.due %s is not before the step's timeout %s: an approval is due before it times out", c.Due, timeoutText)
+	case c.RemindWhenDue && c.due == 0:
+		return fmt.Errorf("config.remind_when_due needs config.due: when the approval is due, such as PT48H")
+	case c.RemindWhenDue && len(c.Reminders) >= MaxReminders:
+		return fmt.Errorf("config.reminders lists %d reminders and config.remind_when_due adds one; the limit is %d", len(c.Reminders), MaxReminders)
+	}
 	e := c.Escalation
 	if e == nil {
 		return nil
 	}
-	var err error
 	if strings.TrimSpace(e.After) == "" {
 		return fmt.Errorf("config.escalation.after is required: how long after the step opens it escalates, such as PT72H")
 	}
@@ -119,12 +135,17 @@ func (c *timersConfig) validate(timeout time.Duration, timeoutText string) error
 type approvalTimers struct {
 	reminders []time.Duration
 	after     time.Duration // 0: no escalation
+	due       time.Duration // 0: never overdue
 	to        []*expr.Value
 	mode      string
 }
 
 func (c *timersConfig) check(env *expr.Env) (*approvalTimers, error) {
-	t := &approvalTimers{reminders: c.reminders}
+	t := &approvalTimers{reminders: c.reminders, due: c.due}
+	if c.RemindWhenDue && !slices.Contains(t.reminders, c.due) {
+		t.reminders = append(slices.Clone(t.reminders), c.due)
+		slices.Sort(t.reminders)
+	}
 	if e := c.Escalation; e != nil {
 		t.after, t.mode = c.after, e.Mode
 		for i, p := range e.To {
@@ -143,6 +164,9 @@ func (c *timersConfig) check(env *expr.Env) (*approvalTimers, error) {
 func (t *approvalTimers) arm(ctx context.Context, r *Run, a *cardflow.Approval, opened int64) error {
 	for _, d := range t.reminders {
 		a.Reminders = append(a.Reminders, opened+d.Milliseconds())
+	}
+	if t.due > 0 {
+		a.Due = opened + t.due.Milliseconds()
 	}
 	if t.after == 0 {
 		return nil

@@ -43,6 +43,16 @@ func TestApprovalTimersConfig(t *testing.T) {
 		{name: "escalation to not a list", config: esc("PT48H", "lead@example.com", "add"), want: "config.escalation.to must be a list of people"},
 		{name: "escalation to not a person", config: esc("PT48H", []any{"lead"}, "add"), want: `config.escalation.to[0] "lead" is neither an Entra ID object id nor a UPN or e-mail address`},
 		{name: "escalation to blank", config: esc("PT48H", []any{" "}, "add"), want: "config.escalation.to[0] is empty"},
+		{name: "due", config: base(obj{"due": "PT48H"})},
+		{name: "due with a reminder then", config: base(obj{"due": "PT48H", "remind_when_due": true, "reminders": []any{"PT24H", "PT48H"}})},
+		{name: "due without a timeout", config: obj{"card_id": "C1", "approvers": []any{"ann@example.com"}, "policy": "first", "due": "P30D"}},
+		{name: "due not a duration", config: base(obj{"due": "soon"}), want: `config.due: "soon" is not an ISO 8601 duration`},
+		{name: "due at the timeout", config: base(obj{"due": "PT72H"}), want: "config.due PT72H is not before the step's timeout PT72H: an approval is due before it times out"},
+		{name: "due after the timeout", config: base(obj{"due": "P4D"}), want: "config.due P4D is not before the step's timeout PT72H"},
+		{name: "remind_when_due without due", config: base(obj{"remind_when_due": true}), want: "config.remind_when_due needs config.due"},
+		{name: "remind_when_due not a bool", config: base(obj{"due": "PT1H", "remind_when_due": "yes"}), want: "config.remind_when_due must be true or false"},
+		{name: "remind_when_due past the reminders' limit", config: base(obj{"due": "PT12H", "remind_when_due": true, "reminders": []any{"PT1H", "PT2H", "PT3H", "PT4H", "PT5H", "PT6H", "PT7H", "PT8H", "PT9H", "PT10H"}}),
+			want: "config.reminders lists 10 reminders and config.remind_when_due adds one; the limit is 10"},
 		{name: "escalation bad template", config: esc("PT48H", []any{"{{ input. }}"}, "add"), want: "config.escalation.to[0]: ", by: checking},
 	})
 }

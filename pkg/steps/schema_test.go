@@ -43,7 +43,7 @@ func TestUnknownConfigKeys(t *testing.T) {
 		{kind: "transform", key: "input", want: `unknown config key "input" (known: output)`},
 		{kind: "condition", key: "when", want: `unknown config key "when" (a condition step has no config)`},
 		{kind: "card", key: "approvers", want: `unknown config key "approvers" (known: card_id, card_version, data, delivery, timeout)`},
-		{kind: "approval", key: "channels", want: `unknown config key "channels" (known: allow_reassign, approvers, card_id, card_version, count, data, delivery, escalation, forbid_self_approval, policy, reminders, timeout)`},
+		{kind: "approval", key: "channels", want: `unknown config key "channels" (known: allow_reassign, approvers, card_id, card_version, count, data, delivery, due, escalation, forbid_self_approval, policy, remind_when_due, reminders, timeout)`},
 		{kind: "approval", nested: "escalation", key: "cc", want: `unknown config key "escalation.cc" (known: after, mode, to)`},
 		{kind: "wait", key: "until", want: `unknown config key "until" (known: timeout)`},
 		{kind: "delay", key: "timeout", want: `unknown config key "timeout" (known: duration, until)`},

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -84,4 +85,44 @@ func testApprovalStats(t *testing.T, e env) {
 
 	_, err = s.ApprovalStats(ctx, org, "", make([]string, cardflow.MaxStatsDays+1))
 	wantCode(t, "too many days", err, cardflow.EINVALID)
+}
+
+// testApprovalsOverdue lists pending approvals by whether they are past
+// their due.
+func testApprovalsOverdue(t *testing.T, e env) {
+	s := e.store(t)
+	ctx := t.Context()
+	org := newOrg()
+	const now = int64(1700000100000)
+	var ids []string
+	for _, due := range []int64{0, now - 1, now, now + 1} {
+		a := approval(org, "WF1", 1700000000000, "ann@example.com")
+		a.Due, a.Overdue = due, true // Overdue is the reader's to set, never kept
+		mustOK(t, "create", s.CreateApproval(ctx, a))
+		ids = append(ids, a.ApprovalID)
+	}
+	yes, no := true, false
+	cases := []struct {
+		name    string
+		overdue *bool
+		want    []string
+	}{
+		{"overdue", &yes, []string{ids[1], ids[2]}},
+		{"not overdue", &no, []string{ids[0], ids[3]}},
+		{"either", nil, ids},
+	}
+	for _, c := range cases {
+		page, err := s.ListPendingApprovals(ctx, org, cardflow.ApprovalFilter{Overdue: c.overdue, Now: now}, cardflow.ListOptions[cardflow.ApprovalKey]{Limit: 30})
+		mustOK(t, c.name, err)
+		var got []string
+		for _, a := range page.Items {
+			got = append(got, a.ApprovalID)
+			if a.Overdue {
+				t.Errorf("%s: approval %s came back with overdue set; the stores keep none", c.name, a.ApprovalID)
+			}
+		}
+		slices.Sort(got)
+		want := slices.Sorted(slices.Values(c.want))
+		sameJSON(t, c.name, got, want)
+	}
 }

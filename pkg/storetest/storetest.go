@@ -39,6 +39,7 @@ func Run(t *testing.T, newStore func(t *testing.T) cardflow.Store) {
 		{"Unreadable", testUnreadable},
 		{"Approvals", testApprovals},
 		{"ApprovalStats", testApprovalStats},
+		{"ApprovalsOverdue", testApprovalsOverdue},
 		{"Events", testEvents},
 		{"Limits", testLimits},
 		{"Search", testSearch},

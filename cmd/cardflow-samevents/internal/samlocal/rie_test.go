@@ -379,6 +379,8 @@ func TestRuntimeInterfaceEmulator(t *testing.T) {
 		{"reassignApproval", "", 409, "application/json", `you already answered approval`},
 		// An admin decides without the approver who has yet to answer.
 		{"overrideApproval", "", 200, "application/json", `\"status\":\"OVERRIDDEN\"`},
+		// The days of the sample event, from the aggregates by key.
+		{"getApprovalStats", "", 200, "application/json", `\"by_day\":[{\"day\":\"2026-11-01\"`},
 		{"triggerWorkflow", "", 200, "application/json", `\"service_execution_id\"`},
 		{"getWorkflowSchedule", "", 200, "application/json", `\"status\":\"ACTIVE\"`},
 		{"toggleScheduledWorkflow", "", 200, "application/json", `\"status\":\"PAUSED\"`},

@@ -272,6 +272,7 @@ func Events(f *Fixture) (map[string]any, error) {
 	wf, card := f.ApprovalWorkflowID, f.ApprovalCardID
 	reqs := []request{
 		get(httpapi.GetPendingApprovals, map[string]string{"approver": f.Person, "limit": "5"}),
+		get(httpapi.GetApprovalStats, map[string]string{"from": "2026-11-01", "to": "2026-11-30"}),
 		get(httpapi.GetApprovalById, map[string]string{"approval_id": f.ApprovalID}),
 		post(httpapi.AnswerApproval, map[string]any{"approval_id": f.ApprovalID, "decision": "approve", "comment": "Within budget"}),
 		// The step allows no reassignment: the function answers 409.
