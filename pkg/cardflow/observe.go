@@ -25,6 +25,10 @@ type Observer interface {
 	// CardAnswered is told when an answer to a card sent waited long
 	// counted (an approval's decision), with the answer given.
 	CardAnswered(ctx context.Context, org, answer string, waited time.Duration)
+	// ApprovalDecided is told as an approval step leaves by its outcome
+	// (approved, rejected, timed_out, overridden), with the time from its
+	// opening to the decision.
+	ApprovalDecided(ctx context.Context, org, outcome string, cycle time.Duration)
 }
 
 // NopObserver hears nothing.
@@ -35,8 +39,9 @@ func (NopObserver) ExecutionStarted(context.Context, *Execution, error)         
 func (NopObserver) StepStarted(ctx context.Context, _ *Execution, _, _ string) (context.Context, func(string)) {
 	return ctx, func(string) {}
 }
-func (NopObserver) ExecutionEnded(context.Context, *Execution)                  {}
-func (NopObserver) CardAnswered(context.Context, string, string, time.Duration) {}
+func (NopObserver) ExecutionEnded(context.Context, *Execution)                     {}
+func (NopObserver) CardAnswered(context.Context, string, string, time.Duration)    {}
+func (NopObserver) ApprovalDecided(context.Context, string, string, time.Duration) {}
 
 // EndsOnWrite reports whether storing e now ends it: its status is final
 // and it was open when read or last written (or that is not known).

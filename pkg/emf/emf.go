@@ -20,6 +20,8 @@ const (
 	ExecutionsFinished = "ExecutionsFinished"
 	StepDuration       = "StepDuration"
 	CardAnswerTime     = "CardAnswerTime"
+	ApprovalDecisions  = "ApprovalDecisions"
+	ApprovalCycleTime  = "ApprovalCycleTime"
 )
 
 // Writer writes EMF lines to a log stream (a Lambda function's stdout).
@@ -63,6 +65,14 @@ func (w *Writer) StepDone(kind string, failed bool, d time.Duration) {
 // seconds, by answer.
 func (w *Writer) CardAnswered(answer string, waited time.Duration) {
 	w.write(CardAnswerTime, "Seconds", waited.Seconds(), "Answer", answer)
+}
+
+// ApprovalDecided counts a decision and records its cycle time in
+// seconds (CloudWatch keeps the distribution: its percentiles), both by
+// outcome.
+func (w *Writer) ApprovalDecided(outcome string, cycle time.Duration) {
+	w.write(ApprovalDecisions, "Count", 1, "Outcome", outcome)
+	w.write(ApprovalCycleTime, "Seconds", cycle.Seconds(), "Outcome", outcome)
 }
 
 type metricDef struct {

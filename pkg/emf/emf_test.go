@@ -134,3 +134,25 @@ func equal(a, b map[string]any) bool {
 	}
 	return true
 }
+
+// TestApprovalDecided writes a decision as two lines: its count and its
+// cycle time, both by outcome.
+func TestApprovalDecided(t *testing.T) {
+	var out bytes.Buffer
+	w := emf.New(&out, nil)
+	w.ApprovalDecided("rejected", 90*time.Minute)
+	want := []map[string]any{
+		{"ApprovalDecisions": 1.0, "Outcome": "rejected"},
+		{"ApprovalCycleTime": 5400.0, "Outcome": "rejected"},
+	}
+	sc := bufio.NewScanner(&out)
+	i := 0
+	for ; sc.Scan(); i++ {
+		if got := checkEMF(t, sc.Bytes()); i < len(want) && !equal(got, want[i]) {
+			t.Errorf("line %d: got %v, want %v", i+1, got, want[i])
+		}
+	}
+	if i != len(want) {
+		t.Errorf("lines: got %d, want %d", i, len(want))
+	}
+}

@@ -19,6 +19,10 @@ type Metrics struct {
 	finished *prometheus.CounterVec
 	steps    *prometheus.HistogramVec
 	answers  *prometheus.HistogramVec
+	// decisions counts approvals by outcome; cycle is the time from an
+	// approval's opening to its decision.
+	decisions *prometheus.CounterVec
+	cycle     *prometheus.HistogramVec
 }
 
 // New returns the metrics in a registry of their own.
@@ -39,8 +43,15 @@ func New() *Metrics {
 			Name: "cardflow_card_answer_seconds", Help: "Time from a card sent to an answer that counted, by answer.",
 			Buckets: []float64{10, 60, 300, 900, 3600, 4 * 3600, 24 * 3600, 3 * 24 * 3600, 7 * 24 * 3600},
 		}, []string{"answer"}),
+		decisions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "cardflow_approval_decisions_total", Help: "Approvals decided, by outcome (approved, rejected, timed_out, overridden).",
+		}, []string{"outcome"}),
+		cycle: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "cardflow_approval_cycle_seconds", Help: "Time from an approval's opening to its decision, by outcome.",
+			Buckets: []float64{60, 300, 900, 3600, 4 * 3600, 8 * 3600, 24 * 3600, 2 * 24 * 3600, 3 * 24 * 3600, 7 * 24 * 3600, 14 * 24 * 3600},
+		}, []string{"outcome"}),
 	}
-	m.reg.MustRegister(m.started, m.finished, m.steps, m.answers,
+	m.reg.MustRegister(m.started, m.finished, m.steps, m.answers, m.decisions, m.cycle,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -68,4 +79,10 @@ func (m *Metrics) StepDone(kind string, failed bool, d time.Duration) {
 // CardAnswered implements telemetry.Sink.
 func (m *Metrics) CardAnswered(answer string, waited time.Duration) {
 	m.answers.WithLabelValues(answer).Observe(waited.Seconds())
+}
+
+// ApprovalDecided implements telemetry.Sink.
+func (m *Metrics) ApprovalDecided(outcome string, cycle time.Duration) {
+	m.decisions.WithLabelValues(outcome).Inc()
+	m.cycle.WithLabelValues(outcome).Observe(cycle.Seconds())
 }

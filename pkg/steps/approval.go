@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/expr"
@@ -275,6 +276,15 @@ func stepName(ex *cardflow.Execution, id string) string {
 	return id
 }
 
+// observeDecision tells the observer how the approval the step leaves by
+// ended; a cancelled one is no decision.
+func observeDecision(ctx context.Context, r *Run, a *cardflow.Approval) {
+	if r.Observe == nil || a.Status == cardflow.ApprovalCancelled {
+		return
+	}
+	r.Observe.ApprovalDecided(ctx, a.OrganizationID, strings.ToLower(a.Status), time.Duration(a.DecidedOn-a.CreatedOn)*time.Millisecond)
+}
+
 // Decide leaves the claimed wait as the approval record says: by its
 // decision once it has one (even when the deadline claimed the wait a
 // moment after the deciding answer, or an admin's override), else by the
@@ -288,6 +298,7 @@ func (s *approvalStep) Decide(ctx context.Context, r *Run, w *cardflow.Wait) (Ou
 		}
 		if !a.Open() {
 			updateApprovalCards(ctx, r, a)
+			observeDecision(ctx, r, a)
 		}
 		switch {
 		case a.Status == cardflow.ApprovalApproved || a.Status == cardflow.ApprovalRejected:

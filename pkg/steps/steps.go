@@ -144,6 +144,8 @@ type Run struct {
 	Approvals cardflow.ApprovalStore
 	Deliverer cardflow.Deliverer
 	Log       *slog.Logger
+	// Observe hears of approvals decided; nil hears nothing.
+	Observe cardflow.Observer
 	// Prepared is the Prepared of the step's Outcome, for its Open in the
 	// same Advance; nil when Open prepares again (the wait opens after a
 	// crash).

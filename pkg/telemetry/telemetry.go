@@ -28,6 +28,9 @@ type Sink interface {
 	// CardAnswered records the time from a card sent to an answer that
 	// counted.
 	CardAnswered(answer string, waited time.Duration)
+	// ApprovalDecided counts an approval decided with outcome, and records
+	// the time from its opening to the decision.
+	ApprovalDecided(outcome string, cycle time.Duration)
 }
 
 // Observer feeds sinks and a tracer.
@@ -107,6 +110,13 @@ func (o *Observer) CardAnswered(_ context.Context, _ string, answer string, wait
 	}
 	for _, s := range o.sinks {
 		s.CardAnswered(answer, waited)
+	}
+}
+
+// ApprovalDecided counts the decision and records its cycle time.
+func (o *Observer) ApprovalDecided(_ context.Context, _ string, outcome string, cycle time.Duration) {
+	for _, s := range o.sinks {
+		s.ApprovalDecided(outcome, cycle)
 	}
 }
 
