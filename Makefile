@@ -24,7 +24,7 @@ run:
 ## DynamoDB store's tests run against DynamoDB Local (needs Java; Maven for the first download),
 ## the EventBridge Scheduler and Step Functions adapters' against moto, and every Lambda
 ## function under AWS's Runtime Interface Emulator (from SAM CLI; needs Python 3 with venv)
-test: fmt-check vet node-deps console-check openapi-lint template-check moto
+test: fmt-check vet node-deps console-check console-lint openapi-lint template-check moto
 	CARDFLOW_STRICT_TESTS=1 $(DYNAMODB_LOCAL) $(MOTO) $(GO) test -race -count=1 ./...
 
 fmt-check:
@@ -51,7 +51,7 @@ $(NODE_CONSOLE)/node_modules/.package-lock.json: $(NODE_CONSOLE)/package-lock.js
 	@command -v node >/dev/null || { echo "make test needs Node.js (node and npm) to build and test the console"; exit 1; }
 	npm ci --prefix $(NODE_CONSOLE) --no-audit --no-fund
 
-.PHONY: console console-check console-screenshots
+.PHONY: console console-check console-lint console-screenshots
 console: $(NODE_CONSOLE)/node_modules/.package-lock.json
 	$(NODE_CONSOLE)/build.sh
 
@@ -59,6 +59,10 @@ console: $(NODE_CONSOLE)/node_modules/.package-lock.json
 console-check: $(NODE_CONSOLE)/node_modules/.package-lock.json
 	@tmp=$$(mktemp -d) && $(NODE_CONSOLE)/build.sh $$tmp && diff -r $$tmp pkg/console/dist >/dev/null; rc=$$?; rm -rf $$tmp; \
 	if [ $$rc -ne 0 ]; then echo "pkg/console/dist is not what console/src builds to: run make console and commit it"; exit 1; fi
+
+## console-lint: ESLint (console/eslint.config.mjs, the recommended rules) over console/src
+console-lint: $(NODE_CONSOLE)/node_modules/.package-lock.json
+	cd $(NODE_CONSOLE) && node_modules/.bin/eslint --max-warnings 0 src
 
 ## console-screenshots: the browser test of the console (chromium), writing docs/console-*.png
 ## and printing the inbox's first-load figures for BENCHMARKS.md
