@@ -390,6 +390,21 @@ func TestConsoleInBrowser(t *testing.T) {
 	p.do("approve as carol", chromedp.Click(`//div[contains(@class,'ac-host')]//button[normalize-space()='Approve']`))
 	p.wait("carol's answer counted", `document.body.innerText.includes('Approved: Two approvals (PO-CONSOLE-2)')`)
 
+	// The dashboard draws the approvals decided above; its chart library
+	// is read only when the page opens.
+	p.signOut()
+	p.signIn(env["KEY"])
+	const chartsRead = `performance.getEntriesByType('resource').some((r) => r.name.includes('/chunks/dashboard-'))`
+	if got := string(p.eval(chartsRead)); got != "false" {
+		t.Errorf("the dashboard's bundle was read before the dashboard opened: %s", got)
+	}
+	p.open("#/dashboard")
+	p.wait("the dashboard", `document.querySelectorAll('.charts canvas').length >= 3 && document.querySelector('.tiles').textContent.includes('decided')`)
+	if got := string(p.eval(chartsRead)); got != "true" {
+		t.Errorf("the dashboard's bundle: got read %s, want true once it opened", got)
+	}
+	p.check("dashboard")
+
 	// Dan's key is revoked while his tab is open: the next call leads back
 	// to the key prompt with a plain message, and the key is forgotten.
 	danID := strings.SplitN(strings.TrimPrefix(dan, "cfk_"), "_", 2)[0]

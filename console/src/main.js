@@ -1,11 +1,12 @@
-// The cardflow console: workflows, executions, the approvals inbox, cards
-// and schedules over the public /v1 API. Routes live in the URL's hash
+// The cardflow console: workflows, executions, the approvals inbox and its
+// dashboard, cards and schedules over the public /v1 API. Routes live in the URL's hash
 // (#/workflows/<id>/<version>), so every page can be linked and reloaded;
 // the API key never appears there.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, getKey, setKey, clearKey, whenUnauthorized } from './api.js';
 import { html } from './html.js';
+import { Loading, Problem } from './ui.js';
 import { Cards, Card } from './pages/cards.js';
 import { Executions, Execution } from './pages/executions.js';
 import { Inbox } from './pages/inbox.js';
@@ -20,6 +21,21 @@ function useRoute() {
     return () => removeEventListener('hashchange', f);
   }, []);
   return hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
+}
+
+// The dashboard and its chart library are a bundle of their own, read
+// when the page is first opened.
+const loadDashboard = () => import('./pages/dashboard.js').then((m) => m.Dashboard);
+
+// Lazy shows the page load() answers once it has arrived.
+function Lazy({ load }) {
+  const [page, setPage] = useState(null);
+  const [error, setError] = useState(null);
+  useEffect(() => {
+    load().then((p) => setPage(() => p), setError);
+  }, [load]);
+  if (error) return html`<${Problem} error=${error} />`;
+  return page ? html`<${page} />` : html`<${Loading} />`;
 }
 
 function KeyPrompt({ message, onKey }) {
@@ -54,7 +70,7 @@ function KeyPrompt({ message, onKey }) {
 }
 
 function Nav({ page, onSignOut }) {
-  const items = [['inbox', 'Inbox'], ['workflows', 'Workflows'], ['executions', 'Executions'], ['cards', 'Cards'], ['schedules', 'Schedules']];
+  const items = [['inbox', 'Inbox'], ['dashboard', 'Dashboard'], ['workflows', 'Workflows'], ['executions', 'Executions'], ['cards', 'Cards'], ['schedules', 'Schedules']];
   return html`<header class="top">
     <span class="brand">cardflow</span>
     <nav aria-label="Pages"><ul>
@@ -89,6 +105,7 @@ function App() {
   else if (page === 'cards' && rest.length === 2) body = html`<${Card} id=${rest[0]} version=${rest[1]} />`;
   else if (page === 'cards') body = html`<${Cards} />`;
   else if (page === 'schedules') body = html`<${Schedules} />`;
+  else if (page === 'dashboard') body = html`<${Lazy} load=${loadDashboard} />`;
   else body = html`<${Inbox} />`;
   const signOut = () => { clearKey(); setMessage(''); setSignedIn(false); };
   return html`<${Nav} page=${page} onSignOut=${signOut} /><main id="main">${body}</main>`;

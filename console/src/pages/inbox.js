@@ -36,8 +36,8 @@ function ApprovalCard({ a, onDone }) {
   };
   const fid = a.approval_id;
   return html`<article class="approval" aria-labelledby=${'t-' + fid}>
-    <h2 id=${'t-' + fid}>${a.step_name}</h2>
-    <p class="meta">${a.triggered_by ? `Requested by ${a.triggered_by} · ` : ''}Process ${a.process_id || '–'} · waiting since ${when(a.created_on)} · ${a.policy} of ${a.approvers.join(', ')}
+    <h2 id=${'t-' + fid}>${a.step_name}${a.overdue ? html` <span class="overdue">overdue</span>` : ''}</h2>
+    <p class="meta">${a.triggered_by ? `Requested by ${a.triggered_by} · ` : ''}Process ${a.process_id || '–'} · waiting since ${when(a.created_on)}${a.due ? ` · due ${when(a.due)}` : ''} · ${a.policy} of ${a.approvers.join(', ')}
       ${a.answers?.length ? ` · ${a.answers.length} answered` : ''}</p>
     <${AdaptiveCard} payload=${a.card_payload} onAction=${answer} label=${'Card of ' + a.step_name} />
     <details class="more">
@@ -58,13 +58,20 @@ function ApprovalCard({ a, onDone }) {
   </article>`;
 }
 
+// byDue orders approvals by due, those without one last, then by age.
+export function byDue(a, b) {
+  if (Boolean(a.due) !== Boolean(b.due)) return a.due ? -1 : 1;
+  return (a.due || 0) - (b.due || 0) || a.created_on - b.created_on;
+}
+
 export function Inbox() {
-  // The API lists newest first; the inbox reads the pages and shows the
-  // oldest first, as the one that has waited longest comes first. Beyond
-  // the first batch, More reads older ones, which go above these.
+  // The API lists newest first; the inbox reads the pages and shows those
+  // due first, soonest (or most overdue) first, then the others oldest
+  // first, as the one that has waited longest comes first. Beyond the
+  // first batch, More reads older ones.
   const list = usePaged('approvals/getPendingApprovals', {}, []);
   const { error, reload } = list;
-  const items = list.items && [...list.items].sort((a, b) => a.created_on - b.created_on);
+  const items = list.items && [...list.items].sort(byDue);
   const [done, setDone] = useState('');
   useEffect(() => {
     // Marks the first render of the list, which the browser test measures.
@@ -72,7 +79,7 @@ export function Inbox() {
   }, [items]);
   const onDone = useCallback((msg) => { setDone(msg); reload(); }, []);
   return html`<h1>Approvals inbox</h1>
-    <p class="hint">What waits on the person of this key (on anyone, for an admin key), oldest first.</p>
+    <p class="hint">What waits on the person of this key (on anyone, for an admin key), by due, then oldest first.</p>
     <p aria-live="polite" class="done">${done}</p>
     <${Problem} error=${error} />
     ${!items && !error && html`<${Loading} />`}
