@@ -7,3 +7,6 @@ func PagesWritten(s *Store) int64 {
 	st := s.db.Stats()
 	return st.TxStats.GetPageAlloc()
 }
+
+// ReadTransactions is how many read transactions the store has begun.
+func ReadTransactions(s *Store) int { return s.db.Stats().TxN }
