@@ -171,6 +171,7 @@ var readmeBlocks = map[string]struct {
 	"## Robustness #1":                          {skip: "the longer checks CI runs after make test (.ci/run)"},
 	"## Approvals #1":                           {skip: "needs a waiting approval's id; pkg/httpapi TestApprovalThroughTheAPI runs these requests end to end"},
 	"## Approvals #2":                           {skip: "needs a waiting approval's id and an admin key; pkg/httpapi TestOverrideApproval runs this request end to end"},
+	"### Approval statistics #1":                {check: checkApprovalStats},
 	"### Two approvers, step by step #1":        {check: checkTwoApprovers},
 	"### Search #1":                             {check: checkSearch},
 	"### Bulk operations #1":                    {check: checkBulk},
@@ -440,6 +441,29 @@ func checkMetrics(r *readmeRun) {
 		if !strings.Contains(r.out, want) {
 			r.t.Errorf("/metrics: want %q in the output:\n%s", want, r.out)
 		}
+	}
+}
+
+// checkApprovalStats: both calls answer statistics, the second of the
+// days it names.
+func checkApprovalStats(r *readmeRun) {
+	dec := json.NewDecoder(strings.NewReader(r.out))
+	var days []string
+	for dec.More() {
+		var got struct {
+			Item struct {
+				From  string `json:"from"`
+				To    string `json:"to"`
+				ByDay []any  `json:"by_day"`
+			} `json:"item"`
+		}
+		if err := dec.Decode(&got); err != nil {
+			r.t.Fatalf("not statistics: %v\n%s", err, r.out)
+		}
+		days = append(days, fmt.Sprintf("%s..%s %d", got.Item.From, got.Item.To, len(got.Item.ByDay)))
+	}
+	if len(days) != 2 || !strings.HasSuffix(days[0], " 30") || days[1] != "2026-11-01..2026-11-30 30" {
+		r.t.Errorf("getApprovalStats: got %q, want the last 30 days, then November 2026:\n%s", days, r.out)
 	}
 }
 
