@@ -10,6 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/language"
 )
 
 // This file holds the functions of adaptive expressions that cards use,
@@ -690,9 +693,11 @@ func init() {
 			return isLogicTrue(args[0]), nil
 		}, nil)},
 		// JavaScript's toLocaleUpperCase and toLocaleLowerCase in en-US
-		// apply Unicode's full case mappings (casing.go).
-		stringTransform("toUpper", 2, 3, toUpperFull),
-		stringTransform("toLower", 2, 3, toLowerFull),
+		// apply Unicode's full case mappings (ß becomes SS, a final Σ
+		// becomes ς), which strings.ToUpper and ToLower do not. A Caser
+		// keeps state, so each call makes its own.
+		stringTransform("toUpper", 2, 3, func(s string) string { return cases.Upper(language.AmericanEnglish).String(s) }),
+		stringTransform("toLower", 2, 3, func(s string) string { return cases.Lower(language.AmericanEnglish).String(s) }),
 		stringTransform("trim", 1, 1, func(s string) string {
 			// JavaScript's white space: Go's but for U+0085, and U+FEFF.
 			return strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) && r != '\u0085' || r == '\ufeff' })

@@ -180,3 +180,32 @@ func TestExpandConcurrently(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestFullCaseMappings: toUpper and toLower apply Unicode's full case
+// mappings as toLocaleUpperCase and toLocaleLowerCase do in en-US, where Go's
+// strings.ToUpper and ToLower map rune for rune.
+func TestFullCaseMappings(t *testing.T) {
+	for _, tt := range []struct {
+		text, want string
+	}{
+		{"${toUpper('straße')}", "STRASSE"},
+		{"${toUpper('ﬁne')}", "FINE"},
+		{"${toUpper('ǅemal')}", "ǄEMAL"},
+		{"${toUpper('ΐ')}", "\u0399\u0308\u0301"},
+		{"${toLower('İstanbul')}", "i\u0307stanbul"},
+		{"${toLower('ΟΔΟΣ ΟΔΟΣ.')}", "οδος οδος."},
+		{"${toLower('ΑΣΑ')}", "ασα"},
+		{"${toLower('Σ')}", "σ"},
+		{"${toLower('ΑΣ\\'Α')}", "ασ'α"},
+		{"${toLower('Α\u0301Σ')}", "α\u0301ς"},
+	} {
+		got, err := Expand(context.Background(), map[string]any{"text": tt.text}, nil)
+		if err != nil {
+			t.Errorf("%s: %v", tt.text, err)
+			continue
+		}
+		if got, want := got.(map[string]any)["text"], tt.want; got != want {
+			t.Errorf("%s: got %+q, want %+q", tt.text, got, want)
+		}
+	}
+}
