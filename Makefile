@@ -1,6 +1,6 @@
 # cardflow. `make run` starts the service locally; `make test` proves it.
 GO      ?= go
-GOFILES  = $(shell find cmd pkg functions schemas -name '*.go' 2>/dev/null)
+GOFILES  = $(shell find cmd pkg internal functions schemas -name '*.go' 2>/dev/null)
 NODE_ACS = tools/adaptivecards
 # Runs a command with DynamoDB Local started and DYNAMODB_ENDPOINT set.
 DYNAMODB_LOCAL = tools/dynamodblocal/run.sh

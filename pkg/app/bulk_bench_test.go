@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardflow/cardflow/internal/dynamostoretest"
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/cardflow"
-	"github.com/cardflow/cardflow/pkg/dynamostore/dynamostoretest"
 )
 
 // bulkBenchSize is how many executions the bulk cancel benchmark cancels.

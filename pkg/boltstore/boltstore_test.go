@@ -9,9 +9,9 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/cardflow/cardflow/internal/storetest"
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
-	"github.com/cardflow/cardflow/pkg/storetest"
 )
 
 func TestContract(t *testing.T) {

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardflow/cardflow/internal/storetest"
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
-	"github.com/cardflow/cardflow/pkg/storetest"
 )
 
 // TestSearchIndexBuiltOnOpen opens a file whose executions were written

@@ -4,8 +4,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/cardflow/cardflow/internal/storetest"
 	"github.com/cardflow/cardflow/pkg/boltstore"
-	"github.com/cardflow/cardflow/pkg/storetest"
 )
 
 // TestBytesPerStep measures what each step of a 190-step execution with a

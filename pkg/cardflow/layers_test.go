@@ -12,11 +12,12 @@ import (
 const module = "github.com/cardflow/cardflow/"
 
 // adapters talk to one piece of infrastructure each and implement ports;
-// the subpackages under them (stand-ins, clients) count as theirs.
+// the subpackages under them (clients) count as theirs, and so do the
+// tests' stand-ins for the services they talk to.
 var adapters = []string{
 	module + "pkg/boltstore", module + "pkg/dynamostore", module + "pkg/sfnrunner", module + "pkg/localrunner",
 	module + "pkg/ebscheduler", module + "pkg/localscheduler", module + "pkg/teams", module + "pkg/sap",
-	module + "pkg/secrets", module + "pkg/outbound",
+	module + "pkg/secrets", module + "pkg/outbound", module + "internal/fakes", module + "internal/dynamostoretest",
 }
 
 // useCases are the layers above the adapters: the use cases, the transport
@@ -44,7 +45,7 @@ var layers = []layer{
 	{"the HTTP API reaches infrastructure only through the use cases",
 		[]string{module + "pkg/httpapi"}, append(slices.Clone(adapters), module+"pkg/engine")},
 	{"a contract suite is handed its adapter by the adapter's test",
-		[]string{module + "pkg/storetest", module + "pkg/runnertest", module + "pkg/schedulertest"}, adapters},
+		[]string{module + "internal/storetest", module + "internal/runnertest", module + "internal/schedulertest"}, adapters},
 }
 
 // under reports whether pkg is prefix or a package below it; a prefix

@@ -332,7 +332,7 @@ func (p *Process) Due() (kind string, at int64, ok bool) {
 
 // Runner drives executions on: it calls the engine's Advance until an
 // execution ends, sleeps or waits, and wakes it when its wait is claimed.
-// Every adapter passes the contract suite in pkg/runnertest.
+// Every adapter passes the contract suite in internal/runnertest.
 type Runner interface {
 	// Start begins running a stored execution.
 	Start(ctx context.Context, ref ExecutionRef) error
@@ -352,7 +352,7 @@ type ExecutionKeeper interface {
 }
 
 // Scheduler fires scheduled workflows. Every adapter passes the contract
-// suite in pkg/schedulertest.
+// suite in internal/schedulertest.
 type Scheduler interface {
 	// Put creates or updates the schedule; a PAUSED schedule stays but
 	// does not fire.

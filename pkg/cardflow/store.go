@@ -56,7 +56,7 @@ type Page[T, K any] struct {
 // organization treats a record of another organization as absent
 // (ENOTFOUND), never as forbidden. Lists are newest first.
 //
-// Every adapter passes the contract suite in pkg/storetest.
+// Every adapter passes the contract suite in internal/storetest.
 type Store interface {
 	// SaveWorkflowVersion stores w as a new DRAFT version. An empty
 	// WorkflowID starts a new workflow (the store assigns the id and version 1,

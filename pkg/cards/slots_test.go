@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/cardflow/cardflow/pkg/evalslots/evalslotstest"
+	"github.com/cardflow/cardflow/internal/evalslotstest"
 )
 
 func TestExpansionsTakeTurns(t *testing.T) {

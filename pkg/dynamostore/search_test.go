@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardflow/cardflow/internal/storetest"
 	"github.com/cardflow/cardflow/pkg/cardflow"
-	"github.com/cardflow/cardflow/pkg/storetest"
 )
 
 // TestSearchRequests checks that a search page is one Query of an index

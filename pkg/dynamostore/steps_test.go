@@ -11,7 +11,7 @@ import (
 	"github.com/aws/smithy-go/middleware"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
-	"github.com/cardflow/cardflow/pkg/storetest"
+	"github.com/cardflow/cardflow/internal/storetest"
 )
 
 // writeMeter is an SDK middleware that adds up what write requests send:

@@ -1,7 +1,7 @@
 // Package ebscheduler is the cardflow.Scheduler on Amazon EventBridge
 // Scheduler: one schedule per scheduled workflow, in one schedule group,
 // whose target is the Lambda function that Target serves. It passes the
-// contract suite in pkg/schedulertest.
+// contract suite in internal/schedulertest.
 package ebscheduler
 
 import (

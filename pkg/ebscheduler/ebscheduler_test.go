@@ -18,11 +18,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 	"github.com/aws/aws-sdk-go-v2/service/scheduler/types"
 
+	"github.com/cardflow/cardflow/internal/fakes/ebschedulertest"
+	"github.com/cardflow/cardflow/internal/mototest"
+	"github.com/cardflow/cardflow/internal/schedulertest"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/ebscheduler"
-	"github.com/cardflow/cardflow/pkg/ebscheduler/ebschedulertest"
-	"github.com/cardflow/cardflow/pkg/mototest"
-	"github.com/cardflow/cardflow/pkg/schedulertest"
 )
 
 const (

@@ -14,10 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardflow/cardflow/internal/fakes/saptest"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/engine"
 	"github.com/cardflow/cardflow/pkg/outbound"
-	"github.com/cardflow/cardflow/pkg/sap/saptest"
 	"github.com/cardflow/cardflow/pkg/secrets"
 )
 

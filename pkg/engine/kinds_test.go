@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardflow/cardflow/internal/fakes/saptest"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/engine"
-	"github.com/cardflow/cardflow/pkg/sap/saptest"
 	"github.com/cardflow/cardflow/pkg/steps"
 )
 

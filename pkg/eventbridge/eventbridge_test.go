@@ -12,9 +12,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/cardflow/cardflow/internal/mototest"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/eventbridge"
-	"github.com/cardflow/cardflow/pkg/mototest"
 )
 
 // TestPublishToMoto puts events on a bus of moto's EventBridge, whose rule

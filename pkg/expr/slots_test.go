@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/cardflow/cardflow/pkg/evalslots/evalslotstest"
+	"github.com/cardflow/cardflow/internal/evalslotstest"
 )
 
 func TestEvaluationsTakeTurns(t *testing.T) {

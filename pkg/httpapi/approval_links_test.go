@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardflow/cardflow/internal/fakes/teamstest"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/teams"
-	"github.com/cardflow/cardflow/pkg/teams/teamstest"
 )
 
 // teamsApprovalStep publishes teamsCard and a workflow whose approval step

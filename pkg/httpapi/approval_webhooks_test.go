@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardflow/cardflow/internal/fakes/teamstest"
 	"github.com/cardflow/cardflow/pkg/cardflow"
-	"github.com/cardflow/cardflow/pkg/teams/teamstest"
 )
 
 // linkTokens reads the tokens of the response links in a posted webhook

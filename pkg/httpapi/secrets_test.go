@@ -16,10 +16,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardflow/cardflow/internal/fakes/saptest"
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/httpapi"
 	"github.com/cardflow/cardflow/pkg/localmode"
-	"github.com/cardflow/cardflow/pkg/sap/saptest"
 )
 
 // syncBuffer is a log sink safe for the runner's goroutines.

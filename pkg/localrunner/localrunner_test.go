@@ -13,14 +13,14 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/cardflow/cardflow/internal/dynamostoretest"
+	"github.com/cardflow/cardflow/internal/runnertest"
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
-	"github.com/cardflow/cardflow/pkg/dynamostore/dynamostoretest"
 	"github.com/cardflow/cardflow/pkg/engine"
 	"github.com/cardflow/cardflow/pkg/expr"
 	"github.com/cardflow/cardflow/pkg/localmode"
 	"github.com/cardflow/cardflow/pkg/localrunner"
-	"github.com/cardflow/cardflow/pkg/runnertest"
 )
 
 func TestContract(t *testing.T) {

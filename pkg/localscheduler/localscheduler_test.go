@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardflow/cardflow/internal/schedulertest"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/localscheduler"
-	"github.com/cardflow/cardflow/pkg/schedulertest"
 )
 
 func TestContract(t *testing.T) {

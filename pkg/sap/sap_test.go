@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardflow/cardflow/internal/fakes/saptest"
 	"github.com/cardflow/cardflow/pkg/outbound"
 	"github.com/cardflow/cardflow/pkg/sap"
-	"github.com/cardflow/cardflow/pkg/sap/saptest"
 )
 
 type obj = map[string]any

@@ -7,12 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardflow/cardflow/internal/dynamostoretest"
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/dynamostore"
 	"github.com/cardflow/cardflow/pkg/dynamostore/dynamoclient"
-	"github.com/cardflow/cardflow/pkg/dynamostore/dynamostoretest"
 )
 
 // personContext acts for person in the cost benchmarks' organization.

@@ -13,15 +13,15 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
+	"github.com/cardflow/cardflow/internal/dynamostoretest"
+	"github.com/cardflow/cardflow/internal/fakes/sfnfake"
+	"github.com/cardflow/cardflow/internal/runnertest"
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/cards"
-	"github.com/cardflow/cardflow/pkg/dynamostore/dynamostoretest"
 	"github.com/cardflow/cardflow/pkg/localmode"
 	"github.com/cardflow/cardflow/pkg/localscheduler"
-	"github.com/cardflow/cardflow/pkg/runnertest"
-	"github.com/cardflow/cardflow/pkg/sfnfake"
 	"github.com/cardflow/cardflow/pkg/sfnrunner"
 )
 

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardflow/cardflow/internal/fakes/sfnfake"
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/cardflow"
-	"github.com/cardflow/cardflow/pkg/sfnfake"
 )
 
 // TestAdvanceFailsForGood: when Advance fails until the definition's

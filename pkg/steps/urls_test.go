@@ -12,10 +12,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/cardflow/cardflow/internal/fakes/saptest"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/expr"
 	"github.com/cardflow/cardflow/pkg/outbound"
-	"github.com/cardflow/cardflow/pkg/sap/saptest"
 	"github.com/cardflow/cardflow/pkg/steps"
 )
 

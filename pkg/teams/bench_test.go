@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/cardflow/cardflow/internal/fakes/teamstest"
 	"github.com/cardflow/cardflow/pkg/teams"
-	"github.com/cardflow/cardflow/pkg/teams/teamstest"
 )
 
 // BenchmarkVerify checks one Bot Framework JWT with the signing keys cached,

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardflow/cardflow/internal/fakes/teamstest"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/cards"
 	"github.com/cardflow/cardflow/pkg/teams"
-	"github.com/cardflow/cardflow/pkg/teams/teamstest"
 )
 
 func TestVerify(t *testing.T) {

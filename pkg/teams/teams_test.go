@@ -12,11 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardflow/cardflow/internal/fakes/teamstest"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/cards"
 	"github.com/cardflow/cardflow/pkg/secrets"
 	"github.com/cardflow/cardflow/pkg/teams"
-	"github.com/cardflow/cardflow/pkg/teams/teamstest"
 )
 
 const signingKey = "0123456789abcdef0123456789abcdef-signing"

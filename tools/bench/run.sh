@@ -25,7 +25,7 @@ started=$(date -u '+%Y-%m-%d %H:%M UTC')
 go build -o "$out/bin/" ./cmd/cardflow ./cmd/cardflow-load
 
 # Every package with a benchmark, found afresh so new ones are measured too.
-mapfile -t pkgs < <(grep -rl --include='*_test.go' -E '^func Benchmark' cmd pkg | xargs -n1 dirname | sort -u | sed 's|^|./|')
+mapfile -t pkgs < <(grep -rl --include='*_test.go' -E '^func Benchmark' cmd pkg internal | xargs -n1 dirname | sort -u | sed 's|^|./|')
 echo "bench: go test -bench in ${pkgs[*]}" >&2
 # shellcheck disable=SC2086
 tools/dynamodblocal/run.sh go test -p 1 -run '^$' -bench . -benchmem ${BENCH_FLAGS:-} "${pkgs[@]}" | tee "$out/gotest.txt"

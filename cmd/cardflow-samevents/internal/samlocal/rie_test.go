@@ -32,11 +32,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
 	"github.com/cardflow/cardflow/cmd/cardflow-samevents/internal/samlocal"
+	"github.com/cardflow/cardflow/internal/fakes/teamstest"
+	"github.com/cardflow/cardflow/internal/mototest"
 	"github.com/cardflow/cardflow/pkg/ebscheduler"
 	"github.com/cardflow/cardflow/pkg/lambdamode"
-	"github.com/cardflow/cardflow/pkg/mototest"
 	"github.com/cardflow/cardflow/pkg/secrets"
-	"github.com/cardflow/cardflow/pkg/teams/teamstest"
 )
 
 // root is the repository's top directory.

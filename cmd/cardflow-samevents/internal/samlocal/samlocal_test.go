@@ -22,13 +22,15 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
 	"github.com/cardflow/cardflow/cmd/cardflow-samevents/internal/samlocal"
+	"github.com/cardflow/cardflow/internal/fakes/ebschedulertest"
+	"github.com/cardflow/cardflow/internal/fakes/sfnfake"
+	"github.com/cardflow/cardflow/internal/fakes/teamstest"
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/cards"
 	"github.com/cardflow/cardflow/pkg/dynamostore"
 	"github.com/cardflow/cardflow/pkg/dynamostore/dynamoclient"
 	"github.com/cardflow/cardflow/pkg/ebscheduler"
-	"github.com/cardflow/cardflow/pkg/ebscheduler/ebschedulertest"
 	"github.com/cardflow/cardflow/pkg/engine"
 	"github.com/cardflow/cardflow/pkg/expr"
 	"github.com/cardflow/cardflow/pkg/httpapi"
@@ -38,10 +40,8 @@ import (
 	"github.com/cardflow/cardflow/pkg/lambdamode/runner"
 	"github.com/cardflow/cardflow/pkg/lambdamode/schedules"
 	"github.com/cardflow/cardflow/pkg/secrets"
-	"github.com/cardflow/cardflow/pkg/sfnfake"
 	"github.com/cardflow/cardflow/pkg/sfnrunner"
 	"github.com/cardflow/cardflow/pkg/teams"
-	"github.com/cardflow/cardflow/pkg/teams/teamstest"
 )
 
 // endpoint returns DYNAMODB_ENDPOINT. Without it the test is skipped, or

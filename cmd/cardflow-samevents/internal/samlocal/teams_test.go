@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cardflow/cardflow/cmd/cardflow-samevents/internal/samlocal"
+	"github.com/cardflow/cardflow/internal/fakes/teamstest"
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/engine"
@@ -20,7 +21,6 @@ import (
 	"github.com/cardflow/cardflow/pkg/secrets"
 	"github.com/cardflow/cardflow/pkg/sfnrunner"
 	"github.com/cardflow/cardflow/pkg/teams"
-	"github.com/cardflow/cardflow/pkg/teams/teamstest"
 )
 
 // startedRuns stands in for the Step Functions runner where only the

@@ -14,7 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/aws/smithy-go"
 
-	"github.com/cardflow/cardflow/pkg/sfnfake"
+	"github.com/cardflow/cardflow/internal/fakes/sfnfake"
 )
 
 const fnARN = "arn:aws:lambda:us-east-1:123456789012:function:f"
