@@ -4,7 +4,7 @@
 //	cardflow keys create --org ORG --workspace WS --scopes read,execute,admin [--name NAME]
 //	cardflow keys list [--org ORG]
 //	cardflow keys revoke KEY_ID
-//	cardflow webhooks add --org ORG URL | list [--org ORG] | remove WEBHOOK_ID
+//	cardflow webhooks add --org ORG URL | list [--org ORG] | remove WEBHOOK_ID | rotate WEBHOOK_ID
 //	cardflow tables create --endpoint URL
 //	cardflow secrets path --org ORG NAME where an organization's secret is set
 //	cardflow trigger WORKFLOW_ID [--version N] [--process-id P] [--data JSON]
@@ -42,7 +42,7 @@ usage: cardflow COMMAND [ARGUMENTS] [FLAGS]
 The local service:
   serve        run the service with the embedded store (what ` + "`make run`" + ` does)
   keys         create, list and revoke API keys (keys create, keys list, keys revoke)
-  webhooks     add, list and remove the webhooks that receive events (webhooks add, list, remove)
+  webhooks     add, list and remove the webhooks that receive events, rotate their secrets (webhooks add, list, remove, rotate)
   limits       an organization's own request rate and cap on open executions (limits show, set, clear)
   tables       create the DynamoDB tables (tables create)
   secrets      where an organization's or the deployment's secret is set (secrets path, secrets set)

@@ -5,7 +5,8 @@ import (
 )
 
 // checkWebhooks: the block added a webhook, listed it without its secret
-// (which went to $SECRET only), and removed it.
+// (which went to $SECRET only), rotated its secret (into $NEW_SECRET only),
+// and removed it.
 func checkWebhooks(r *readmeRun) {
 	var id string
 	for line := range strings.Lines(r.out) {
@@ -18,6 +19,9 @@ func checkWebhooks(r *readmeRun) {
 	}
 	if strings.Contains(r.out, "whsec_") {
 		r.t.Errorf("a secret was shown besides the one add printed into $SECRET:\n%s", r.out)
+	}
+	if !strings.Contains(r.out, "rotated the secret of webhook "+id+" of acme") {
+		r.t.Errorf("webhooks rotate: want the secret of webhook %s rotated:\n%s", id, r.out)
 	}
 	if !strings.Contains(r.out, "removed webhook "+id+" of acme") {
 		r.t.Errorf("webhooks remove: want webhook %s removed:\n%s", id, r.out)

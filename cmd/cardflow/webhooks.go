@@ -5,23 +5,26 @@ import (
 	"fmt"
 	"io"
 	"text/tabwriter"
+	"time"
 
+	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/keyadmin"
 )
 
 const webhooksAbout = `Manages the webhooks of the local service: each receives its organization's
-events (every execution status change and approval decision), signed with
-HMAC-SHA256 (README "Events"). While ` + "`cardflow serve`" + ` runs, the commands go to
+events (every execution status change and approval decision), signed as
+Standard Webhooks sign them (README "Events"). While ` + "`cardflow serve`" + ` runs, the commands go to
 it through the admin socket in its data directory; otherwise they open the
 store themselves.
 
   add      add a webhook of an organization; prints its signing secret, once
   list     list the webhooks (never their secrets)
   remove   remove a webhook by its id
+  rotate   give a webhook a new signing secret; prints it, once
 `
 
 func webhooksCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	sub, err := group("webhooks", webhooksAbout, []string{"add", "list", "remove"}, args, stdout, stderr)
+	sub, err := group("webhooks", webhooksAbout, []string{"add", "list", "remove", "rotate"}, args, stdout, stderr)
 	if err != nil {
 		return err
 	}
@@ -61,6 +64,25 @@ func webhooksCommand(ctx context.Context, args []string, stdout, stderr io.Write
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", w.WebhookID, w.OrganizationID, w.URL, stamp(w.CreatedOn))
 			}
 			return tw.Flush()
+		})
+	case "rotate":
+		c := newCommand("webhooks rotate", "WEBHOOK_ID", "Gives a webhook a new signing secret and prints it on stdout, this once. For\n--keep-previous more, each delivery carries a signature under the old secret\ntoo, so the receiver can move to the new secret without refusing any.\n", stdout)
+		dataDir := c.dataDir()
+		org := c.String("org", "", "the webhook's organization (optional)")
+		keep := c.Duration("keep-previous", 24*time.Hour, fmt.Sprintf("how long the old secret keeps signing (0 ends it now; at most %s)", app.MaxKeepPrevious))
+		pos, err := c.parse(args[1:], 1)
+		if err != nil {
+			return err
+		}
+		return withManager(ctx, *dataDir, func(m keyadmin.Admin) error {
+			w, err := m.RotateWebhook(ctx, *org, pos[0], *keep)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stderr, "rotated the secret of webhook %s of %s; the old one signs too until %s; the new one is shown only now:\n",
+				w.WebhookID, w.OrganizationID, stamp(w.PreviousSecretUntil))
+			fmt.Fprintln(stdout, w.Secret)
+			return nil
 		})
 	}
 	c := newCommand("webhooks remove", "WEBHOOK_ID", "Removes the webhook with this id (the WEBHOOK_ID column of `cardflow webhooks\nlist`); it receives no more events, not even those still pending.\n", stdout)

@@ -1,7 +1,9 @@
 package storetest
 
 import (
+	"fmt"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
@@ -119,6 +121,44 @@ func testEvents(t *testing.T, e env) {
 		if !slices.Contains(ids, w.WebhookID) || !slices.Contains(ids, w2.WebhookID) {
 			t.Errorf("list of all: got %v, want both %s and %s", ids, w.WebhookID, w2.WebhookID)
 		}
+
+		rotated, err := s.RotateWebhookSecret(t.Context(), org, w.WebhookID, "n3w", 5000)
+		mustOK(t, "rotate", err)
+		want := *w
+		want.Secret, want.PreviousSecret, want.PreviousSecretUntil = "n3w", "s3cret", 5000
+		sameJSON(t, "rotated", rotated, &want)
+		got, err = s.ListWebhooks(t.Context(), org)
+		mustOK(t, "list after rotate", err)
+		sameJSON(t, "list after rotate", got, []*cardflow.Webhook{&want})
+		_, err = s.RotateWebhookSecret(t.Context(), other, w.WebhookID, "theirs", 5000)
+		wantCode(t, "rotate from another organization", err, cardflow.ENOTFOUND)
+		_, err = s.RotateWebhookSecret(t.Context(), org, newID(), "none", 5000)
+		wantCode(t, "rotate a missing webhook", err, cardflow.ENOTFOUND)
+
+		// Rotations at once each replace the secret another left: none
+		// keeps a previous secret that another also kept.
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		previous := map[string]bool{}
+		for i := range 4 {
+			wg.Go(func() {
+				r, err := s.RotateWebhookSecret(t.Context(), org, w.WebhookID, fmt.Sprintf("at-once-%d", i), 6000)
+				if cardflow.ErrorCode(err) == cardflow.ECONFLICT {
+					return
+				}
+				if err != nil {
+					t.Errorf("rotate at once: %v", err)
+					return
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				if previous[r.PreviousSecret] {
+					t.Errorf("two rotations at once both replaced %q", r.PreviousSecret)
+				}
+				previous[r.PreviousSecret] = true
+			})
+		}
+		wg.Wait()
 
 		wantCode(t, "delete from another organization", s.DeleteWebhook(t.Context(), other, w.WebhookID), cardflow.ENOTFOUND)
 		mustOK(t, "delete", s.DeleteWebhook(t.Context(), org, w.WebhookID))

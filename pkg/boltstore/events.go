@@ -135,3 +135,27 @@ func (s *Store) DeleteWebhook(_ context.Context, org, webhookID string) error {
 		return b.Delete(k)
 	})
 }
+
+func (s *Store) RotateWebhookSecret(_ context.Context, org, webhookID, secret string, previousUntil int64) (*cardflow.Webhook, error) {
+	if !validParts(org, webhookID) {
+		return nil, webhookNotFound(webhookID)
+	}
+	var w cardflow.Webhook
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bWebhooks)
+		k := under(prefix(org), webhookID)
+		v := b.Get(k)
+		if v == nil {
+			return webhookNotFound(webhookID)
+		}
+		if err := json.Unmarshal(v, &w); err != nil {
+			return &cardflow.UnreadableError{Err: err}
+		}
+		w.PreviousSecret, w.PreviousSecretUntil, w.Secret = w.Secret, previousUntil, secret
+		return put(b, k, &w)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &w, nil
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 )
 
 // Types of the events published on every change of an execution's status
@@ -50,14 +51,29 @@ type Published struct {
 }
 
 // Webhook is an organization's receiver of its events (local mode). Secret
-// signs each delivery; it is shown once, when the webhook is added, and
-// kept only in the store, never in lists, logs or errors.
+// signs each delivery; it is shown once, when the webhook is added or its
+// secret rotated, and kept only in the store, never in lists, logs or
+// errors.
 type Webhook struct {
 	WebhookID      string `json:"webhook_id"`
 	OrganizationID string `json:"organization_id"`
 	URL            string `json:"url"`
 	Secret         string `json:"secret,omitempty"`
-	CreatedOn      int64  `json:"created_on"`
+	// PreviousSecret is the secret a rotation replaced: deliveries carry
+	// its signature too until PreviousSecretUntil (epoch ms), so that a
+	// receiver can switch to the new secret in its own time.
+	PreviousSecret      string `json:"previous_secret,omitempty"`
+	PreviousSecretUntil int64  `json:"previous_secret_until,omitempty"`
+	CreatedOn           int64  `json:"created_on"`
+}
+
+// Secrets returns the secrets deliveries are signed with at now: the
+// current one, and the previous one while its rotation lets it sign.
+func (w *Webhook) Secrets(now time.Time) []string {
+	if w.PreviousSecret != "" && now.UnixMilli() < w.PreviousSecretUntil {
+		return []string{w.Secret, w.PreviousSecret}
+	}
+	return []string{w.Secret}
 }
 
 // LogValue logs w without its secret, should a webhook ever be logged.
@@ -68,7 +84,7 @@ func (w *Webhook) LogValue() slog.Value {
 // Redacted returns w without its secret, as lists show it.
 func (w *Webhook) Redacted() *Webhook {
 	c := *w
-	c.Secret = ""
+	c.Secret, c.PreviousSecret = "", ""
 	return &c
 }
 
@@ -93,6 +109,11 @@ type EventStore interface {
 	// DeleteWebhook removes a webhook of org; ENOTFOUND when org has none
 	// with that id.
 	DeleteWebhook(ctx context.Context, org, webhookID string) error
+	// RotateWebhookSecret gives a webhook of org the secret secret, in one
+	// atomic write: the secret it had becomes its PreviousSecret, valid
+	// until previousUntil (epoch ms). It returns the webhook as stored;
+	// ENOTFOUND when org has none with that id.
+	RotateWebhookSecret(ctx context.Context, org, webhookID, secret string, previousUntil int64) (*Webhook, error)
 }
 
 // EventID is the id of the event of the seq-th entry of an execution's

@@ -168,6 +168,45 @@ func (s *Store) DeleteWebhook(ctx context.Context, org, webhookID string) (err e
 	return err
 }
 
+// RotateWebhookSecret reads the webhook and writes it back on condition
+// that its record is still the one read, so that two rotations at once
+// cannot both keep the same previous secret: the later one reads again.
+func (s *Store) RotateWebhookSecret(ctx context.Context, org, webhookID, secret string, previousUntil int64) (_ *cardflow.Webhook, err error) {
+	defer s.translate("RotateWebhookSecret", &err)
+	if org == "" || webhookID == "" {
+		return nil, webhookNotFound(webhookID)
+	}
+	for range 3 {
+		item, err := s.get(ctx, TableExecutions, webhookKey(org, webhookID))
+		if err != nil {
+			return nil, err
+		}
+		if item == nil {
+			return nil, webhookNotFound(webhookID)
+		}
+		w, err := decode[cardflow.Webhook](item)
+		if err != nil {
+			return nil, err
+		}
+		w.PreviousSecret, w.PreviousSecretUntil, w.Secret = w.Secret, previousUntil, secret
+		body, err := encode("webhook", w)
+		if err != nil {
+			return nil, err
+		}
+		read := stringAttr(item, attrRecord)
+		item[attrRecord] = body
+		err = s.put(ctx, TableExecutions, item, expression.Name(attrRecord).Equal(expression.Value(read)))
+		if i, _ := failedCondition(err); i >= 0 {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return w, nil
+	}
+	return nil, cardflow.Errorf(cardflow.ECONFLICT, "webhook %s changed while its secret was rotated; try again", webhookID)
+}
+
 func webhookNotFound(id string) error {
 	return cardflow.Errorf(cardflow.ENOTFOUND, "webhook %s not found", id)
 }

@@ -1,15 +1,13 @@
 // Package webhooks delivers events to the webhooks organizations configure
-// in local mode: a POST of the event as JSON, signed with HMAC-SHA256 under
-// the webhook's secret, retried with exponential backoff until the
-// receiver answers 2xx. It is the outbox relay's publisher there.
+// in local mode: a POST of the event as JSON, signed under the webhook's
+// secret as the Standard Webhooks specification says, retried with
+// exponential backoff until the receiver answers 2xx. It is the outbox relay's publisher there.
 package webhooks
 
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,30 +20,61 @@ import (
 	"sync"
 	"time"
 
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+
 	"github.com/cardflow/cardflow/pkg/cardflow"
 )
 
-// Headers of a delivery.
+// Headers of a delivery, as the Standard Webhooks specification names them
+// (https://www.standardwebhooks.com/).
 const (
-	HeaderEventID   = "X-Cardflow-Event-Id"
-	HeaderTimestamp = "X-Cardflow-Timestamp"
-	HeaderSignature = "X-Cardflow-Signature"
+	HeaderEventID   = standardwebhooks.HeaderWebhookID
+	HeaderTimestamp = standardwebhooks.HeaderWebhookTimestamp
+	HeaderSignature = standardwebhooks.HeaderWebhookSignature
 )
 
-// Sign returns the X-Cardflow-Signature of a delivery: "sha256=" and the
-// hex HMAC-SHA256, under secret, of the timestamp header's value, a "."
-// and the body. Signing the timestamp with the body is what makes it
-// stop replays: an old delivery sent again keeps its old timestamp.
-func Sign(secret string, timestamp int64, body []byte) string {
-	m := hmac.New(sha256.New, []byte(secret))
-	m.Write([]byte(strconv.FormatInt(timestamp, 10)))
-	m.Write([]byte("."))
-	m.Write(body)
-	return "sha256=" + hex.EncodeToString(m.Sum(nil))
+// Key returns the HMAC key of a secret. A secret in the specification's
+// form is "whsec_" and the key in standard base64; secrets cardflow made
+// before it followed the specification are the key in URL-safe base64 and
+// still sign; any other string is the key itself.
+func Key(secret string) []byte {
+	if rest, ok := strings.CutPrefix(secret, "whsec_"); ok {
+		if k, err := base64.StdEncoding.DecodeString(rest); err == nil {
+			return k
+		}
+		if k, err := base64.RawURLEncoding.DecodeString(rest); err == nil {
+			return k
+		}
+	}
+	return []byte(secret)
 }
 
-// Verify checks a delivery as a receiver should: the signature matches and
-// the timestamp is within tolerance of now.
+// Sign returns the webhook-signature header of a delivery: for each secret,
+// "v1," and the base64 HMAC-SHA256 under its key of the message id, the
+// timestamp and the body, joined by "."; several are space-separated. A
+// receiver accepts the delivery when one of them verifies, which is how a
+// rotated secret and its predecessor both sign for a while. Signing the id
+// and the timestamp with the body stops replays: an old delivery sent
+// again keeps its old timestamp.
+func Sign(secrets []string, id string, timestamp time.Time, body []byte) (string, error) {
+	sigs := make([]string, 0, len(secrets))
+	for _, secret := range secrets {
+		wh, err := standardwebhooks.NewWebhookRaw(Key(secret))
+		if err != nil {
+			return "", err
+		}
+		sig, err := wh.Sign(id, timestamp, body)
+		if err != nil {
+			return "", err
+		}
+		sigs = append(sigs, sig)
+	}
+	return strings.Join(sigs, " "), nil
+}
+
+// Verify checks a delivery as a receiver should: one of its signatures is
+// secret's and the timestamp is within tolerance of now. The Standard
+// Webhooks libraries' Verify does the same against the wall clock.
 func Verify(secret string, h http.Header, body []byte, now time.Time, tolerance time.Duration) error {
 	ts, err := strconv.ParseInt(h.Get(HeaderTimestamp), 10, 64)
 	if err != nil {
@@ -54,7 +83,11 @@ func Verify(secret string, h http.Header, body []byte, now time.Time, tolerance 
 	if d := now.Sub(time.Unix(ts, 0)); d > tolerance || d < -tolerance {
 		return errors.New("webhooks: timestamp too far from now")
 	}
-	if !hmac.Equal([]byte(h.Get(HeaderSignature)), []byte(Sign(secret, ts, body))) {
+	wh, err := standardwebhooks.NewWebhookRaw(Key(secret))
+	if err != nil {
+		return err
+	}
+	if err := wh.VerifyIgnoringTimestamp(body, h); err != nil {
 		return errors.New("webhooks: signature does not match")
 	}
 	return nil
@@ -319,16 +352,22 @@ func (p *Publisher) deliver(ctx context.Context, w *cardflow.Webhook, ev *cardfl
 	if err != nil {
 		return err
 	}
-	ts := p.now().Unix()
+	now := p.now()
+	sig, err := Sign(w.Secrets(now), ev.ID, now, body)
+	if err != nil {
+		return fmt.Errorf("webhook %s: %w", w.WebhookID, err)
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, bytes.NewReader(body))
 	if err != nil {
 		return fmt.Errorf("webhook %s: %w", w.WebhookID, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "cardflow-webhooks")
+	// The event's id is the message id: the same on every retry, so the
+	// receiver deduplicates by it.
 	req.Header.Set(HeaderEventID, ev.ID)
-	req.Header.Set(HeaderTimestamp, strconv.FormatInt(ts, 10))
-	req.Header.Set(HeaderSignature, Sign(w.Secret, ts, body))
+	req.Header.Set(HeaderTimestamp, strconv.FormatInt(now.Unix(), 10))
+	req.Header.Set(HeaderSignature, sig)
 	resp, err := p.client.Do(req)
 	if err != nil {
 		return fmt.Errorf("webhook %s: %w", w.WebhookID, err)

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/webhooks"
 )
@@ -231,26 +233,116 @@ func TestSlowReceiverHoldsBackNoOtherOrganization(t *testing.T) {
 func TestVerify(t *testing.T) {
 	now := time.Unix(1_800_000_000, 0)
 	body := []byte(`{"id":"X-000001"}`)
+	sig, err := webhooks.Sign([]string{"whsec_a2V5LW9uZQ==", "whsec_a2V5LXR3bw=="}, "X-000001", now, body)
+	if err != nil {
+		t.Fatal(err)
+	}
 	good := http.Header{}
+	good.Set(webhooks.HeaderEventID, "X-000001")
 	good.Set(webhooks.HeaderTimestamp, "1800000000")
-	good.Set(webhooks.HeaderSignature, webhooks.Sign("k", 1_800_000_000, body))
+	good.Set(webhooks.HeaderSignature, sig)
+	otherID := good.Clone()
+	otherID.Set(webhooks.HeaderEventID, "X-000002")
 	tests := []struct {
 		name   string
 		secret string
+		header http.Header
 		body   []byte
 		now    time.Time
 		ok     bool
 	}{
-		{"valid", "k", body, now, true},
-		{"another secret", "k2", body, now, false},
-		{"another body", "k", []byte(`{"id":"X-000002"}`), now, false},
-		{"replayed later", "k", body, now.Add(time.Hour), false},
+		{"valid", "whsec_a2V5LW9uZQ==", good, body, now, true},
+		{"the other signature", "whsec_a2V5LXR3bw==", good, body, now, true},
+		{"another secret", "whsec_a2V5LXRocmVl", good, body, now, false},
+		{"another body", "whsec_a2V5LW9uZQ==", good, []byte(`{"id":"X-000002"}`), now, false},
+		{"another id", "whsec_a2V5LW9uZQ==", otherID, body, now, false},
+		{"replayed later", "whsec_a2V5LW9uZQ==", good, body, now.Add(time.Hour), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := webhooks.Verify(tt.secret, good, tt.body, tt.now, 5*time.Minute)
+			err := webhooks.Verify(tt.secret, tt.header, tt.body, tt.now, 5*time.Minute)
 			if got := err == nil; got != tt.ok {
 				t.Errorf("got ok %v (%v), want %v", got, err, tt.ok)
+			}
+		})
+	}
+}
+
+// TestSignMatchesTheSpecification: the signature of the Standard Webhooks
+// libraries' test vector.
+func TestSignMatchesTheSpecification(t *testing.T) {
+	got, err := webhooks.Sign([]string{"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}, "msg_p5jXN8AQM9LWM0D4loKWxJek",
+		time.Unix(1614265330, 0), []byte(`{"test": 2432232314}`))
+	if want := "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="; err != nil || got != want {
+		t.Errorf("got %q (%v), want %q", got, err, want)
+	}
+}
+
+// TestKey: secrets in the specification's form, in the URL-safe form
+// cardflow made before, and in no form at all.
+func TestKey(t *testing.T) {
+	for _, tt := range []struct {
+		secret string
+		want   []byte
+	}{
+		{"whsec_+/8=", []byte{0xfb, 0xff}},
+		{"whsec_-_8", []byte{0xfb, 0xff}},
+		{"whsec_not base64", []byte("whsec_not base64")},
+		{"plain", []byte("plain")},
+	} {
+		if got := webhooks.Key(tt.secret); !bytes.Equal(got, tt.want) {
+			t.Errorf("Key(%q) = %x, want %x", tt.secret, got, tt.want)
+		}
+	}
+}
+
+// TestDeliveriesVerifyWithTheStandardWebhooksLibrary: a receiver that
+// verifies with the specification's own Go library takes deliveries under
+// the current secret, and under the previous one while the rotation lets
+// it sign, and refuses them under the previous one after.
+func TestDeliveriesVerifyWithTheStandardWebhooksLibrary(t *testing.T) {
+	const current, previous = "whsec_Y3VycmVudC1zZWNyZXQta2V5LWJ5dGVzLTEyMzQ1Ng==", "whsec_cHJldmlvdXMtc2VjcmV0LWtleS1ieXRlcy0xMjM0NTY="
+	for _, tt := range []struct {
+		name      string
+		until     time.Duration // from now, when the previous secret stops signing
+		secret    string        // the receiver's
+		wantTaken bool
+	}{
+		{"current", time.Hour, current, true},
+		{"previous during the rotation", time.Hour, previous, true},
+		{"previous after the rotation", -time.Second, previous, false},
+		{"current after the rotation", -time.Second, current, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			wh, err := standardwebhooks.NewWebhook(tt.secret)
+			if err != nil {
+				t.Fatal(err)
+			}
+			taken := make(chan bool, 1)
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				err := wh.Verify(body, r.Header)
+				taken <- err == nil
+				if err != nil {
+					http.Error(w, err.Error(), http.StatusUnauthorized)
+				}
+			}))
+			defer srv.Close()
+			done := make(rounds, 1)
+			p, err := webhooks.New(hooks{"org-1": {{WebhookID: "W1", OrganizationID: "org-1", URL: srv.URL, Secret: current,
+				PreviousSecret: previous, PreviousSecretUntil: time.Now().Add(tt.until).UnixMilli()}}},
+				webhooks.WithNotify(done.notify), webhooks.WithBackoff(time.Hour, time.Hour))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			ev := &cardflow.Published{ID: "X-000001", Type: cardflow.EventTypeStarted, OrganizationID: "org-1"}
+			if _, err := p.Publish(t.Context(), []*cardflow.Published{ev}); err != nil {
+				t.Fatal(err)
+			}
+			done.wait(t, 1)
+			if got, want := <-taken, tt.wantTaken; got != want {
+				t.Errorf("got taken %v, want %v", got, want)
 			}
 		})
 	}
