@@ -365,16 +365,6 @@ func kind(a *ast.AST, e ast.Expr) types.Kind {
 	}
 }
 
-// isDyn says whether one of the operands was checked as dyn.
-func isDyn(a *ast.AST, operands []ast.Expr) bool {
-	for _, e := range operands {
-		if kind(a, e) == types.DynKind {
-			return true
-		}
-	}
-	return false
-}
-
 func isNumeric(k types.Kind) bool {
 	return k == types.IntKind || k == types.UintKind || k == types.DoubleKind || k == types.DynKind
 }

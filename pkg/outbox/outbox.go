@@ -57,10 +57,6 @@ func WithLogger(l *slog.Logger) Option { return func(r *Relay) { r.log = l } }
 // WithBatch sets how many events one pass reads (default DefaultBatch).
 func WithBatch(n int) Option { return func(r *Relay) { r.batch = n } }
 
-// WithGather sets how long Run waits after a wake before its pass
-// (default DefaultGather; 0 passes at once).
-func WithGather(d time.Duration) Option { return func(r *Relay) { r.gather = d } }
-
 // New returns a relay from store to pub.
 func New(store Store, pub Publisher, opts ...Option) (*Relay, error) {
 	if store == nil || pub == nil {

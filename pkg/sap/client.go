@@ -41,9 +41,6 @@ type Client struct {
 // Option configures a Client.
 type Option func(*Client)
 
-// WithMaxBody bounds the response bodies read (default outbound.DefaultMaxBody).
-func WithMaxBody(n int64) Option { return func(c *Client) { c.maxBody = n } }
-
 // WithSensitive receives every credential the client sends (secret values,
 // user:password pairs whose base64 form goes in headers, access and CSRF
 // tokens), so the caller can keep them out of what it records.

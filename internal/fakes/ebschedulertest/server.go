@@ -97,14 +97,13 @@ type Server struct {
 	schedules map[string]*Schedule // group + "/" + name
 	tokens    map[string]string    // client token -> ARN of the schedule it created
 	failures  []string             // error types to answer the next requests with
-	requests  map[string]int       // operation -> count
 }
 
 // New starts a server with the "default" schedule group. Close stops it.
 func New() *Server {
 	s := &Server{
 		groups: map[string]bool{"default": true}, schedules: map[string]*Schedule{},
-		tokens: map[string]string{}, requests: map[string]int{},
+		tokens: map[string]string{},
 	}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
@@ -134,14 +133,6 @@ func (s *Server) Schedule(group, name string) (Schedule, bool) {
 		return Schedule{}, false
 	}
 	return *sc, true
-}
-
-// Requests returns how many requests of an operation (CreateSchedule,
-// UpdateSchedule, GetSchedule, DeleteSchedule) the server answered.
-func (s *Server) Requests(op string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.requests[op]
 }
 
 // Deliver returns the Input the schedule's target receives for the run at
@@ -195,7 +186,6 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.requests[op]++
 	if len(s.failures) > 0 {
 		typ := s.failures[0]
 		s.failures = s.failures[1:]
