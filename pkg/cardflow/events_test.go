@@ -93,13 +93,14 @@ func TestEventIDsStayTheSameAcrossWrites(t *testing.T) {
 }
 
 func TestWebhookSecretStaysOutOfLogsAndLists(t *testing.T) {
-	w := &Webhook{WebhookID: "W1", OrganizationID: "acme", URL: "https://hooks.example.com/x", Secret: "whsec_do-not-show"}
+	w := &Webhook{WebhookID: "W1", OrganizationID: "acme", URL: "https://hooks.example.com/x", Secret: "whsec_do-not-show",
+		PreviousSecret: "whsec_nor-this", PreviousSecretUntil: 1}
 	var logs strings.Builder
 	slog.New(slog.NewTextHandler(&logs, nil)).Info("webhook", "webhook", w)
-	if strings.Contains(logs.String(), w.Secret) || !strings.Contains(logs.String(), "W1") {
-		t.Errorf("got log %q, want the webhook's id and not its secret", logs.String())
+	if strings.Contains(logs.String(), "whsec_") || !strings.Contains(logs.String(), "W1") {
+		t.Errorf("got log %q, want the webhook's id and not its secrets", logs.String())
 	}
-	if r := w.Redacted(); r.Secret != "" || r.URL != w.URL || w.Secret == "" {
-		t.Errorf("got redacted %+v (original secret %q), want no secret in the copy only", r, w.Secret)
+	if r := w.Redacted(); r.Secret != "" || r.PreviousSecret != "" || r.URL != w.URL || w.Secret == "" || w.PreviousSecret == "" {
+		t.Errorf("got redacted %+v (original secrets %q, %q), want no secret in the copy only", r, w.Secret, w.PreviousSecret)
 	}
 }
