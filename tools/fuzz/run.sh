@@ -20,7 +20,7 @@ case "$fuzztime" in
 esac
 
 # Directories holding a fuzz target, then the targets each package lists.
-dirs=$(grep -rlE --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*\(f \*testing\.F\)' cmd pkg 2>/dev/null | xargs -r -n1 dirname | sort -u)
+dirs=$(grep -rlE --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*\(f \*testing\.F\)' cmd pkg internal 2>/dev/null | xargs -r -n1 dirname | sort -u)
 [ -n "$dirs" ] || { echo "fuzz: no fuzz targets found" >&2; exit 1; }
 
 failed=()
