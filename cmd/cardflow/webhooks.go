@@ -69,7 +69,7 @@ func webhooksCommand(ctx context.Context, args []string, stdout, stderr io.Write
 		c := newCommand("webhooks rotate", "WEBHOOK_ID", "Gives a webhook a new signing secret and prints it on stdout, this once. For\n--keep-previous more, each delivery carries a signature under the old secret\ntoo, so the receiver can move to the new secret without refusing any.\n", stdout)
 		dataDir := c.dataDir()
 		org := c.String("org", "", "the webhook's organization (optional)")
-		keep := c.Duration("keep-previous", 24*time.Hour, fmt.Sprintf("how long the old secret keeps signing (0 ends it now; at most %s)", app.MaxKeepPrevious))
+		keep := c.Duration("keep-previous", 24*time.Hour, fmt.Sprintf("how long the old secret keeps signing (0 ends it now; at most %.0fh)", app.MaxKeepPrevious.Hours()))
 		pos, err := c.parse(args[1:], 1)
 		if err != nil {
 			return err

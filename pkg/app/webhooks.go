@@ -89,7 +89,7 @@ func (s *Service) RemoveWebhook(ctx context.Context, org, webhookID string) (*ca
 // that the receiver can move to the new one without refusing any.
 func (s *Service) RotateWebhook(ctx context.Context, org, webhookID string, keepPrevious time.Duration) (*cardflow.Webhook, error) {
 	if keepPrevious < 0 || keepPrevious > MaxKeepPrevious {
-		return nil, cardflow.Errorf(cardflow.EINVALID, "the old secret may keep signing for 0 to %s, not %s", MaxKeepPrevious, keepPrevious)
+		return nil, cardflow.Errorf(cardflow.EINVALID, "the old secret may keep signing for 0 to %.0fh, not %s", MaxKeepPrevious.Hours(), keepPrevious)
 	}
 	org, webhookID = strings.TrimSpace(org), strings.TrimSpace(webhookID)
 	list, err := s.store.ListWebhooks(ctx, org)

@@ -1,7 +1,8 @@
 // Package webhooks delivers events to the webhooks organizations configure
 // in local mode: a POST of the event as JSON, signed under the webhook's
 // secret as the Standard Webhooks specification says, retried with
-// exponential backoff until the receiver answers 2xx. It is the outbox relay's publisher there.
+// exponential backoff until the receiver answers 2xx. It is the outbox
+// relay's publisher there.
 package webhooks
 
 import (
