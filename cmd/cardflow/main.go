@@ -15,6 +15,11 @@
 //	cardflow outbox
 //	cardflow links APPROVAL_ID --approver PERSON
 //	cardflow override APPROVAL_ID --decision approve|reject --reason TEXT
+//	cardflow apply -f PATH [-f PATH...] [--publish] [--dry-run]
+//	cardflow export --dir DIR
+//	cardflow approvals list|show APPROVAL_ID|answer APPROVAL_ID --decision approve|reject [--comment TEXT]
+//	cardflow workflows list|show WORKFLOW_ID [--version N]|publish WORKFLOW_ID VERSION
+//	cardflow cards list|show CARD_ID [--version N]|publish CARD_ID VERSION
 //
 // `cardflow help COMMAND` and `cardflow COMMAND --help` describe a command.
 package main
@@ -58,6 +63,11 @@ Against a running service:
   links        an approver's personal links to an approval's card (admin key; recorded)
   override     decide an approval without its approvers, with a reason (admin key; recorded)
   teams        the organization's Teams conversations (teams conversations add, list, remove)
+  apply        save cards and workflows from YAML or JSON files (apply -f PATH [--publish] [--dry-run])
+  export       write every card and workflow of the organization as files for apply
+  approvals    the open approvals; answer one as the key's person (approvals list, show, answer)
+  workflows    the organization's workflows (workflows list, show, publish)
+  cards        the organization's cards (cards list, show, publish)
 
   help COMMAND, COMMAND --help   what a command does, its arguments and flags
   --version                      the version of this program
@@ -158,6 +168,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return teamsCommand(ctx, args[1:], stdout, stderr)
 	case "schema":
 		return schemaCommand(args[1:], stdout)
+	case "apply":
+		return applyCommand(ctx, args[1:], stdout, stderr)
+	case "export":
+		return exportCommand(ctx, args[1:], stdout, stderr)
+	case "approvals":
+		return approvalsCommand(ctx, args[1:], stdout, stderr)
+	case "workflows":
+		return workflowsCommand(ctx, args[1:], stdout, stderr)
+	case "cards":
+		return cardsCommand(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		if len(args) > 1 && args[1] != "help" && args[0] == "help" {
 			return run(ctx, append(args[1:], "--help"), stdout, stderr)
