@@ -178,6 +178,9 @@ func (s *Service) start(ctx context.Context, st start) (_ string, err error) {
 	}
 	now := s.now()
 	wf := st.workflow
+	if err := checkInput(wf, st.input); err != nil {
+		return "", err
+	}
 	if ctx, err = s.withOpenLimit(ctx, wf.OrganizationID); err != nil {
 		return "", err
 	}

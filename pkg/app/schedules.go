@@ -202,6 +202,11 @@ func (s *Service) StartScheduledRun(ctx context.Context, in ScheduledRunInput) (
 	return &ScheduledRunOutput{ExecutionID: id}, nil
 }
 
+// scheduledInput is the input of the execution a schedule fires at at.
+func scheduledInput(sc *cardflow.Schedule, at time.Time) map[string]any {
+	return map[string]any{"scheduled_time": at.UTC().Format(time.RFC3339), "expression": sc.Expression, "timezone": sc.Timezone}
+}
+
 // StartScheduled starts the execution a schedule fires at at. The fire time
 // is the idempotency key, and the execution id derives from it (see
 // ScheduledExecutionID), so a repeated delivery starts nothing twice.
@@ -219,7 +224,7 @@ func (s *Service) StartScheduled(ctx context.Context, sc *cardflow.Schedule, at 
 		return "", err
 	}
 	id := ScheduledExecutionID(sc.OrganizationID, sc.WorkflowID, at)
-	input := map[string]any{"scheduled_time": at.UTC().Format(time.RFC3339), "expression": sc.Expression, "timezone": sc.Timezone}
+	input := scheduledInput(sc, at)
 	started, err := s.start(ctx, start{
 		workspace: sc.WorkspaceID, actor: "scheduler", requester: "schedule:" + sc.WorkflowID, workflow: w, trigger: cardflow.TriggerSchedule,
 		input: input, idem: idem, id: id,

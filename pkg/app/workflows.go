@@ -2,9 +2,12 @@ package app
 
 import (
 	"context"
+	"errors"
 	"strings"
+	"time"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/jsonschema"
 )
 
 // SaveWorkflowInput is the body of saveWorkflow.
@@ -57,6 +60,9 @@ func (s *Service) SaveWorkflow(ctx context.Context, in SaveWorkflowInput) (*card
 		return nil, cardflow.Errorf(cardflow.EINTERNAL, "saving workflows is not available here: the service has no workflow checker")
 	}
 	if err := s.checker.Validate(ctx, w, s.store); err != nil {
+		return nil, err
+	}
+	if err := checkSchema(w, s.now()); err != nil {
 		return nil, err
 	}
 	if err := s.store.SaveWorkflowVersion(ctx, w); err != nil {
@@ -115,3 +121,43 @@ func (s *Service) GetSchema(ctx context.Context, workflowID string, version int)
 // errForeignPageKey answers a page key of another organization as the API
 // answers any record of another organization: not found.
 var errForeignPageKey = cardflow.Errorf(cardflow.ENOTFOUND, "the page key's organization_id is not your organization: no such page; send back the lastKey of your previous page")
+
+// checkInput holds an execution's input to its workflow version's
+// workflow_schema, when the version has one: the schema is the workflow's
+// input contract, whatever starts it.
+func checkInput(w *cardflow.Workflow, input map[string]any) error {
+	if len(w.WorkflowSchema) == 0 {
+		return nil
+	}
+	schema, err := jsonschema.Compile(w.WorkflowSchema)
+	if err != nil {
+		return cardflow.Errorf(cardflow.EINVALID, "workflow_schema of version %d is not a valid JSON Schema: %v", w.WorkflowVersion, err)
+	}
+	var m *jsonschema.Mismatch
+	if err := jsonschema.Check(schema, input); errors.As(err, &m) {
+		return cardflow.Errorf(cardflow.EINVALID, "the input does not match the workflow's workflow_schema: %v", m)
+	} else if err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkSchema refuses a workflow_schema that is not a JSON Schema, and one
+// that a scheduled version's own input breaks: every run of the schedule
+// would fail, so the version is refused when it is saved.
+func checkSchema(w *cardflow.Workflow, now time.Time) error {
+	if len(w.WorkflowSchema) == 0 {
+		return nil
+	}
+	if _, err := jsonschema.Compile(w.WorkflowSchema); err != nil {
+		return cardflow.Errorf(cardflow.EINVALID, "workflow_schema is not a valid JSON Schema: %v", err)
+	}
+	sc, err := scheduleOf(w)
+	if sc == nil || err != nil {
+		return err
+	}
+	if err := checkInput(w, scheduledInput(sc, now)); err != nil {
+		return cardflow.Errorf(cardflow.EINVALID, "the schedule's input (scheduled_time, expression, timezone) does not match workflow_schema, so no scheduled run could start: %s", cardflow.ErrorMessage(err))
+	}
+	return nil
+}
