@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -388,8 +389,10 @@ of the card of that name, at the version apply leaves it.
 
 A document finds its record by id, else by name; a document equal to the
 record's highest version writes nothing, a changed one saves a new version
-(DRAFT, or ACTIVE with --publish). When any document is invalid nothing is
-written, and each error is printed with its file, line and JSON pointer.
+(DRAFT, or ACTIVE with --publish). Every document is checked first, against
+the schema and then by the service (saveCard and saveWorkflow with dry_run);
+when any is invalid nothing is written, and each error is printed with its
+file, line and JSON pointer.
 `, stdout)
 	client := clientFlags(c)
 	var files stringList
@@ -415,6 +418,12 @@ written, and each error is printed with its file, line and JSON pointer.
 	}
 	plans, problems, err := planApply(ctx, api, docs)
 	if err != nil {
+		return err
+	}
+	if len(problems) > 0 {
+		return invalid(stderr, problems)
+	}
+	if problems, err = serverCheck(ctx, api, plans); err != nil {
 		return err
 	}
 	if len(problems) > 0 {
@@ -522,6 +531,84 @@ func planApply(ctx context.Context, api *apiClient, docs []*document) ([]*plan, 
 		}
 	}
 	return plans, problems, nil
+}
+
+// serverCheck sends each document to the service with dry_run, which
+// checks what only the service knows (the graph, expressions, records it
+// names) and stores nothing. A card: NAME of a card these files would
+// create has no id yet: its workflow is checked when it is saved.
+func serverCheck(ctx context.Context, api *apiClient, plans []*plan) ([]string, error) {
+	orgCards, err := listRecords(ctx, api, cardKind)
+	if err != nil {
+		return nil, err
+	}
+	existing := map[string]*record{}
+	created := map[string]bool{}
+	for _, p := range plans {
+		if p.doc.spec.kind != "Card" {
+			continue
+		}
+		if p.target != nil {
+			existing[p.doc.name] = p.target
+		} else {
+			created[p.doc.name] = true
+		}
+	}
+	var problems []string
+	for _, p := range plans {
+		d := p.doc
+		value := d.value
+		if d.spec.kind == "Workflow" {
+			if namesAny(value, created) {
+				continue
+			}
+			value = resolveCards(value, existing, byName(orgCards))
+		}
+		body, err := comparable(d.spec, value)
+		if err != nil {
+			return nil, err
+		}
+		body[d.spec.nameField] = d.name
+		if p.target != nil {
+			body[d.spec.idField] = p.target.id
+		}
+		body["dry_run"] = true
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, err
+		}
+		var out map[string]any
+		if err := api.call(ctx, "POST", d.spec.save, b, nil, &out); err != nil {
+			problems = append(problems, d.where(serverPointer(err.Error()))+": "+err.Error())
+		}
+	}
+	return problems, nil
+}
+
+// namesAny reports whether a workflow document's steps name one of the
+// cards by card: NAME.
+func namesAny(value map[string]any, cards map[string]bool) bool {
+	steps, _ := value["workflow_steps"].([]any)
+	for _, s := range steps {
+		cfg, _ := s.(map[string]any)["config"].(map[string]any)
+		if name, ok := cfg["card"].(string); ok && cards[name] {
+			return true
+		}
+	}
+	return false
+}
+
+// serverPlace finds the step or connection a service message names, as in
+// "workflow_steps[2] (id "ask"): ...".
+var serverPlace = regexp.MustCompile(`\b(workflow_steps|workflow_connections)\[(\d+)\]`)
+
+// serverPointer returns the JSON pointer of the place a service message
+// names, or the document's root.
+func serverPointer(msg string) string {
+	if m := serverPlace.FindStringSubmatch(msg); m != nil {
+		return "/" + m[1] + "/" + m[2]
+	}
+	return ""
 }
 
 // resolveCards replaces each card: NAME of a workflow document with the

@@ -98,7 +98,7 @@ func TestApply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"would save a new version (" + cardID + " version 2)", `+ 				"text": string("Approve ${amount} now?")`, "would save a new version (" + workflowID + " version 2)"} {
+	for _, want := range []string{"would save a new version (" + cardID + " version 2)", `"text": string("Approve ${amount} now?")`, "would save a new version (" + workflowID + " version 2)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("dry run: got %q, want %q", out, want)
 		}
@@ -143,6 +143,17 @@ func TestApply(t *testing.T) {
 	out, err = run("cards", "list")
 	if err != nil || !regexp.MustCompile(cardID+`\s+Expense card\s+2\s`).MatchString(out) {
 		t.Errorf("after the invalid apply: got %q, %v; want the card still at version 2", out, err)
+	}
+
+	// What only the service checks (here a step no path reaches) is
+	// checked before anything is written, too.
+	lost := write("lost.yaml", strings.Replace(strings.Replace(applyWorkflow, "Expense approval", "Lost approval", 1), "  - {id: done,", "  - {id: lost, name: Lost, type: end, config: {status: SUCCEEDED}}\n  - {id: done,", 1))
+	if _, err := run("apply", "-f", files, "-f", lost); err == nil || !strings.Contains(err.Error(), lost+":9: /workflow_steps/2: workflow_steps[2] (id \"lost\"): not reachable") {
+		t.Errorf("unreachable step: got %v, want the file, line and pointer of the step", err)
+	}
+	out, err = run("cards", "list")
+	if err != nil || !regexp.MustCompile(cardID+`\s+Expense card\s+2\s`).MatchString(out) {
+		t.Errorf("after the refused apply: got %q, %v; want the card still at version 2", out, err)
 	}
 
 	// A card: NAME that names no card is an error of the document.

@@ -14,6 +14,8 @@ type SaveCardInput struct {
 	CardPayload     map[string]any `json:"card_payload"`
 	WorkflowID      string         `json:"workflow_id"`
 	WorkflowVersion int            `json:"workflow_version"`
+	// DryRun checks the card as a save would and stores nothing.
+	DryRun bool `json:"dry_run"`
 }
 
 // SaveCard validates an adaptive card and stores it as a new DRAFT version,
@@ -63,6 +65,14 @@ func (s *Service) SaveCard(ctx context.Context, in SaveCardInput) (*cardflow.Car
 		ModifiedBy:      p.Actor,
 		CreatedOn:       now,
 		ModifiedOn:      now,
+	}
+	if in.DryRun {
+		if c.CardID != "" {
+			if _, err := s.store.GetCard(ctx, p.OrganizationID, c.CardID, 1); err != nil {
+				return nil, err
+			}
+		}
+		return c, nil
 	}
 	if err := s.store.SaveCardVersion(ctx, c); err != nil {
 		return nil, err

@@ -18,6 +18,8 @@ type SaveWorkflowInput struct {
 	WorkflowSteps        []cardflow.Step       `json:"workflow_steps"`
 	WorkflowConnections  []cardflow.Connection `json:"workflow_connections"`
 	WorkflowSchema       map[string]any        `json:"workflow_schema"`
+	// DryRun checks the version as a save would and stores nothing.
+	DryRun bool `json:"dry_run"`
 }
 
 // SaveWorkflow validates a definition and stores it as a new DRAFT version,
@@ -64,6 +66,14 @@ func (s *Service) SaveWorkflow(ctx context.Context, in SaveWorkflowInput) (*card
 	}
 	if err := checkSchema(w, s.now()); err != nil {
 		return nil, err
+	}
+	if in.DryRun {
+		if w.WorkflowID != "" {
+			if _, err := s.store.GetWorkflow(ctx, p.OrganizationID, w.WorkflowID, 1); err != nil {
+				return nil, err
+			}
+		}
+		return w, nil
 	}
 	if err := s.store.SaveWorkflowVersion(ctx, w); err != nil {
 		return nil, err

@@ -149,6 +149,9 @@ func (s *Server) saveWorkflow(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if in.DryRun {
+		return okDryRun(w)
+	}
 	return okItem(w, wf)
 }
 
@@ -230,6 +233,9 @@ func (s *Server) saveCard(w http.ResponseWriter, r *http.Request) error {
 	c, err := s.svc.SaveCard(r.Context(), in)
 	if err != nil {
 		return err
+	}
+	if in.DryRun {
+		return okDryRun(w)
 	}
 	return okItem(w, c)
 }

@@ -327,6 +327,15 @@ func okItem(w http.ResponseWriter, item any) error {
 	return ok(w, itemResponse{Message: "success", Item: item})
 }
 
+// okDryRun answers a save with dry_run: the body is valid, nothing was
+// stored.
+func okDryRun(w http.ResponseWriter) error {
+	return ok(w, struct {
+		Message string `json:"message"`
+		DryRun  bool   `json:"dry_run"`
+	}{"success", true})
+}
+
 // okItemJSON answers an item that is JSON already, as okItem would, without
 // encoding it again: executions are large, and the store keeps them encoded.
 func okItemJSON(w http.ResponseWriter, item []byte) error {
