@@ -399,12 +399,15 @@ file, line and JSON pointer.
 	c.Var(&files, "f", "a file or directory to apply (repeatable)")
 	publish := c.Bool("publish", false, "publish what apply saves (and unchanged DRAFT versions)")
 	dryRun := c.Bool("dry-run", false, "print what would change, with a diff per document, and write nothing")
-	_, api, _, err := setup(c, client, args, 0, nil)
-	if err != nil {
+	if _, err := c.parse(args, 0); err != nil {
 		return err
 	}
 	if len(files) == 0 {
 		return misuse("apply", "apply needs -f PATH")
+	}
+	api, err := client()
+	if err != nil {
+		return err
 	}
 	docs, problems, err := readDocuments(files)
 	if err != nil {

@@ -48,12 +48,15 @@ highest version. Applying DIR into another organization reproduces them.
 `, stdout)
 	client := clientFlags(c)
 	dir := c.String("dir", "", "the directory to write (created if missing)")
-	_, api, _, err := setup(c, client, args, 0, nil)
-	if err != nil {
+	if _, err := c.parse(args, 0); err != nil {
 		return err
 	}
 	if *dir == "" {
 		return misuse("export", "export needs --dir DIR")
+	}
+	api, err := client()
+	if err != nil {
+		return err
 	}
 	if err := os.MkdirAll(*dir, 0o755); err != nil {
 		return err

@@ -70,12 +70,16 @@ func approvalsCommand(ctx context.Context, args []string, stdout, stderr io.Writ
 	client := clientFlags(c)
 	decision := c.String("decision", "", "approve or reject")
 	comment := c.String("comment", "", "a comment the other approvers and the audit trail see")
-	pos, api, _, err := setup(c, client, args[1:], 1, nil)
+	pos, err := c.parse(args[1:], 1)
 	if err != nil {
 		return err
 	}
 	if *decision != "approve" && *decision != "reject" {
 		return misuse("approvals answer", "--decision must be approve or reject")
+	}
+	api, err := client()
+	if err != nil {
+		return err
 	}
 	req := map[string]string{"approval_id": pos[0], "decision": *decision}
 	if *comment != "" {
@@ -229,13 +233,17 @@ func recordsCommand(ctx context.Context, name, about string, spec kindSpec, args
 	}
 	c := newCommand(name+" publish", noun+"_ID VERSION", "Makes a version ACTIVE and the latest of its "+strings.ToLower(spec.kind)+".\n", stdout)
 	client := clientFlags(c)
-	pos, api, _, err := setup(c, client, args[1:], 2, nil)
+	pos, err := c.parse(args[1:], 2)
 	if err != nil {
 		return err
 	}
 	v, err := strconv.Atoi(pos[1])
 	if err != nil || v < 1 {
 		return misuse(name+" publish", "VERSION must be a whole number from 1, got %q", pos[1])
+	}
+	api, err := client()
+	if err != nil {
+		return err
 	}
 	if err := publishVersion(ctx, api, spec, pos[0], v); err != nil {
 		return err
