@@ -174,6 +174,7 @@ var readmeBlocks = map[string]struct {
 	"### Approval statistics #1":                {check: checkApprovalStats},
 	"### Two approvers, step by step #1":        {check: checkTwoApprovers},
 	"### Search #1":                             {check: checkSearch},
+	"### Workflows as files #1":                 {check: checkFiles},
 	"### Bulk operations #1":                    {check: checkBulk},
 	"### Redrive #1":                            {before: needPython, check: checkRedrive},
 	"### Limits #1":                             {skip: "serves in the foreground on port 3000; pkg/httpapi's TestRateLimitPerOrganization and TestOpenExecutionCap serve with default limits"},
