@@ -196,6 +196,11 @@ func (s *Service) StartScheduledRun(ctx context.Context, in ScheduledRunInput) (
 		return skip("the run was due at %s, before the schedule of workflow %s version %d was last published or played", in.At.UTC().Format(time.RFC3339), in.WorkflowID, in.WorkflowVersion)
 	}
 	id, err := s.StartScheduled(ctx, sc, in.At)
+	if cardflow.ErrorCode(err) == cardflow.EINVALID {
+		// A retry would be refused the same way (a workflow_schema the
+		// schedule's input breaks, from before saves checked it).
+		return skip("%s", cardflow.ErrorMessage(err))
+	}
 	if err != nil {
 		return nil, err
 	}
