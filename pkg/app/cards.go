@@ -15,7 +15,7 @@ type SaveCardInput struct {
 	WorkflowID      string         `json:"workflow_id"`
 	WorkflowVersion int            `json:"workflow_version"`
 	// DryRun checks the card as a save would and stores nothing.
-	DryRun bool `json:"dry_run"`
+	DryRun bool `json:"dry_run,omitempty"`
 }
 
 // SaveCard validates an adaptive card and stores it as a new DRAFT version,

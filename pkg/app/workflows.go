@@ -19,7 +19,7 @@ type SaveWorkflowInput struct {
 	WorkflowConnections  []cardflow.Connection `json:"workflow_connections"`
 	WorkflowSchema       map[string]any        `json:"workflow_schema"`
 	// DryRun checks the version as a save would and stores nothing.
-	DryRun bool `json:"dry_run"`
+	DryRun bool `json:"dry_run,omitempty"`
 }
 
 // SaveWorkflow validates a definition and stores it as a new DRAFT version,
