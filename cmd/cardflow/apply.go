@@ -250,15 +250,15 @@ func (d *document) check() []string {
 // record is a card or workflow of the organization: its id, name and
 // highest version.
 type record struct {
-	id, name string
-	version  int
+	id, name, status string
+	version          int
 }
 
 // listRecords reads every version of every card or workflow of the
 // organization and returns each record at its highest version.
 func listRecords(ctx context.Context, api *apiClient, spec kindSpec) (map[string]*record, error) {
 	out := map[string]*record{}
-	q := url.Values{"limit": {"100"}}
+	q := url.Values{"limit": {"30"}}
 	for {
 		var page struct {
 			Items   []map[string]any `json:"items"`
@@ -271,14 +271,15 @@ func listRecords(ctx context.Context, api *apiClient, spec kindSpec) (map[string
 			id, _ := it[spec.idField].(string)
 			name, _ := it[spec.nameField].(string)
 			v := itemVersion(it, spec)
+			status, _ := it[statusField(spec)].(string)
 			if r, ok := out[id]; !ok || v > r.version {
-				out[id] = &record{id: id, name: name, version: v}
+				out[id] = &record{id: id, name: name, status: status, version: v}
 			}
 		}
 		if len(page.LastKey) == 0 || len(page.Items) == 0 {
 			return out, nil
 		}
-		q = url.Values{"limit": {"100"}}
+		q = url.Values{"limit": {"30"}}
 		for k, v := range page.LastKey {
 			q.Set(k, fmt.Sprint(v))
 		}
@@ -680,17 +681,11 @@ func execute(ctx context.Context, api *apiClient, plans []*plan, publish bool, s
 		switch {
 		case p.target != nil && reflect.DeepEqual(body, p.current):
 			id, version, status = p.target.id, p.target.version, "unchanged"
-			if publish {
-				cur, err := getVersion(ctx, api, d.spec, id, version)
-				if err != nil {
-					return err
+			if publish && p.target.status != "ACTIVE" {
+				if err := publishVersion(ctx, api, d.spec, id, version); err != nil {
+					return fmt.Errorf("%s: %w", d.where(""), err)
 				}
-				if s, _ := cur[statusField(d.spec)].(string); s != "ACTIVE" {
-					if err := publishVersion(ctx, api, d.spec, id, version); err != nil {
-						return fmt.Errorf("%s: %w", d.where(""), err)
-					}
-					status = "published"
-				}
+				status = "unchanged, published"
 			}
 		default:
 			body[d.spec.nameField] = d.name

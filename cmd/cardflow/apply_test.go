@@ -162,6 +162,22 @@ func TestApply(t *testing.T) {
 		t.Errorf("unknown card: got %v, want the pointer of the card name", err)
 	}
 
+	// JSON files apply as YAML ones; --publish publishes an unchanged
+	// DRAFT version.
+	jsonFile := write("card.json", `{"kind": "Card", "name": "Json card", "card_payload": {"type": "AdaptiveCard", "version": "1.5"}}`)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"apply", "-f", jsonFile}, `Card "Json card": created`},
+		{[]string{"apply", "-f", jsonFile, "--publish"}, `Card "Json card": unchanged, published`},
+		{[]string{"apply", "-f", jsonFile, "--publish"}, `Card "Json card": unchanged (`},
+	} {
+		if out, err := run(tt.args...); err != nil || !strings.Contains(out, tt.want) {
+			t.Errorf("%s: got %q, %v; want %q", strings.Join(tt.args, " "), out, err, tt.want)
+		}
+	}
+
 	// An id the organization does not have is looked up by name.
 	twin := write("twin.yaml", strings.Replace(applyCard, "Expense card", "Twin", 1))
 	withID := write("twin-id.yaml", strings.Replace(applyCard, "Expense card", "Twin", 1)+"id: 01AAAAAAAAAAAAAAAAAAAAAAAA\n")

@@ -195,12 +195,7 @@ func recordsCommand(ctx context.Context, name, about string, spec kindSpec, args
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintf(tw, "%s\tNAME\tVERSION\tSTATUS\n", noun)
 		for _, r := range sorted(records) {
-			v, err := getVersion(ctx, api, spec, r.id, r.version)
-			if err != nil {
-				return err
-			}
-			status, _ := v[statusField(spec)].(string)
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", r.id, r.name, r.version, status)
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", r.id, r.name, r.version, r.status)
 		}
 		return tw.Flush()
 	case "show":
