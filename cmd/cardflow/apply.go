@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -171,30 +172,25 @@ func readDocuments(paths []string) ([]*document, []string, error) {
 	return docs, problems, nil
 }
 
-// kindSchemas compiles the schema of each kind of document once, so that a
-// document's errors are those of its kind, not of every kind.
-var kindSchemas = func() func(kind string) (*jsonschema.Schema, error) {
-	compiled := map[string]*jsonschema.Schema{}
-	return func(kind string) (*jsonschema.Schema, error) {
-		if s, ok := compiled[kind]; ok {
-			return s, nil
-		}
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemas.Cardflow))
-		if err != nil {
-			return nil, err
-		}
-		c := jsonschema.NewCompiler()
-		if err := c.AddResource("cardflow.schema.json", doc); err != nil {
-			return nil, err
-		}
-		s, err := c.Compile("cardflow.schema.json#/$defs/" + kind)
-		if err != nil {
-			return nil, err
-		}
-		compiled[kind] = s
-		return s, nil
+// kindSchemas compiles the schema of each kind of document, once, so that
+// a document's errors are those of its kind, not of every kind.
+var kindSchemas = sync.OnceValues(func() (map[string]*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemas.Cardflow))
+	if err != nil {
+		return nil, err
 	}
-}()
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("cardflow.schema.json", doc); err != nil {
+		return nil, err
+	}
+	out := map[string]*jsonschema.Schema{}
+	for _, kind := range []string{cardKind.kind, workflowKind.kind} {
+		if out[kind], err = c.Compile("cardflow.schema.json#/$defs/" + kind); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+})
 
 // check validates a document against the schema of its kind and returns
 // one line per error.
@@ -210,10 +206,11 @@ func (d *document) check() []string {
 	}
 	d.name, _ = d.value["name"].(string)
 	d.id, _ = d.value["id"].(string)
-	s, err := kindSchemas(kind)
+	all, err := kindSchemas()
 	if err != nil {
 		return []string{err.Error()}
 	}
+	s := all[kind]
 	b, err := json.Marshal(d.value)
 	if err != nil {
 		return []string{d.where("") + ": " + err.Error()}
@@ -374,9 +371,6 @@ type plan struct {
 	doc     *document
 	target  *record        // the record it changes; nil creates one
 	current map[string]any // the target's highest version, comparable
-	body    map[string]any // the document's fields, comparable, cards resolved
-	result  string
-	version int
 }
 
 func applyCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -776,16 +770,13 @@ func printPlans(ctx context.Context, api *apiClient, plans []*plan, stdout io.Wr
 		}
 		fmt.Fprintf(stdout, "%s %q: %s (%s version %d)\n", d.spec.kind, d.name, line, id, version)
 		if p.target == nil || !reflect.DeepEqual(body, p.current) {
-			var cur map[string]any
-			if p.current != nil {
-				cur = p.current
-			}
-			fmt.Fprint(stdout, indent(cmp.Diff(cur, body)))
+			fmt.Fprint(stdout, indent(cmp.Diff(p.current, body)))
 		}
 	}
 	return nil
 }
 
+// indent sets the diff off from the lines that name the documents.
 func indent(s string) string {
 	var b strings.Builder
 	for _, l := range strings.SplitAfter(s, "\n") {
