@@ -273,6 +273,16 @@ func TestExportApplyRoundTrip(t *testing.T) {
 	if !strings.Contains(want["workflow-expense-approval.yaml"], "card: Expense card") {
 		t.Errorf("export: got %q, want the step to name its card", want["workflow-expense-approval.yaml"])
 	}
+	// The demo organization's export, with its drafts and steps that send
+	// older card versions, applies to itself as unchanged.
+	demo := t.TempDir()
+	if _, err := cli(t, bin, dataDir, "export", "--dir", demo, "--url", srv.base); err != nil {
+		t.Fatal(err)
+	}
+	out, err = cli(t, bin, dataDir, "apply", "-f", demo, "--url", srv.base)
+	if err != nil || strings.Contains(out, "created") || strings.Contains(out, "new version") {
+		t.Errorf("the demo export applied to itself: got %q, %v; want every document unchanged", out, err)
+	}
 	// Applying the export again changes nothing.
 	out, err = cli(t, bin, dataDir, "apply", "-f", a, "--url", srv.base, "--key", otherKey)
 	if err != nil || strings.Count(out, "unchanged") != len(want) {
