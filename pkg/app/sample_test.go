@@ -2,12 +2,11 @@ package app_test
 
 import (
 	"context"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/cardflow/cardflow/pkg/app"
-	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 )
 
@@ -33,12 +32,9 @@ func (s *sampleCounter) StartExecutionWithSample(ctx context.Context, e *cardflo
 // a trigger changes what the record shows, and not when it would change
 // modified_on alone.
 func TestTriggerRecordsChangedSamples(t *testing.T) {
-	bolt, err := boltstore.Open(filepath.Join(t.TempDir(), "cardflow.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { bolt.Close() })
-	triggerSamples(t, &sampleCounter{Store: bolt})
+	onEachStore(t, func(t *testing.T, open func(testing.TB) cardflow.Store) {
+		triggerSamples(t, &sampleCounter{Store: open(t)})
+	})
 }
 
 // triggerSamples triggers with inputs and actors that change the sample
@@ -48,19 +44,21 @@ func triggerSamples(t *testing.T, store *sampleCounter) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// An organization of its own: the DynamoDB tables are shared.
+	org := "org-" + cardflow.NewID(time.Now())
 	as := func(actor string) context.Context {
 		return cardflow.NewContextWithPrincipal(context.Background(), &cardflow.Principal{
-			OrganizationID: "org", WorkspaceID: "ws", Scopes: cardflow.AllScopes, Actor: actor,
+			OrganizationID: org, WorkspaceID: "ws", Scopes: cardflow.AllScopes, Actor: actor,
 		})
 	}
 	// Stored directly: a trigger needs an ACTIVE version, not a checked one.
-	w := &cardflow.Workflow{OrganizationID: "org", WorkflowName: "sample", WorkflowSteps: []cardflow.Step{
+	w := &cardflow.Workflow{OrganizationID: org, WorkflowName: "sample", WorkflowSteps: []cardflow.Step{
 		{ID: "start", Name: "start", Type: "trigger", Config: map[string]any{"kind": "REQUEST"}},
 	}}
 	if err := store.SaveWorkflowVersion(context.Background(), w); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.PublishWorkflow(context.Background(), "org", w.WorkflowID, 1, "ann", 1); err != nil {
+	if _, err := store.PublishWorkflow(context.Background(), org, w.WorkflowID, 1, "ann", 1); err != nil {
 		t.Fatal(err)
 	}
 	for i, c := range []struct {
@@ -81,7 +79,7 @@ func triggerSamples(t *testing.T, store *sampleCounter) {
 		if got := store.puts.Load() > before; got != c.wantPut {
 			t.Errorf("trigger %d by %s with %s: got schema written %v, want %v", i, c.actor, c.body, got, c.wantPut)
 		}
-		sc, err := store.GetSchema(context.Background(), "org", w.WorkflowID, 1)
+		sc, err := store.GetSchema(context.Background(), org, w.WorkflowID, 1)
 		if err != nil {
 			t.Fatalf("trigger %d: %v", i, err)
 		}

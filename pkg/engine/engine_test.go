@@ -15,7 +15,6 @@ import (
 
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
-	"github.com/cardflow/cardflow/pkg/dynamostore"
 	"github.com/cardflow/cardflow/pkg/dynamostore/dynamostoretest"
 	"github.com/cardflow/cardflow/pkg/engine"
 	"github.com/cardflow/cardflow/pkg/expr"
@@ -81,22 +80,10 @@ func openBolt(t *testing.T) (cardflow.Store, outbox) {
 	return store, store
 }
 
-// dynamoTables opens stores on the tables this test binary created.
-var dynamoTables struct {
-	mu   sync.Mutex
-	open func(testing.TB) *dynamostore.Store
-}
-
 func openDynamoDB(t *testing.T) (cardflow.Store, outbox) {
-	dynamoTables.mu.Lock()
-	defer dynamoTables.mu.Unlock()
-	if dynamoTables.open == nil {
-		// Skips the test, or fails it under CARDFLOW_STRICT_TESTS=1,
-		// without DynamoDB Local.
-		dynamoTables.open, _ = dynamostoretest.Tables(t)
-	}
+	store := dynamostoretest.Open(t)
 	_, box := openBolt(t)
-	return dynamoTables.open(t), box
+	return store, box
 }
 
 func newFixture(t *testing.T, b backend, opts ...engine.Option) *fixture {

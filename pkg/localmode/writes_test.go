@@ -79,10 +79,7 @@ func TestApprovalWrites(t *testing.T) {
 		open func(t *testing.T, outbox *boltstore.Store) cardflow.Store
 	}{
 		{"bolt", func(_ *testing.T, outbox *boltstore.Store) cardflow.Store { return outbox }},
-		{"dynamodb", func(t *testing.T, _ *boltstore.Store) cardflow.Store {
-			open, _ := dynamostoretest.Tables(t) // skips the test without DynamoDB Local
-			return open(t)
-		}},
+		{"dynamodb", func(t *testing.T, _ *boltstore.Store) cardflow.Store { return dynamostoretest.Open(t) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) { approvalWrites(t, tc.open) })
 	}
