@@ -73,7 +73,14 @@ func (s *writeCounter) PutSchema(ctx context.Context, sc *cardflow.Schema) error
 // counts are the same on both stores: on bbolt each write is one synced
 // transaction (grouped with others by the committer), on DynamoDB one
 // write request, and the end reads the process record first.
-func TestApprovalWrites(t *testing.T) {
+func TestApprovalWrites(t *testing.T) { onEachStore(t, approvalWrites) }
+
+// onEachStore runs test on each store, as pkg/storetest's contract runs:
+// the embedded store, which is its own outbox, and DynamoDB on DynamoDB
+// Local (skipped without it), beside an embedded outbox. A test on
+// DynamoDB shares its tables with others, so it uses an organization of
+// its own.
+func onEachStore(t *testing.T, test func(t *testing.T, open func(t *testing.T, outbox *boltstore.Store) cardflow.Store)) {
 	for _, tc := range []struct {
 		name string
 		open func(t *testing.T, outbox *boltstore.Store) cardflow.Store
@@ -81,7 +88,7 @@ func TestApprovalWrites(t *testing.T) {
 		{"bolt", func(_ *testing.T, outbox *boltstore.Store) cardflow.Store { return outbox }},
 		{"dynamodb", func(t *testing.T, _ *boltstore.Store) cardflow.Store { return dynamostoretest.Open(t) }},
 	} {
-		t.Run(tc.name, func(t *testing.T) { approvalWrites(t, tc.open) })
+		t.Run(tc.name, func(t *testing.T) { test(t, tc.open) })
 	}
 }
 
