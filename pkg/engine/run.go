@@ -116,16 +116,15 @@ func (r *run) event(typ string, n *node, msg string) {
 // later modified_on than the one before, even within a millisecond, so
 // that waitForExecution's since tells every change apart.
 //
-// When the execution goes on in this Advance with a local step that does
-// not end it, the write is left to a later step: running local steps again
-// after a crash is unseen, so nothing is lost, and a run of them costs one
-// synced write instead of one each. Everything is written before anything
-// outside the execution happens: before a step that is not local, before
-// the process record closes (finish), and before Advance returns.
+// When the execution goes on in this Advance with a local step, the write
+// is left to a later step: running local steps again after a crash is
+// unseen, so nothing is lost, and a run of them costs one synced write
+// instead of one each. Everything is written before anything outside the
+// execution happens: before a step that is not local, and before Advance
+// returns. An end step is local: the write that stores the end closes the
+// process record in the same change (cardflow.Store's PutExecution).
 func (r *run) persist(ctx context.Context) error {
 	r.ex.ModifiedOn = max(r.millis(), r.ex.ModifiedOn+1)
-	// Before an end step too: the end's write closes the process record
-	// in the same change (cardflow.Store's PutExecution).
 	if n := r.g.steps[r.ex.State.StepID]; !r.stepwise && r.ex.Status == cardflow.ExecRunning &&
 		r.ex.State.Phase == "" && n != nil && n.local {
 		r.pending = true
