@@ -174,6 +174,7 @@ func (s *Store) start(ctx context.Context, e *cardflow.Execution, p *cardflow.Pr
 		}
 		return err
 	}
+	// Twice at most: a refused sample is left out of the second try.
 	for err = errSampleRefused; errors.Is(err, errSampleRefused); {
 		err = retryRaces(ctx, try)
 	}

@@ -463,9 +463,9 @@ func (s *Store) getHead(ctx context.Context, org, workflowID, executionID string
 }
 
 // readStored reads the head of an execution of org (the named attributes
-// of it, or all), then its parts, if it is stored in parts. A part written after the head was read (its
-// revision is newer) means a write came in between: the read starts over,
-// so it never joins parts of two revisions.
+// of it, or all), then its parts, if it is stored in parts. A part written
+// after the head was read (its revision is newer) means a write came in
+// between: the read starts over, so it never joins parts of two revisions.
 func (s *Store) readStored(ctx context.Context, org, workflowID, executionID string, names ...string) (map[string]types.AttributeValue, []cardflow.Part, int64, error) {
 	for attempt := 1; ; attempt++ {
 		item, err := s.getHead(ctx, org, workflowID, executionID, names...)
