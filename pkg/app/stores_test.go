@@ -3,12 +3,12 @@ package app_test
 import (
 	"testing"
 
+	"github.com/cardflow/cardflow/internal/dynamostoretest"
 	"github.com/cardflow/cardflow/pkg/cardflow"
-	"github.com/cardflow/cardflow/pkg/dynamostore/dynamostoretest"
 )
 
 // onEachStore runs test on each store: the embedded one and DynamoDB on
-// DynamoDB Local (skipped without it), as pkg/storetest's contract runs.
+// DynamoDB Local (skipped without it), as internal/storetest's contract runs.
 // open gives a store of the backend; a test on DynamoDB shares its tables
 // with others, so it uses an organization of its own.
 func onEachStore(t *testing.T, test func(t *testing.T, open func(testing.TB) cardflow.Store)) {

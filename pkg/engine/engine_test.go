@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardflow/cardflow/internal/dynamostoretest"
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
-	"github.com/cardflow/cardflow/pkg/dynamostore/dynamostoretest"
 	"github.com/cardflow/cardflow/pkg/engine"
 	"github.com/cardflow/cardflow/pkg/expr"
 )
@@ -63,7 +63,7 @@ type backend struct {
 // embedded outbox.
 var backends = []backend{{"bolt", openBolt}, {"dynamodb", openDynamoDB}}
 
-// onEachStore runs test on each backend, as pkg/storetest's contract runs
+// onEachStore runs test on each backend, as internal/storetest's contract runs
 // on each store.
 func onEachStore(t *testing.T, test func(*testing.T, backend)) {
 	for _, b := range backends {

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardflow/cardflow/internal/dynamostoretest"
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
-	"github.com/cardflow/cardflow/pkg/dynamostore/dynamostoretest"
 	"github.com/cardflow/cardflow/pkg/localmode"
 	"github.com/cardflow/cardflow/pkg/sample"
 )
@@ -75,7 +75,7 @@ func (s *writeCounter) PutSchema(ctx context.Context, sc *cardflow.Schema) error
 // write request, and the end reads the process record first.
 func TestApprovalWrites(t *testing.T) { onEachStore(t, approvalWrites) }
 
-// onEachStore runs test on each store, as pkg/storetest's contract runs:
+// onEachStore runs test on each store, as internal/storetest's contract runs:
 // the embedded store, which is its own outbox, and DynamoDB on DynamoDB
 // Local (skipped without it), beside an embedded outbox. A test on
 // DynamoDB shares its tables with others, so it uses an organization of
