@@ -7,6 +7,7 @@ import (
 	"context"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -45,4 +46,25 @@ func Tables(tb testing.TB) (open func(tb testing.TB) *dynamostore.Store, prefix 
 		}
 		return store
 	}, prefix
+}
+
+// shared opens stores on the tables Open creates once per test binary.
+var shared struct {
+	mu   sync.Mutex
+	open func(tb testing.TB) *dynamostore.Store
+}
+
+// Open returns a store on tables this test binary shares, which its first
+// call creates (Tables): the tests that run something on each store (the
+// engine's, local mode's) give each test an organization of its own
+// rather than tables of its own. Without the endpoint it skips the test,
+// or fails it under CARDFLOW_STRICT_TESTS=1.
+func Open(tb testing.TB) *dynamostore.Store {
+	tb.Helper()
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if shared.open == nil {
+		shared.open, _ = Tables(tb)
+	}
+	return shared.open(tb)
 }

@@ -173,9 +173,6 @@ func testEngine(t *testing.T, e env) {
 
 	t.Run("EndClosesProcess", func(t *testing.T) {
 		s := e.store(t)
-		if !cardflow.ClosesProcessOnEnd(s) {
-			t.Skip("the store leaves the process record to CloseProcess")
-		}
 		org := newOrg()
 		wf := workflows.create(t, s, org, 1)
 		start := func(pid string) (*cardflow.Execution, *cardflow.Process) {
@@ -223,15 +220,11 @@ func testEngine(t *testing.T, e env) {
 
 	t.Run("StartWithSample", func(t *testing.T) {
 		s := e.store(t)
-		ss, ok := s.(cardflow.SampleStartStore)
-		if !ok {
-			t.Skip("the store writes samples apart (PutSchema)")
-		}
 		org := newOrg()
 		wf := workflows.create(t, s, org, 1)
 		ex := execution(org, wf)
 		want := schema(org, wf, 1)
-		mustOK(t, "start with a sample", ss.StartExecutionWithSample(t.Context(), ex, process(ex, "PO-1"), nil, want))
+		mustOK(t, "start with a sample", s.StartExecutionWithSample(t.Context(), ex, process(ex, "PO-1"), nil, want))
 		got, err := s.GetSchema(t.Context(), org, wf, 1)
 		mustOK(t, "get sample", err)
 		sameSchema(t, "sample written with the start", got, want)
@@ -243,14 +236,14 @@ func testEngine(t *testing.T, e env) {
 		other := execution(org, wf)
 		changed := schema(org, wf, 1)
 		changed.WorkflowMockPayload = map[string]any{"changed": true}
-		wantCode(t, "start with an open process id", ss.StartExecutionWithSample(t.Context(), other, process(other, "PO-1"), nil, changed), cardflow.ECONFLICT)
+		wantCode(t, "start with an open process id", s.StartExecutionWithSample(t.Context(), other, process(other, "PO-1"), nil, changed), cardflow.ECONFLICT)
 		got, err = s.GetSchema(t.Context(), org, wf, 1)
 		mustOK(t, "get sample", err)
 		sameSchema(t, "sample after a failed start", got, want)
 
 		// A sample PutSchema refuses is left out; the start goes on.
 		third := execution(org, wf)
-		mustOK(t, "start with a sample without a version", ss.StartExecutionWithSample(t.Context(), third, process(third, "PO-3"), nil, schema(org, wf, 0)))
+		mustOK(t, "start with a sample without a version", s.StartExecutionWithSample(t.Context(), third, process(third, "PO-3"), nil, schema(org, wf, 0)))
 		mustOK(t, "get the started execution", errOf(s.GetExecution(t.Context(), org, wf, third.WorkflowExecutionID)))
 	})
 

@@ -145,39 +145,31 @@ func testExecutions(t *testing.T, e env) {
 
 	t.Run("ExecutionStatus", func(t *testing.T) {
 		s := e.store(t)
-		ss, ok := s.(cardflow.ExecutionStatusStore)
-		if !ok {
-			t.Skip("the store does not read statuses alone")
-		}
 		org := newOrg()
 		wf := workflows.create(t, s, org, 1)
 		ex := execution(org, wf)
 		mustOK(t, "create", s.CreateExecution(t.Context(), ex))
 		ex.Status, ex.ModifiedOn = cardflow.ExecSucceeded, ex.ModifiedOn+5
 		mustOK(t, "put", s.PutExecution(t.Context(), ex))
-		status, modified, err := ss.GetExecutionStatus(t.Context(), org, wf, ex.WorkflowExecutionID)
+		status, modified, err := s.GetExecutionStatus(t.Context(), org, wf, ex.WorkflowExecutionID)
 		mustOK(t, "get status", err)
 		if status != ex.Status || modified != ex.ModifiedOn {
 			t.Errorf("got %s %d, want %s %d", status, modified, ex.Status, ex.ModifiedOn)
 		}
-		_, _, err = ss.GetExecutionStatus(t.Context(), newOrg(), wf, ex.WorkflowExecutionID)
+		_, _, err = s.GetExecutionStatus(t.Context(), newOrg(), wf, ex.WorkflowExecutionID)
 		wantCode(t, "status of another organization's execution", err, cardflow.ENOTFOUND)
-		_, _, err = ss.GetExecutionStatus(t.Context(), org, wf, newID())
+		_, _, err = s.GetExecutionStatus(t.Context(), org, wf, newID())
 		wantCode(t, "status of a missing execution", err, cardflow.ENOTFOUND)
 	})
 
 	t.Run("ExecutionRevision", func(t *testing.T) {
 		s := e.store(t)
-		rs, ok := s.(cardflow.ExecutionRevisionStore)
-		if !ok {
-			t.Skip("the store does not read revisions alone")
-		}
 		org := newOrg()
 		wf := workflows.create(t, s, org, 1)
 		ex := execution(org, wf)
 		mustOK(t, "create", s.CreateExecution(t.Context(), ex))
 		for range 2 {
-			rev, err := rs.GetExecutionRevision(t.Context(), org, wf, ex.WorkflowExecutionID)
+			rev, err := s.GetExecutionRevision(t.Context(), org, wf, ex.WorkflowExecutionID)
 			mustOK(t, "get revision", err)
 			if rev != ex.Revision {
 				t.Errorf("got revision %d, want %d", rev, ex.Revision)
@@ -185,18 +177,14 @@ func testExecutions(t *testing.T, e env) {
 			ex.ModifiedOn++
 			mustOK(t, "put", s.PutExecution(t.Context(), ex))
 		}
-		_, err := rs.GetExecutionRevision(t.Context(), newOrg(), wf, ex.WorkflowExecutionID)
+		_, err := s.GetExecutionRevision(t.Context(), newOrg(), wf, ex.WorkflowExecutionID)
 		wantCode(t, "revision of another organization's execution", err, cardflow.ENOTFOUND)
-		_, err = rs.GetExecutionRevision(t.Context(), org, wf, newID())
+		_, err = s.GetExecutionRevision(t.Context(), org, wf, newID())
 		wantCode(t, "revision of a missing execution", err, cardflow.ENOTFOUND)
 	})
 
 	t.Run("ExecutionHead", func(t *testing.T) {
 		s := e.store(t)
-		hs, ok := s.(cardflow.ExecutionHeadStore)
-		if !ok {
-			t.Skip("the store does not read heads alone")
-		}
 		org := newOrg()
 		wf := workflows.create(t, s, org, 1)
 		ex := execution(org, wf)
@@ -204,21 +192,17 @@ func testExecutions(t *testing.T, e env) {
 		ex.State.Outputs = map[string]any{"start": map[string]any{"ok": true}}
 		ex.CondensedLogs = map[string]cardflow.StepLog{"start": {Output: map[string]any{"ok": true}, Status: cardflow.ExecSucceeded}}
 		mustOK(t, "create", s.CreateExecution(t.Context(), ex))
-		head, err := hs.GetExecutionHead(t.Context(), org, wf, ex.WorkflowExecutionID)
+		head, err := s.GetExecutionHead(t.Context(), org, wf, ex.WorkflowExecutionID)
 		mustOK(t, "get head", err)
 		sameJSON(t, "head", head.Outline(), ex.Outline())
-		_, err = hs.GetExecutionHead(t.Context(), newOrg(), wf, ex.WorkflowExecutionID)
+		_, err = s.GetExecutionHead(t.Context(), newOrg(), wf, ex.WorkflowExecutionID)
 		wantCode(t, "head of another organization's execution", err, cardflow.ENOTFOUND)
-		_, err = hs.GetExecutionHead(t.Context(), org, wf, newID())
+		_, err = s.GetExecutionHead(t.Context(), org, wf, newID())
 		wantCode(t, "head of a missing execution", err, cardflow.ENOTFOUND)
 	})
 
 	t.Run("ExecutionJSON", func(t *testing.T) {
 		s := e.store(t)
-		js, ok := s.(cardflow.ExecutionJSONStore)
-		if !ok {
-			t.Skip("the store does not keep executions encoded")
-		}
 		org := newOrg()
 		wf := workflows.create(t, s, org, 1)
 		ex := execution(org, wf)
@@ -227,7 +211,7 @@ func testExecutions(t *testing.T, e env) {
 		mustOK(t, "create", s.CreateExecution(t.Context(), ex))
 		ex.Status, ex.WorkflowOutputPayload = cardflow.ExecSucceeded, map[string]any{"approved": true}
 		mustOK(t, "put", s.PutExecution(t.Context(), ex))
-		got, err := js.GetExecutionJSON(t.Context(), org, wf, ex.WorkflowExecutionID)
+		got, err := s.GetExecutionJSON(t.Context(), org, wf, ex.WorkflowExecutionID)
 		mustOK(t, "get JSON", err)
 		want, err := json.Marshal(ex)
 		mustOK(t, "encode", err)
@@ -241,9 +225,9 @@ func testExecutions(t *testing.T, e env) {
 		if full.Revision != ex.Revision {
 			t.Errorf("revision: got %d, want %d", full.Revision, ex.Revision)
 		}
-		_, err = js.GetExecutionJSON(t.Context(), newOrg(), wf, ex.WorkflowExecutionID)
+		_, err = s.GetExecutionJSON(t.Context(), newOrg(), wf, ex.WorkflowExecutionID)
 		wantCode(t, "get JSON of another organization's execution", err, cardflow.ENOTFOUND)
-		_, err = js.GetExecutionJSON(t.Context(), org, wf, newID())
+		_, err = s.GetExecutionJSON(t.Context(), org, wf, newID())
 		wantCode(t, "get JSON of an unknown execution", err, cardflow.ENOTFOUND)
 	})
 

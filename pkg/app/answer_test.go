@@ -2,14 +2,12 @@ package app_test
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/cardflow/cardflow/pkg/app"
-	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 )
 
@@ -28,12 +26,12 @@ func (w *wakes) Wake(context.Context, cardflow.ExecutionRef, *cardflow.Wait) err
 	return nil
 }
 
-func TestAnswerCard(t *testing.T) {
-	store, err := boltstore.Open(filepath.Join(t.TempDir(), "cardflow.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+func TestAnswerCard(t *testing.T) { onEachStore(t, answerCard) }
+
+func answerCard(t *testing.T, open func(testing.TB) cardflow.Store) {
+	store := open(t)
+	// Ids of their own: the DynamoDB tables are shared.
+	orgA, orgB, exID, wfID := "org-a-"+cardflow.NewID(time.Now()), "org-b-"+cardflow.NewID(time.Now()), cardflow.NewID(time.Now()), cardflow.NewID(time.Now())
 	runner := &wakes{}
 	now := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
 	svc, err := app.New(store, app.WithRunner(runner), app.WithClock(func() time.Time { return now }))
@@ -43,12 +41,12 @@ func TestAnswerCard(t *testing.T) {
 	ctx := context.Background()
 	ms := now.UnixMilli()
 	ex := &cardflow.Execution{
-		WorkflowExecutionID: "01KEX", WorkflowID: "01KWF", WorkflowVersion: 1, OrganizationID: "org-a", WorkspaceID: "ws",
+		WorkflowExecutionID: exID, WorkflowID: wfID, WorkflowVersion: 1, OrganizationID: orgA, WorkspaceID: "ws",
 		Status: cardflow.ExecWaiting, CreatedOn: ms, ModifiedOn: ms,
 		WorkflowDetails: cardflow.WorkflowDetails{WorkflowName: "wf", WorkflowSteps: []cardflow.Step{{ID: "approve", Name: "Manager approval", Type: cardflow.StepCard}}},
 		State:           cardflow.ExecutionState{StepID: "approve", Phase: cardflow.PhaseWaiting, ProcessID: "PO-1", Wait: 1},
 	}
-	if err := store.StartExecution(ctx, ex, &cardflow.Process{OrganizationID: "org-a", ProcessID: "PO-1", WorkflowID: "01KWF", ExecutionID: "01KEX", CreatedOn: ms}, nil); err != nil {
+	if err := store.StartExecution(ctx, ex, &cardflow.Process{OrganizationID: orgA, ProcessID: "PO-1", WorkflowID: wfID, ExecutionID: exID, CreatedOn: ms}, nil); err != nil {
 		t.Fatal(err)
 	}
 	as := func(org, actor string) context.Context {
@@ -59,16 +57,16 @@ func TestAnswerCard(t *testing.T) {
 	}
 
 	// The card went out before its wait opened: the answer is kept for it.
-	out, err := answer("org-a", "teams:ann", "approve", 1, "01KEX")
+	out, err := answer(orgA, "teams:ann", "approve", 1, exID)
 	if err != nil || !out.Resumed || out.StepName != "Manager approval" {
 		t.Fatalf("early answer: got %+v, %v, want it kept for Manager approval", out, err)
 	}
-	p, _ := store.GetProcess(ctx, "org-a", "PO-1")
+	p, _ := store.GetProcess(ctx, orgA, "PO-1")
 	if p.Early == nil || p.Early.Actor != "teams:ann" || p.Early.Payload.(map[string]any)["source"] != cardflow.SourceTeams {
 		t.Fatalf("process: got early %+v, want ann's answer with source TEAMS", p.Early)
 	}
 	// A second early answer reports the first.
-	if out, err := answer("org-a", "teams:bob", "reject", 1, "01KEX"); err != nil || out.Resumed || out.Wait.Resume.Actor != "teams:ann" {
+	if out, err := answer(orgA, "teams:bob", "reject", 1, exID); err != nil || out.Resumed || out.Wait.Resume.Actor != "teams:ann" {
 		t.Fatalf("second early answer: got %+v, %v, want ann's decision, not resumed", out, err)
 	}
 
@@ -83,20 +81,20 @@ func TestAnswerCard(t *testing.T) {
 		wait                 int
 		code                 string
 	}{
-		{"another organization", "org-b", "01KEX", 1, cardflow.ENOTFOUND},
-		{"an earlier execution", "org-a", "01KOLD", 1, cardflow.ECONFLICT},
-		{"a later wait", "org-a", "01KEX", 3, cardflow.ECONFLICT},
+		{"another organization", orgB, exID, 1, cardflow.ENOTFOUND},
+		{"an earlier execution", orgA, "01KOLD", 1, cardflow.ECONFLICT},
+		{"a later wait", orgA, exID, 3, cardflow.ECONFLICT},
 	}
 	for _, tt := range tests {
 		if _, err := answer(tt.org, "teams:eve", "approve", tt.wait, tt.execution); cardflow.ErrorCode(err) != tt.code {
 			t.Errorf("%s: got %v, want %s", tt.name, err, tt.code)
 		}
 	}
-	out, err = answer("org-a", "teams:carl", "approve", 1, "01KEX")
+	out, err = answer(orgA, "teams:carl", "approve", 1, exID)
 	if err != nil || !out.Resumed || out.Wait.Resume.Actor != "teams:carl" {
 		t.Fatalf("answer: got %+v, %v, want carl's answer claiming the wait", out, err)
 	}
-	out, err = answer("org-a", "teams:dan", "reject", 1, "01KEX")
+	out, err = answer(orgA, "teams:dan", "reject", 1, exID)
 	if err != nil || out.Resumed || out.Wait.Resume.Actor != "teams:carl" {
 		t.Fatalf("second answer: got %+v, %v, want carl's decision, not resumed", out, err)
 	}
@@ -105,18 +103,18 @@ func TestAnswerCard(t *testing.T) {
 	}
 
 	// A wait past its deadline takes no answer, even before it is marked.
-	p, _ = store.GetProcess(ctx, "org-a", "PO-1")
+	p, _ = store.GetProcess(ctx, orgA, "PO-1")
 	p.Waits, p.Wait = 2, &cardflow.Wait{Seq: 2, StepID: "approve", OpenedOn: ms, Deadline: ms}
 	if err := store.PutProcess(ctx, p); err != nil {
 		t.Fatal(err)
 	}
-	out, err = answer("org-a", "teams:ann", "approve", 2, "01KEX")
+	out, err = answer(orgA, "teams:ann", "approve", 2, exID)
 	if err != nil || out.Resumed || !out.Wait.TimedOut || out.Wait.Resume != nil {
 		t.Fatalf("answer past the deadline: got %+v, %v, want a timed-out wait, not resumed", out, err)
 	}
 
 	// The execution moved on to its next wait: the old card is stale.
-	if _, err := answer("org-a", "teams:ann", "approve", 1, "01KEX"); cardflow.ErrorCode(err) != cardflow.ECONFLICT || !strings.Contains(err.Error(), "moved on") {
+	if _, err := answer(orgA, "teams:ann", "approve", 1, exID); cardflow.ErrorCode(err) != cardflow.ECONFLICT || !strings.Contains(err.Error(), "moved on") {
 		t.Errorf("stale card: got %v, want a conflict saying the workflow moved on", err)
 	}
 }

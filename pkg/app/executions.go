@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
 )
@@ -16,21 +15,14 @@ func (s *Service) GetExecution(ctx context.Context, workflowID, executionID stri
 	return s.store.GetExecution(ctx, p.OrganizationID, workflowID, executionID)
 }
 
-// GetExecutionJSON returns one execution encoded as the API shows it:
-// read as it is from a store that keeps it so, else encoded here.
+// GetExecutionJSON returns one execution encoded as the API shows it, as
+// the store encodes it.
 func (s *Service) GetExecutionJSON(ctx context.Context, workflowID, executionID string) ([]byte, error) {
 	p, err := principal(ctx, cardflow.ScopeRead)
 	if err != nil {
 		return nil, err
 	}
-	if js, ok := s.store.(cardflow.ExecutionJSONStore); ok {
-		return js.GetExecutionJSON(ctx, p.OrganizationID, workflowID, executionID)
-	}
-	e, err := s.store.GetExecution(ctx, p.OrganizationID, workflowID, executionID)
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(e)
+	return s.store.GetExecutionJSON(ctx, p.OrganizationID, workflowID, executionID)
 }
 
 // ListWorkflowExecutions lists the executions of one workflow, newest first.

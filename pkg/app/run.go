@@ -170,8 +170,7 @@ type start struct {
 
 // start creates the execution with its process record (and idempotency
 // record) in one change, records the input as the version's schema sample
-// (in that change when the store can, cardflow.SampleStartStore), and
-// hands the execution to the runner.
+// in that change too, and hands the execution to the runner.
 func (s *Service) start(ctx context.Context, st start) (_ string, err error) {
 	if s.runner == nil {
 		return "", cardflow.Errorf(cardflow.EUNAVAILABLE, "this deployment runs no executions")
@@ -223,14 +222,8 @@ func (s *Service) start(ctx context.Context, st start) (_ string, err error) {
 	// The sample is best effort: one that cannot be made now is made by
 	// the next trigger.
 	sample, _ := s.sample(ctx, wf, st.input, st.actor, ms)
-	var serr error
-	if ss, ok := s.store.(cardflow.SampleStartStore); ok && sample != nil {
-		// One synced write for both.
-		serr = ss.StartExecutionWithSample(ctx, ex, proc, st.idem, sample)
-		sample = nil
-	} else {
-		serr = s.store.StartExecution(ctx, ex, proc, st.idem)
-	}
+	// One write for both.
+	serr := s.store.StartExecutionWithSample(ctx, ex, proc, st.idem, sample)
 	if serr != nil && !s.storedAnyway(ctx, ex, serr) {
 		return "", unreadable(serr, "a stored record this execution needs cannot be read (that of process id %s, or of the Idempotency-Key), so it cannot start", pid)
 	} else if k, ok := s.runner.(cardflow.ExecutionKeeper); ok && serr == nil {
@@ -240,13 +233,6 @@ func (s *Service) start(ctx context.Context, st start) (_ string, err error) {
 	}
 	if err := s.runner.Start(ctx, ex.Ref()); err != nil {
 		return "", err
-	}
-	// The execution runs from here on, so the caller gets its id: failing
-	// now would leave a retry without Idempotency-Key to start a second one.
-	// The sample is refreshed by the next trigger; the store logs why this
-	// one was lost.
-	if sample != nil {
-		_ = s.store.PutSchema(ctx, sample)
 	}
 	return id, nil
 }
@@ -352,7 +338,7 @@ func (s *Service) Resume(ctx context.Context, processID string, body []byte) (*R
 		// Read before the claim is written: once it is, the resume has
 		// happened, and a failed read must not answer an error that makes
 		// the caller's retry a conflict.
-		ex, err := s.executionHead(ctx, proc.OrganizationID, proc.WorkflowID, proc.ExecutionID)
+		ex, err := s.store.GetExecutionHead(ctx, proc.OrganizationID, proc.WorkflowID, proc.ExecutionID)
 		if err != nil {
 			return nil, unreadable(err, "execution %s of process id %s cannot be read from the store, so it cannot be resumed", proc.ExecutionID, processID)
 		}
@@ -414,16 +400,6 @@ func (s *Service) refuseApprovalResume(ctx context.Context, proc *cardflow.Proce
 	return cardflow.Errorf(cardflow.EFORBIDDEN, "process id %s waits in approval step %q, which only its approvers decide: "+
 		"they answer through POST /v1/approvals/answerApproval (approval_id %s); an admin may decide without them through POST /v1/approvals/overrideApproval",
 		proc.ProcessID, a.StepName, a.ApprovalID)
-}
-
-// executionHead reads an execution's head, from the store's head alone
-// when it can; either way it fails as GetExecution does when a part cannot
-// be read.
-func (s *Service) executionHead(ctx context.Context, org, workflowID, executionID string) (*cardflow.Execution, error) {
-	if hs, ok := s.store.(cardflow.ExecutionHeadStore); ok {
-		return hs.GetExecutionHead(ctx, org, workflowID, executionID)
-	}
-	return s.store.GetExecution(ctx, org, workflowID, executionID)
 }
 
 // claim applies a resume to a process record: it claims the open wait, or

@@ -74,16 +74,12 @@ func (s *Service) WaitForExecutionJSON(ctx context.Context, in WaitInput) ([]byt
 	defer timeout.Stop()
 	// A timeout of 0 answers the first read.
 	since, last := in.Since, in.Timeout == 0
-	// answer is the item read last, or, after a read of the status alone,
-	// the execution read now.
-	orAnswer := func(item []byte) ([]byte, error) {
-		if item != nil {
-			return item, nil
-		}
+	// Each look reads the status alone; the answer reads the execution.
+	answer := func() ([]byte, error) {
 		return s.GetExecutionJSON(ctx, in.WorkflowID, in.WorkflowExecutionID)
 	}
 	for first := true; ; first = false {
-		status, modified, item, err := s.executionStatus(ctx, p.OrganizationID, in)
+		status, modified, err := s.store.GetExecutionStatus(ctx, p.OrganizationID, in.WorkflowID, in.WorkflowExecutionID)
 		if err != nil {
 			return nil, err
 		}
@@ -92,34 +88,19 @@ func (s *Service) WaitForExecutionJSON(ctx context.Context, in WaitInput) ([]byt
 		}
 		open := status == cardflow.ExecRunning || status == cardflow.ExecWaiting
 		if last || in.Until == UntilFinal && !open || in.Until == UntilChange && modified > since {
-			return orAnswer(item)
+			return answer()
 		}
 		select {
 		case _, ok := <-changed:
 			if !ok {
-				return orAnswer(item)
+				return answer()
 			}
 		case <-timeout.C:
 			last = true // read once more: the answer is the current item
 		case <-ctx.Done():
-			return orAnswer(item) // nobody waits for the answer any more
+			return answer() // nobody waits for the answer any more
 		}
 	}
-}
-
-// executionStatus reads what a waiter looks at: from the store's head
-// alone when it can (item is then nil, read when the wait answers), else
-// from the whole answer, which it returns.
-func (s *Service) executionStatus(ctx context.Context, org string, in WaitInput) (status string, modified int64, item []byte, err error) {
-	if ss, ok := s.store.(cardflow.ExecutionStatusStore); ok {
-		status, modified, err = ss.GetExecutionStatus(ctx, org, in.WorkflowID, in.WorkflowExecutionID)
-		return status, modified, nil, err
-	}
-	if item, err = s.GetExecutionJSON(ctx, in.WorkflowID, in.WorkflowExecutionID); err != nil {
-		return "", 0, nil, err
-	}
-	status, modified, err = cardflow.ExecutionJSONStatus(item)
-	return status, modified, item, err
 }
 
 // pollWatcher is the watcher of a service that hears of no changes: it

@@ -13,7 +13,7 @@ func (s *Store) StartExecution(ctx context.Context, e *cardflow.Execution, p *ca
 	return s.start(ctx, e, p, idem, nil)
 }
 
-// StartExecutionWithSample makes Store a cardflow.SampleStartStore.
+// StartExecutionWithSample is start with the schema sample.
 func (s *Store) StartExecutionWithSample(ctx context.Context, e *cardflow.Execution, p *cardflow.Process, idem *cardflow.Idempotency, sc *cardflow.Schema) error {
 	return s.start(ctx, e, p, idem, sc)
 }

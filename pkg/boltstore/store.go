@@ -260,7 +260,8 @@ func (s *Store) CreateExecution(_ context.Context, e *cardflow.Execution) error 
 type executionWrite struct {
 	org, workflowID, id string
 	// processID names the process record a write that ends the
-	// execution closes (ProcessClosingStore); expires is when it may go.
+	// execution closes (cardflow.Store's PutExecution); expires is when it
+	// may go.
 	processID string
 	expires   int64
 	// k is the key of the head.
@@ -359,10 +360,6 @@ func (s *Store) PutExecution(ctx context.Context, e *cardflow.Execution) error {
 	}
 	return err
 }
-
-// ClosesProcessOnEnd makes Store a cardflow.ProcessClosingStore: a write
-// that ends an execution closes its process record in its transaction.
-func (s *Store) ClosesProcessOnEnd() {}
 
 // closeProcess closes the process record of the execution ew ends, as
 // cardflow.CloseProcess does: it leaves alone a record that another

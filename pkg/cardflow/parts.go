@@ -1,7 +1,6 @@
 package cardflow
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -505,35 +504,4 @@ func (v *executionView) appendJSON(b []byte) []byte {
 	b = strconv.AppendInt(append(b, `,"created_on":`...), v.CreatedOn, 10)
 	b = strconv.AppendInt(append(b, `,"modified_on":`...), v.ModifiedOn, 10)
 	return append(b, '}')
-}
-
-// ExecutionJSONStatus reads the status and modified_on of an execution
-// encoded as the API shows it, for a waiter that looks at each answer
-// before it sends one. In the layout ExecutionJSON and json.Marshal write,
-// the status follows only flat fields and modified_on comes last, so both
-// are found without scanning the logs and payloads in between; any other
-// layout is decoded whole.
-func ExecutionJSONStatus(item []byte) (status string, modifiedOn int64, err error) {
-	const statusKey, modifiedKey = `,"status":"`, `,"modified_on":`
-	i := bytes.Index(item, []byte(statusKey))
-	end := len(item) - 1
-	digits := end
-	for digits > 0 && (item[digits-1] >= '0' && item[digits-1] <= '9' || item[digits-1] == '-') {
-		digits--
-	}
-	if i > 0 && end > 0 && item[0] == '{' && item[end] == '}' && bytes.IndexAny(item[1:i], "{[") < 0 &&
-		bytes.HasSuffix(item[:digits], []byte(modifiedKey)) {
-		rest := item[i+len(statusKey):]
-		if q := bytes.IndexByte(rest, '"'); q >= 0 && bytes.IndexByte(rest[:q], '\\') < 0 {
-			if n, err := strconv.ParseInt(string(item[digits:end]), 10, 64); err == nil {
-				return string(rest[:q]), n, nil
-			}
-		}
-	}
-	var head struct {
-		Status     string `json:"status"`
-		ModifiedOn int64  `json:"modified_on"`
-	}
-	err = json.Unmarshal(item, &head)
-	return head.Status, head.ModifiedOn, err
 }

@@ -265,6 +265,12 @@ type EngineStore interface {
 	// change. ECONFLICT when the process id belongs to an open execution or
 	// the idempotency key is taken (and not expired at e.CreatedOn).
 	StartExecution(ctx context.Context, e *Execution, p *Process, idem *Idempotency) error
+	// StartExecutionWithSample is StartExecution that also stores sc,
+	// when not nil, as PutSchema does, in the same atomic change: a
+	// trigger stores its schema sample without a second write, and a
+	// start that fails stores no sample. A sample PutSchema would refuse
+	// is left out and the start goes on.
+	StartExecutionWithSample(ctx context.Context, e *Execution, p *Process, idem *Idempotency, sc *Schema) error
 	// GetProcess returns the record of a process id.
 	GetProcess(ctx context.Context, org, processID string) (*Process, error)
 	// PutProcess replaces a process record if its stored revision equals

@@ -92,8 +92,36 @@ type Store interface {
 	// PutExecution replaces a stored execution if its stored revision
 	// equals e.Revision, and increments e.Revision; ECONFLICT when another
 	// writer changed it first. Its state is stored with it.
+	//
+	// A write that ends the execution (from RUNNING or WAITING to a final
+	// status) also closes its process record, in the same atomic change,
+	// as CloseProcess does: unless the record belongs to another execution
+	// or is closed already, it is marked closed and expires
+	// ClosedProcessTTL after the execution's modified_on. The engine so
+	// stores an end with one write, and no crash leaves a finished
+	// execution holding its process id.
 	PutExecution(ctx context.Context, e *Execution) error
 	GetExecution(ctx context.Context, org, workflowID, executionID string) (*Execution, error)
+	// GetExecutionJSON is the JSON of what GetExecution returns, without
+	// the state and revision the API does not show, sparing a read the
+	// decode and encode of its free-form values.
+	GetExecutionJSON(ctx context.Context, org, workflowID, executionID string) ([]byte, error)
+	// GetExecutionHead returns the execution as DecodeHead gives it,
+	// without decoding its parts, though checking that they could be
+	// read: what a caller needs that acts on an execution by its ids,
+	// status and current step (a resume). It fails as GetExecution does:
+	// ENOTFOUND, or an error wrapping ErrUnreadable when a part does not
+	// read.
+	GetExecutionHead(ctx context.Context, org, workflowID, executionID string) (*Execution, error)
+	// GetExecutionRevision returns the stored revision of an execution
+	// alone, so that whoever holds the execution as it last wrote it can
+	// tell whether it is still what is stored without reading it whole;
+	// ENOTFOUND as GetExecution.
+	GetExecutionRevision(ctx context.Context, org, workflowID, executionID string) (int64, error)
+	// GetExecutionStatus returns an execution's status and modified_on
+	// alone, for a request that waits for a change (waitForExecution) and
+	// reads the whole execution only to answer; ENOTFOUND as GetExecution.
+	GetExecutionStatus(ctx context.Context, org, workflowID, executionID string) (status string, modifiedOn int64, err error)
 	// ListWorkflowExecutions lists the executions of one workflow of org;
 	// ENOTFOUND when org has no such workflow. Items of both execution
 	// lists carry at least the fields the lists show: all but
@@ -126,61 +154,4 @@ type Store interface {
 	ConversationStore
 
 	Close() error
-}
-
-// ExecutionJSONStore is a Store that can hand out an execution encoded as
-// the API shows it, sparing a read the decode and encode of its free-form
-// values. Stores need not implement it.
-type ExecutionJSONStore interface {
-	// GetExecutionJSON is the JSON of what GetExecution returns, without
-	// the state and revision the API does not show.
-	GetExecutionJSON(ctx context.Context, org, workflowID, executionID string) ([]byte, error)
-}
-
-// ExecutionRevisionStore is a Store that can read an execution's revision
-// alone, so that whoever holds the execution as it last wrote it can tell
-// whether it is still what is stored without reading it whole. Stores need
-// not implement it.
-type ExecutionRevisionStore interface {
-	// GetExecutionRevision returns the stored revision of an execution;
-	// ENOTFOUND as GetExecution.
-	GetExecutionRevision(ctx context.Context, org, workflowID, executionID string) (int64, error)
-}
-
-// ExecutionStatusStore is a Store that can read an execution's status and
-// modified_on alone, for a request that waits for a change
-// (waitForExecution) and reads the whole execution only to answer. Stores
-// need not implement it.
-type ExecutionStatusStore interface {
-	GetExecutionStatus(ctx context.Context, org, workflowID, executionID string) (status string, modifiedOn int64, err error)
-}
-
-// SampleStartStore is a Store that writes a trigger's schema sample in the
-// transaction that starts its execution, sparing the trigger a second
-// synced write on the way to its answer. Stores need not implement it.
-type SampleStartStore interface {
-	// StartExecutionWithSample is StartExecution that also stores sc as
-	// PutSchema does, in the same atomic change: a start that fails
-	// stores no sample. A sample PutSchema would refuse is left out and
-	// the start goes on.
-	StartExecutionWithSample(ctx context.Context, e *Execution, p *Process, idem *Idempotency, sc *Schema) error
-}
-
-// ProcessClosingStore is a Store whose PutExecution of a write that ends
-// an execution (from RUNNING or WAITING to a final status) also closes its
-// process record, in the same atomic change, as CloseProcess does: unless
-// the record belongs to another execution or is closed already, it is
-// marked closed and expires ClosedProcessTTL after the execution's
-// modified_on. The engine then stores the end with one write, where
-// otherwise it stores the steps before the end, closes the process and
-// stores the end, in that order, so that no crash leaves a finished
-// execution holding its process id. Stores need not implement it.
-type ProcessClosingStore interface {
-	ClosesProcessOnEnd()
-}
-
-// ClosesProcessOnEnd reports whether s is a ProcessClosingStore.
-func ClosesProcessOnEnd(s EngineStore) bool {
-	_, ok := s.(ProcessClosingStore)
-	return ok
 }

@@ -2,6 +2,8 @@ package dynamostore
 
 import (
 	"context"
+	"errors"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -21,6 +23,10 @@ func processKey(org, processID string) map[string]types.AttributeValue {
 func idempotencyKey(org, key string) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{attrIdempotencyKey: avS(org + "#" + key)}
 }
+
+// errSampleRefused is the failed condition of a start's schema sample,
+// which the start leaves out.
+var errSampleRefused = cardflow.Errorf(cardflow.ECONFLICT, "the schema sample belongs to another organization's workflow")
 
 func processNotFound(id string) error {
 	return cardflow.Errorf(cardflow.ENOTFOUND, "no execution has process id %s", id)
@@ -52,23 +58,33 @@ func processItem(p *cardflow.Process, revision int64) (map[string]types.Attribut
 const (
 	startProcess = iota
 	startExecution
-	startIdempotency
 )
 
-// StartExecution writes the process record, the execution and the
-// idempotency record in one transaction, each on its own condition: the
-// process id is free or closed, the execution id is free, the key is free or
-// expired at e.CreatedOn. A transaction cancelled by a concurrent one alone
-// wrote nothing and starts over; a failed condition is the conflict.
 func (s *Store) StartExecution(ctx context.Context, e *cardflow.Execution, p *cardflow.Process, idem *cardflow.Idempotency) (err error) {
 	defer s.translate("StartExecution", &err)
+	return s.start(ctx, e, p, idem, nil)
+}
+
+func (s *Store) StartExecutionWithSample(ctx context.Context, e *cardflow.Execution, p *cardflow.Process, idem *cardflow.Idempotency, sc *cardflow.Schema) (err error) {
+	defer s.translate("StartExecutionWithSample", &err)
+	return s.start(ctx, e, p, idem, sc)
+}
+
+// start writes the process record, the execution, the idempotency record
+// and the schema sample in one transaction, each on its own condition: the
+// process id is free or closed, the execution id is free, the key is free
+// or expired at e.CreatedOn, the sample's version is the organization's
+// (as PutSchema's). A transaction cancelled by a concurrent one alone
+// wrote nothing and starts over; a failed condition is the conflict, but
+// for the sample's, which starts over without it.
+func (s *Store) start(ctx context.Context, e *cardflow.Execution, p *cardflow.Process, idem *cardflow.Idempotency, sc *cardflow.Schema) error {
 	if e.OrganizationID == "" || e.WorkflowID == "" || e.WorkflowExecutionID == "" || p.ProcessID == "" || p.OrganizationID != e.OrganizationID {
 		return cardflow.Errorf(cardflow.EINVALID, "an execution needs an organization, a workflow id, an execution id and a process id")
 	}
 	if idem != nil && (idem.Key == "" || idem.OrganizationID != e.OrganizationID) {
 		return cardflow.Errorf(cardflow.EINVALID, "an idempotency record needs a key of the execution's organization")
 	}
-	ops := make([]types.TransactWriteItem, 2, 3)
+	ops := make([]types.TransactWriteItem, 2, 4)
 	item, err := processItem(p, 1)
 	if err != nil {
 		return err
@@ -88,7 +104,9 @@ func (s *Store) StartExecution(ctx context.Context, e *cardflow.Execution, p *ca
 		return err
 	}
 	ops[startExecution] = create[0]
+	idemAt, sampleAt := -1, -1
 	if idem != nil {
+		idemAt = len(ops)
 		body, err := encode("idempotency record", idem)
 		if err != nil {
 			return err
@@ -105,6 +123,17 @@ func (s *Store) StartExecution(ctx context.Context, e *cardflow.Execution, p *ca
 		}
 		ops = append(ops, op)
 	}
+	if sc != nil && sc.OrganizationID != "" && sc.WorkflowID != "" && sc.WorkflowVersion >= 1 {
+		item, err := schemaItem(sc)
+		if err != nil {
+			return err
+		}
+		op, err := s.putOp(TableSchemas, item, schemaCondition(sc))
+		if err != nil {
+			return err
+		}
+		sampleAt, ops = len(ops), append(ops, op)
+	}
 	// The parts have no condition, so a failed condition is still one of
 	// the writes before them.
 	if ops = append(ops, create[1:]...); len(ops) > maxTransactItems {
@@ -114,11 +143,24 @@ func (s *Store) StartExecution(ctx context.Context, e *cardflow.Execution, p *ca
 	if err != nil {
 		return err
 	}
-	err = retryRaces(ctx, func() error {
+	try := func() error {
 		err := s.transact(ctx, ops...)
 		i, stored := failedCondition(err)
-		if i >= 0 && i == counted {
+		switch {
+		case i < 0:
+			return err
+		case i == counted:
 			return cardflow.TooManyOpen(e.OrganizationID, cardflow.OpenExecutionLimit(ctx))
+		case i == sampleAt:
+			// A sample PutSchema would refuse is left out.
+			ops = slices.Delete(ops, i, i+1)
+			sampleAt = -1
+			if counted > i {
+				counted--
+			}
+			return errSampleRefused
+		case i == idemAt:
+			return cardflow.Errorf(cardflow.ECONFLICT, "idempotency key %s is already used", idem.Key)
 		}
 		switch i {
 		case startProcess:
@@ -129,11 +171,13 @@ func (s *Store) StartExecution(ctx context.Context, e *cardflow.Execution, p *ca
 			return cardflow.Errorf(cardflow.ECONFLICT, "process id %s belongs to execution %s, which is still open", p.ProcessID, holder.ExecutionID)
 		case startExecution:
 			return executionExists(e.WorkflowExecutionID)
-		case startIdempotency:
-			return cardflow.Errorf(cardflow.ECONFLICT, "idempotency key %s is already used", idem.Key)
 		}
 		return err
-	})
+	}
+	// Twice at most: a refused sample is left out of the second try.
+	for err = errSampleRefused; errors.Is(err, errSampleRefused); {
+		err = retryRaces(ctx, try)
+	}
 	if err == nil {
 		e.Revision, p.Revision = 1, 1
 		e.Wrote(w)

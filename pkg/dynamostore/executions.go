@@ -3,8 +3,10 @@ package dynamostore
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -215,25 +217,96 @@ func (s *Store) PutExecution(ctx context.Context, e *cardflow.Execution) (err er
 		return err
 	}
 	parts = append(events, parts...)
-	done := false
-	switch {
-	case w.Ends(e):
-		done, err = s.putCounted(ctx, e, item, parts, -1, notFound, changed)
-	case e.ReopensOnWrite():
-		done, err = s.putCounted(ctx, e, item, parts, +1, notFound, changed)
-	}
-	switch {
-	case done:
-	case len(parts) == 0:
-		err = s.putRevision(ctx, TableExecutions, item, e.OrganizationID, e.Revision, notFound, changed)
-	default:
-		err = s.putWithParts(ctx, e, w, item, parts, notFound, changed)
+	if !w.Ends(e) {
+		done := false
+		if e.ReopensOnWrite() {
+			done, err = s.putCounted(ctx, e, item, parts, +1, notFound, changed)
+		}
+		switch {
+		case done:
+		case len(parts) == 0:
+			err = s.putRevision(ctx, TableExecutions, item, e.OrganizationID, e.Revision, notFound, changed)
+		default:
+			err = s.putWithParts(ctx, e, w, item, parts, notFound, changed)
+		}
+	} else {
+		err = s.putEnd(ctx, e, w, item, parts, notFound, changed)
 	}
 	if err == nil {
 		e.Revision++
 		e.Wrote(w)
 	}
 	return err
+}
+
+// putEnd writes an execution whose write ends it, with the close of its
+// process record (closeOp) and the change of its organization's open
+// count in the same transaction. A process record that changed between
+// its read and the transaction (a resume claimed a wait) is read again.
+func (s *Store) putEnd(ctx context.Context, e *cardflow.Execution, w *cardflow.ExecutionWrite, item map[string]types.AttributeValue,
+	parts []types.TransactWriteItem, notFound, changed error) error {
+	for attempt := 1; ; attempt++ {
+		closing, err := s.closeOp(ctx, e)
+		if err != nil {
+			return err
+		}
+		ops := parts
+		if closing != nil {
+			// First, so that parts past a transaction's room, written
+			// before it, never include it.
+			ops = append([]types.TransactWriteItem{*closing}, parts...)
+		}
+		done, err := s.putCounted(ctx, e, item, ops, -1, notFound, changed)
+		if !done {
+			if len(ops) == 0 {
+				return s.putRevision(ctx, TableExecutions, item, e.OrganizationID, e.Revision, notFound, changed)
+			}
+			err = s.putWithParts(ctx, e, w, item, ops, notFound, changed)
+		}
+		if !errors.Is(err, errProcessChanged) {
+			return err
+		}
+		if attempt == maxAttempts {
+			return cardflow.Errorf(cardflow.ECONFLICT, "the process record of execution %s changed too often while it ended; try again", e.WorkflowExecutionID)
+		}
+	}
+}
+
+// errProcessChanged is the failed condition of closeOp's write.
+var errProcessChanged = cardflow.Errorf(cardflow.ECONFLICT, "the process record changed meanwhile")
+
+// processChanged reports whether the write at i of ops, whose condition
+// failed, is that of a process record.
+func (s *Store) processChanged(ops []types.TransactWriteItem, i int) bool {
+	return i >= 0 && i < len(ops) && ops[i].Put != nil && aws.ToString(ops[i].Put.TableName) == aws.ToString(s.table(TableProcesses))
+}
+
+// closeOp returns the write that closes the process record of e, for the
+// transaction that ends e, as cardflow.CloseProcess would: nil when the
+// record is missing, unreadable (left as cardflow.FailUnreadable leaves
+// it), another execution's or closed already. It expires
+// cardflow.ClosedProcessTTL after e's modified_on. Its condition is the
+// revision read.
+func (s *Store) closeOp(ctx context.Context, e *cardflow.Execution) (*types.TransactWriteItem, error) {
+	pid := e.State.ProcessID
+	if pid == "" {
+		return nil, nil
+	}
+	stored, err := s.get(ctx, TableProcesses, processKey(e.OrganizationID, pid))
+	if err != nil || !owned(stored, e.OrganizationID) {
+		return nil, err
+	}
+	p, err := decode[cardflow.Process](stored)
+	if err != nil || p.ExecutionID != e.WorkflowExecutionID || p.Closed {
+		return nil, nil
+	}
+	p.Closed, p.ExpiresAt = true, e.ModifiedOn/1000+int64(cardflow.ClosedProcessTTL/time.Second)
+	item, err := processItem(p, p.Revision+1)
+	if err != nil {
+		return nil, err
+	}
+	op, err := s.putOp(TableProcesses, item, expression.Name(attrRevision).Equal(expression.Value(p.Revision)))
+	return &op, err
 }
 
 func (s *Store) putWithParts(ctx context.Context, e *cardflow.Execution, w *cardflow.ExecutionWrite, item map[string]types.AttributeValue,
@@ -256,12 +329,16 @@ func (s *Store) putWithParts(ctx context.Context, e *cardflow.Execution, w *card
 		return err
 	}
 	head.Put.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
-	err = s.transact(ctx, append([]types.TransactWriteItem{head}, parts...)...)
-	if i, stored := failedCondition(err); i == 0 {
-		if !owned(stored, e.OrganizationID) {
-			return notFound
-		}
+	ops := append([]types.TransactWriteItem{head}, parts...)
+	err = s.transact(ctx, ops...)
+	i, stored := failedCondition(err)
+	switch {
+	case i == 0 && !owned(stored, e.OrganizationID):
+		return notFound
+	case i == 0:
 		return changed
+	case s.processChanged(ops, i):
+		return errProcessChanged
 	}
 	return err
 }
@@ -305,21 +382,95 @@ func (s *Store) GetExecutionJSON(ctx context.Context, org, workflowID, execution
 	return b, nil
 }
 
-// readStored reads the head of an execution of org, then its parts, if it
-// is stored in parts. A part written after the head was read (its
-// revision is newer) means a write came in between: the read starts over,
-// so it never joins parts of two revisions.
-func (s *Store) readStored(ctx context.Context, org, workflowID, executionID string) (map[string]types.AttributeValue, []cardflow.Part, int64, error) {
-	if org == "" || workflowID == "" || executionID == "" {
-		return nil, nil, 0, executionNotFound(executionID)
+// GetExecutionHead reads the head, then the parts, which it checks but
+// does not decode (cardflow.CheckedHead).
+func (s *Store) GetExecutionHead(ctx context.Context, org, workflowID, executionID string) (_ *cardflow.Execution, err error) {
+	defer s.translate("GetExecutionHead", &err)
+	item, parts, revision, err := s.readStored(ctx, org, workflowID, executionID, attrOrg, attrRevision, attrParts, attrRecord)
+	if err != nil {
+		return nil, err
 	}
+	if _, ok := item[attrParts]; !ok {
+		return loadExecution(item)
+	}
+	e, err := cardflow.CheckedHead([]byte(stringAttr(item, attrRecord)), parts)
+	if err != nil {
+		return nil, fmt.Errorf("dynamostore: %w", err)
+	}
+	e.Revision = revision
+	return e, nil
+}
+
+// GetExecutionRevision reads the revision attribute alone, which every
+// write of the execution sets; an execution stored whole before parts is
+// read whole.
+func (s *Store) GetExecutionRevision(ctx context.Context, org, workflowID, executionID string) (_ int64, err error) {
+	defer s.translate("GetExecutionRevision", &err)
+	item, err := s.getHead(ctx, org, workflowID, executionID, attrOrg, attrRevision, attrParts)
+	if err != nil {
+		return 0, err
+	}
+	if _, ok := item[attrParts]; !ok {
+		e, err := s.GetExecution(ctx, org, workflowID, executionID)
+		if err != nil {
+			return 0, err
+		}
+		return e.Revision, nil
+	}
+	return numAttr[int64](item, attrRevision)
+}
+
+// GetExecutionStatus reads the status and modified_on from the head's
+// record alone, leaving out the search and index attributes.
+func (s *Store) GetExecutionStatus(ctx context.Context, org, workflowID, executionID string) (status string, modifiedOn int64, err error) {
+	defer s.translate("GetExecutionStatus", &err)
+	item, err := s.getHead(ctx, org, workflowID, executionID, attrOrg, attrRecord)
+	if err != nil {
+		return "", 0, err
+	}
+	if status, modifiedOn, err = cardflow.HeadStatus([]byte(stringAttr(item, attrRecord))); err != nil {
+		return "", 0, fmt.Errorf("dynamostore: %w", err)
+	}
+	return status, modifiedOn, nil
+}
+
+// getHead reads the named attributes of the head of an execution of org,
+// consistently; all of them when names is empty.
+func (s *Store) getHead(ctx context.Context, org, workflowID, executionID string, names ...string) (map[string]types.AttributeValue, error) {
+	if org == "" || workflowID == "" || executionID == "" {
+		return nil, executionNotFound(executionID)
+	}
+	in := &dynamodb.GetItemInput{TableName: s.table(TableExecutions), Key: executionKey(workflowID, executionID), ConsistentRead: aws.Bool(true)}
+	if len(names) > 0 {
+		proj := expression.NamesList(expression.Name(names[0]))
+		for _, n := range names[1:] {
+			proj = proj.AddNames(expression.Name(n))
+		}
+		expr, err := expression.NewBuilder().WithProjection(proj).Build()
+		if err != nil {
+			return nil, err
+		}
+		in.ProjectionExpression, in.ExpressionAttributeNames = expr.Projection(), expr.Names()
+	}
+	out, err := s.client.GetItem(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	if !owned(out.Item, org) {
+		return nil, executionNotFound(executionID)
+	}
+	return out.Item, nil
+}
+
+// readStored reads the head of an execution of org (the named attributes
+// of it, or all), then its parts, if it is stored in parts. A part written
+// after the head was read (its revision is newer) means a write came in
+// between: the read starts over, so it never joins parts of two revisions.
+func (s *Store) readStored(ctx context.Context, org, workflowID, executionID string, names ...string) (map[string]types.AttributeValue, []cardflow.Part, int64, error) {
 	for attempt := 1; ; attempt++ {
-		item, err := s.get(ctx, TableExecutions, executionKey(workflowID, executionID))
+		item, err := s.getHead(ctx, org, workflowID, executionID, names...)
 		if err != nil {
 			return nil, nil, 0, err
-		}
-		if !owned(item, org) {
-			return nil, nil, 0, executionNotFound(executionID)
 		}
 		if _, ok := item[attrParts]; !ok {
 			return item, nil, 0, nil

@@ -172,6 +172,8 @@ func (s *Store) putCounted(ctx context.Context, e *cardflow.Execution, item map[
 		switch {
 		case i < 0:
 			return err
+		case s.processChanged(ops, i):
+			return errProcessChanged
 		case i == len(ops)-1 && maxOpen > 0:
 			return cardflow.TooManyOpen(e.OrganizationID, maxOpen)
 		case i == len(ops)-1:

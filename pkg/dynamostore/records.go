@@ -23,23 +23,39 @@ func (s *Store) PutSchema(ctx context.Context, sc *cardflow.Schema) (err error) 
 	if sc.OrganizationID == "" || sc.WorkflowID == "" || sc.WorkflowVersion < 1 {
 		return cardflow.Errorf(cardflow.EINVALID, "a schema needs an organization, a workflow id and a version")
 	}
-	b, err := sc.MarshalRecord()
+	item, err := schemaItem(sc)
 	if err != nil {
 		return err
 	}
-	body, err := encoded("schema", b)
-	if err != nil {
-		return err
-	}
-	item := workflowVersionKey(sc.WorkflowID, sc.WorkflowVersion)
-	item[attrOrg] = avS(sc.OrganizationID)
-	item[attrRecord] = body
-	err = s.put(ctx, TableSchemas, item, expression.AttributeNotExists(expression.Name(attrWorkflow)).
-		Or(expression.Name(attrOrg).Equal(expression.Value(sc.OrganizationID))))
+	err = s.put(ctx, TableSchemas, item, schemaCondition(sc))
 	if conditionFailed(err) {
 		return cardflow.Errorf(cardflow.ENOTFOUND, "workflow %s not found", sc.WorkflowID)
 	}
 	return err
+}
+
+// schemaItem is the item of a schema record, for PutSchema and for the
+// sample a start writes, on schemaCondition.
+func schemaItem(sc *cardflow.Schema) (map[string]types.AttributeValue, error) {
+	b, err := sc.MarshalRecord()
+	if err != nil {
+		return nil, err
+	}
+	body, err := encoded("schema", b)
+	if err != nil {
+		return nil, err
+	}
+	item := workflowVersionKey(sc.WorkflowID, sc.WorkflowVersion)
+	item[attrOrg] = avS(sc.OrganizationID)
+	item[attrRecord] = body
+	return item, nil
+}
+
+// schemaCondition holds where no record of another organization is stored
+// under the schema's key.
+func schemaCondition(sc *cardflow.Schema) expression.ConditionBuilder {
+	return expression.AttributeNotExists(expression.Name(attrWorkflow)).
+		Or(expression.Name(attrOrg).Equal(expression.Value(sc.OrganizationID)))
 }
 
 func (s *Store) GetSchema(ctx context.Context, org, workflowID string, version int) (_ *cardflow.Schema, err error) {

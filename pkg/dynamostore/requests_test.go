@@ -20,12 +20,13 @@ import (
 )
 
 // requestCounter is an SDK middleware that counts the requests a client
-// sends, per operation, and notes reads of base tables that are not
-// consistent.
+// sends, per operation, notes reads of base tables that are not
+// consistent, and the attributes GetItem requests project.
 type requestCounter struct {
 	mu           sync.Mutex
 	counts       map[string]int
 	inconsistent []string
+	projected    []string
 }
 
 // clientOption installs the counter on a client.
@@ -51,6 +52,11 @@ func (c *requestCounter) clientOption(o *dynamodb.Options) {
 					if p.ConsistentRead == nil || !*p.ConsistentRead {
 						what = "GetItem " + *p.TableName
 					}
+					if p.ProjectionExpression != nil {
+						c.mu.Lock()
+						c.projected = append(c.projected, strings.Join(slices.Sorted(maps.Values(p.ExpressionAttributeNames)), " "))
+						c.mu.Unlock()
+					}
 				case *dynamodb.QueryInput:
 					if p.IndexName == nil && (p.ConsistentRead == nil || !*p.ConsistentRead) {
 						what = "Query " + *p.TableName
@@ -71,7 +77,17 @@ func (c *requestCounter) take() map[string]int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	got := c.counts
-	c.counts = map[string]int{}
+	c.counts, c.projected = map[string]int{}, nil
+	return got
+}
+
+// takeProjected returns the attributes each GetItem since the last take
+// projected, and starts afresh.
+func (c *requestCounter) takeProjected() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	got := c.projected
+	c.projected = nil
 	return got
 }
 
@@ -123,7 +139,10 @@ func TestRequests(t *testing.T) {
 	hash := sha256.Sum256([]byte(keyID))
 	key := &cardflow.APIKey{KeyID: keyID, Hash: hex.EncodeToString(hash[:]), OrganizationID: org, Scopes: []string{cardflow.ScopeRead}}
 	started := &cardflow.Execution{OrganizationID: org, WorkflowID: wf.WorkflowID, WorkflowVersion: 1, WorkflowExecutionID: cardflow.NewID(time.Now()),
+		Status: cardflow.ExecRunning, CreatedOn: 1700000000000, State: cardflow.ExecutionState{ProcessID: "PO-1"}}
+	sampled := &cardflow.Execution{OrganizationID: org, WorkflowID: wf.WorkflowID, WorkflowVersion: 1, WorkflowExecutionID: cardflow.NewID(time.Now()),
 		Status: cardflow.ExecRunning, CreatedOn: 1700000000000}
+	sampledProc := &cardflow.Process{OrganizationID: org, ProcessID: "PO-2", WorkflowID: wf.WorkflowID, ExecutionID: sampled.WorkflowExecutionID}
 	proc := &cardflow.Process{OrganizationID: org, ProcessID: "PO-1", WorkflowID: wf.WorkflowID, ExecutionID: started.WorkflowExecutionID}
 	idem := &cardflow.Idempotency{OrganizationID: org, Key: "key-1", WorkflowID: wf.WorkflowID, ExecutionID: started.WorkflowExecutionID, ExpiresAt: 1700086400}
 	schedule := &cardflow.Schedule{OrganizationID: org, WorkflowID: wf.WorkflowID, WorkflowVersion: 5, Expression: "rate(1 hour)", State: cardflow.ScheduleActive}
@@ -132,6 +151,13 @@ func TestRequests(t *testing.T) {
 	page := cardflow.ListOptions[cardflow.WorkflowKey]{Limit: 5}
 	lastPage := cardflow.ListOptions[cardflow.WorkflowKey]{Limit: 5, After: &cardflow.WorkflowKey{OrganizationID: org, WorkflowID: wf.WorkflowID, WorkflowVersion: 3}}
 	execPage := cardflow.ListOptions[cardflow.ExecutionKey]{Limit: 5}
+	// The reads that project attributes.
+	projections := map[string][]string{
+		"ListWorkflowExecutions, no executions": {"organization_id"},
+		"GetExecutionHead":                      {"organization_id parts record revision"},
+		"GetExecutionRevision":                  {"organization_id parts revision"},
+		"GetExecutionStatus":                    {"organization_id record"},
+	}
 	for _, tc := range []struct {
 		name string
 		call func() error
@@ -169,6 +195,25 @@ func TestRequests(t *testing.T) {
 			return s.PutExecution(ctx, ex)
 		}, map[string]int{"TransactWriteItems": 1}},
 		{"GetExecution", func() error { _, err := s.GetExecution(ctx, org, wf.WorkflowID, ex.WorkflowExecutionID); return err }, map[string]int{"GetItem": 1, "Query": 1}},
+		{"GetExecutionJSON", func() error {
+			_, err := s.GetExecutionJSON(ctx, org, wf.WorkflowID, ex.WorkflowExecutionID)
+			return err
+		},
+			map[string]int{"GetItem": 1, "Query": 1}},
+		{"GetExecutionHead", func() error {
+			_, err := s.GetExecutionHead(ctx, org, wf.WorkflowID, ex.WorkflowExecutionID)
+			return err
+		},
+			map[string]int{"GetItem": 1, "Query": 1}},
+		{"GetExecutionRevision", func() error {
+			_, err := s.GetExecutionRevision(ctx, org, wf.WorkflowID, ex.WorkflowExecutionID)
+			return err
+		}, map[string]int{"GetItem": 1}},
+		{"GetExecutionStatus", func() error {
+			_, _, err := s.GetExecutionStatus(ctx, org, wf.WorkflowID, ex.WorkflowExecutionID)
+			return err
+		},
+			map[string]int{"GetItem": 1}},
 		{"ListWorkflowExecutions, a full page", func() error { _, err := s.ListWorkflowExecutions(ctx, org, wf.WorkflowID, execPage); return err }, map[string]int{"Query": 1}},
 		{"ListWorkflowExecutions, no executions", func() error { _, err := s.ListWorkflowExecutions(ctx, org, quiet.WorkflowID, execPage); return err },
 			map[string]int{"Query": 1, "GetItem": 1}},
@@ -177,6 +222,11 @@ func TestRequests(t *testing.T) {
 		{"GetProcess", func() error { _, err := s.GetProcess(ctx, org, proc.ProcessID); return err }, map[string]int{"GetItem": 1}},
 		{"PutProcess", func() error { proc.Waits++; return s.PutProcess(ctx, proc) }, map[string]int{"PutItem": 1}},
 		{"GetIdempotency", func() error { _, err := s.GetIdempotency(ctx, org, idem.Key, started.CreatedOn); return err }, map[string]int{"GetItem": 1}},
+		{"PutExecution, the end", func() error { started.Status = cardflow.ExecSucceeded; return s.PutExecution(ctx, started) },
+			map[string]int{"GetItem": 1, "TransactWriteItems": 1}},
+		{"StartExecutionWithSample", func() error {
+			return s.StartExecutionWithSample(ctx, sampled, sampledProc, nil, &cardflow.Schema{OrganizationID: org, WorkflowID: wf.WorkflowID, WorkflowVersion: 1})
+		}, map[string]int{"TransactWriteItems": 1}},
 		{"ListOpenExecutions", func() error { _, err := s.ListOpenExecutions(ctx); return err }, map[string]int{"Query": 1}},
 		{"PutSchedule", func() error { return s.PutSchedule(ctx, schedule) }, map[string]int{"PutItem": 1}},
 		{"GetSchedule", func() error { _, err := s.GetSchedule(ctx, org, wf.WorkflowID, 5); return err }, map[string]int{"GetItem": 1}},
@@ -208,8 +258,12 @@ func TestRequests(t *testing.T) {
 			t.Errorf("%s: %v", tc.name, err)
 			continue
 		}
+		projected := counter.takeProjected()
 		if got, want := format(counter.take()), format(tc.want); got != want {
 			t.Errorf("%s: got requests %s, want %s", tc.name, got, want)
+		}
+		if want := projections[tc.name]; !slices.Equal(projected, want) {
+			t.Errorf("%s: got GetItem projecting %q, want %q", tc.name, projected, want)
 		}
 	}
 	if len(counter.inconsistent) > 0 {

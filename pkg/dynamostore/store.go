@@ -12,6 +12,8 @@
 //
 //	GetWorkflow, GetCard, GetSchema, GetAPIKeyByHash  1 GetItem
 //	GetExecution, GetExecutionJSON          1 GetItem (the head) and 1 Query per MB (its parts); 1 GetItem for an execution stored before parts
+//	GetExecutionHead                        as GetExecution, the head's GetItem projected to what it reads
+//	GetExecutionRevision, GetExecutionStatus  1 GetItem projected to the revision, or to the head's record
 //	GetProcess, GetIdempotency, GetSchedule  1 GetItem
 //	GetLatestWorkflow, GetLatestActiveCard  2 GetItem (the head, then the version it names)
 //	ListWorkflows, ListCards, ListExecutions  1 Query per page
@@ -25,10 +27,10 @@
 //	SaveWorkflowVersion, SaveCardVersion    1 PutItem for a new record; 1 Query (Limit 1) and 1 PutItem for a version
 //	PublishWorkflow, PublishCard            1 TransactGetItems and 1 TransactWriteItems
 //	CreateExecution                         1 TransactWriteItems
-//	PutExecution                            1 PutItem when no part changed, else 1 TransactWriteItems; 1 TransactWriteItems when it ends the execution (with its organization's open count)
+//	PutExecution                            1 PutItem when no part changed, else 1 TransactWriteItems; 1 GetItem (its process record) and 1 TransactWriteItems when it ends the execution (with its organization's open count and the close of its process record)
 //	PutSchema                               1 PutItem
 //	PutProcess, PutSchedule                 1 PutItem
-//	StartExecution                          1 TransactWriteItems
+//	StartExecution, StartExecutionWithSample  1 TransactWriteItems
 //	DeleteSchedule                          1 DeleteItem
 //	CreateAPIKey                            1 TransactWriteItems
 //	RevokeAPIKey                            1 GetItem and 1 UpdateItem

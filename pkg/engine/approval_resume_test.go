@@ -10,8 +10,10 @@ import (
 // TestApprovalIgnoresEarlyResume: a resumeworkflow body kept for the
 // execution's next wait does not claim an approval step's wait: only the
 // approval's decision does.
-func TestApprovalIgnoresEarlyResume(t *testing.T) {
-	f := newFixture(t)
+func TestApprovalIgnoresEarlyResume(t *testing.T) { onEachStore(t, testApprovalIgnoresEarlyResume) }
+
+func testApprovalIgnoresEarlyResume(t *testing.T, b backend) {
+	f := newFixture(t, b)
 	config := obj{"card_id": "CARD", "approvers": []any{"ann@example.com", "bob@example.com"}, "policy": "all", "timeout": "PT1H"}
 	defs := []cardflow.Step{
 		step("start", "trigger", obj{"kind": "REQUEST"}),

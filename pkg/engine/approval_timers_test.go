@@ -48,7 +48,7 @@ func (f *fixture) answer(ref cardflow.ExecutionRef, person, decision string) *ca
 // "notice: approver".
 func (f *fixture) sent(ref cardflow.ExecutionRef) []string {
 	f.t.Helper()
-	ds, _, err := f.store.ListDeliveries(context.Background(), f.org, 100, "")
+	ds, _, err := f.outbox.ListDeliveries(context.Background(), f.org, 100, "")
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -90,8 +90,10 @@ func wantList(t *testing.T, what string, got, want []string) {
 // TestApprovalReminders: each reminder fires at its time, goes only to
 // the approvers who have not answered, and is in the audit trail; the
 // runner is told to come back at the next timer, then at the deadline.
-func TestApprovalReminders(t *testing.T) {
-	f := newFixture(t)
+func TestApprovalReminders(t *testing.T) { onEachStore(t, testApprovalReminders) }
+
+func testApprovalReminders(t *testing.T, b backend) {
+	f := newFixture(t, b)
 	opened := f.clock.now()
 	ref, res := f.approvalRun(obj{"approvers": []any{"ann@example.com", "bob@example.com", "cy@example.com"}, "policy": "all",
 		"reminders": []any{"PT24H", "PT48H"}, "timeout": "PT72H"})
@@ -130,8 +132,10 @@ func TestApprovalReminders(t *testing.T) {
 
 // TestApprovalTimerAfterDecision: a reminder due after the approval
 // decided sends nothing.
-func TestApprovalTimerAfterDecision(t *testing.T) {
-	f := newFixture(t)
+func TestApprovalTimerAfterDecision(t *testing.T) { onEachStore(t, testApprovalTimerAfterDecision) }
+
+func testApprovalTimerAfterDecision(t *testing.T, b backend) {
+	f := newFixture(t, b)
 	ref, _ := f.approvalRun(obj{"approvers": []any{"ann@example.com"}, "policy": "first",
 		"reminders": []any{"PT1H"}, "escalation": obj{"after": "PT2H", "to": []any{"lead@example.com"}}})
 	if a := f.answer(ref, "ann@example.com", cardflow.DecisionApprove); a.Open() {
@@ -149,7 +153,9 @@ func TestApprovalTimerAfterDecision(t *testing.T) {
 // them in the place of those who have not answered; they get the card,
 // the audit trail says so, and an escalation that leaves a quorum out of
 // reach decides the step.
-func TestApprovalEscalation(t *testing.T) {
+func TestApprovalEscalation(t *testing.T) { onEachStore(t, testApprovalEscalation) }
+
+func testApprovalEscalation(t *testing.T, b backend) {
 	three := []any{"ann@example.com", "bob@example.com", "cy@example.com"}
 	for _, tc := range []struct {
 		name      string
@@ -194,7 +200,7 @@ func TestApprovalEscalation(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFixture(t)
+			f := newFixture(t, b)
 			opened := f.clock.now()
 			ref := f.startWithManager(tc.config)
 			if res := f.advance(ref); res.WakeAt != opened.Add(72*time.Hour).UnixMilli() {

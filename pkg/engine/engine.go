@@ -59,10 +59,7 @@ type Engine struct {
 	notify   cardflow.ExecutionNotifier
 	graphs   sync.Map // graphKey -> *graph
 	observe  cardflow.Observer
-	// revisions is the store, when it reads revisions alone; without it
-	// nothing is kept.
-	revisions cardflow.ExecutionRevisionStore
-	kept      kept
+	kept     kept
 }
 
 // Option configures an Engine.
@@ -122,10 +119,6 @@ func New(store cardflow.Store, deliver cardflow.Deliverer, env *expr.Env, opts .
 	}
 	for _, o := range opts {
 		o(e)
-	}
-	e.revisions, _ = store.(cardflow.ExecutionRevisionStore)
-	if e.revisions == nil {
-		e.kept.max = 0
 	}
 	return e, nil
 }

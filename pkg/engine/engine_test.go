@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardflow/cardflow/internal/dynamostoretest"
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/engine"
@@ -34,33 +35,70 @@ func (c *clock) add(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// fixture is an engine over a real embedded store; the store is also the
-// outbox.
+// fixture is an engine over a real store of one backend.
 type fixture struct {
-	t     *testing.T
-	store *boltstore.Store
-	eng   *engine.Engine
-	clock *clock
-	org   string
+	t      *testing.T
+	store  cardflow.Store
+	outbox outbox
+	eng    *engine.Engine
+	clock  *clock
+	org    string
 }
 
-func newFixture(t *testing.T, opts ...engine.Option) *fixture {
-	t.Helper()
+// outbox is where a fixture's engine delivers cards: the embedded store's
+// outbox, which the tests read.
+type outbox interface {
+	cardflow.Deliverer
+	ListDeliveries(ctx context.Context, org string, limit int, after string) ([]*cardflow.Delivery, bool, error)
+}
+
+// backend is a store the engine's tests run on, with the outbox beside it.
+type backend struct {
+	name string
+	open func(t *testing.T) (cardflow.Store, outbox)
+}
+
+// backends are the stores the engine runs on: the embedded one, its own
+// outbox, and DynamoDB on DynamoDB Local (skipped without it), with an
+// embedded outbox.
+var backends = []backend{{"bolt", openBolt}, {"dynamodb", openDynamoDB}}
+
+// onEachStore runs test on each backend, as internal/storetest's contract runs
+// on each store.
+func onEachStore(t *testing.T, test func(*testing.T, backend)) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) { test(t, b) })
+	}
+}
+
+func openBolt(t *testing.T) (cardflow.Store, outbox) {
 	store, err := boltstore.Open(filepath.Join(t.TempDir(), "cardflow.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
+	return store, store
+}
+
+func openDynamoDB(t *testing.T) (cardflow.Store, outbox) {
+	store := dynamostoretest.Open(t)
+	_, box := openBolt(t)
+	return store, box
+}
+
+func newFixture(t *testing.T, b backend, opts ...engine.Option) *fixture {
+	t.Helper()
+	store, box := b.open(t)
 	env, err := expr.NewEnv()
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := &clock{t: time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)}
-	eng, err := engine.New(store, store, env, append([]engine.Option{engine.WithClock(c.now)}, opts...)...)
+	eng, err := engine.New(store, box, env, append([]engine.Option{engine.WithClock(c.now)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{t: t, store: store, eng: eng, clock: c, org: "org-" + cardflow.NewID(time.Now())}
+	return &fixture{t: t, store: store, outbox: box, eng: eng, clock: c, org: "org-" + cardflow.NewID(time.Now())}
 }
 
 func step(id, typ string, cfg obj) cardflow.Step {
@@ -147,7 +185,9 @@ func eventTypes(ex *cardflow.Execution) []string {
 	return out
 }
 
-func TestSynchronousChain(t *testing.T) {
+func TestSynchronousChain(t *testing.T) { onEachStore(t, testSynchronousChain) }
+
+func testSynchronousChain(t *testing.T, b backend) {
 	var calls []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var body obj
@@ -157,7 +197,7 @@ func TestSynchronousChain(t *testing.T) {
 		w.Write([]byte(`{"vendor": "ACME", "limit": 5000}`))
 	}))
 	defer srv.Close()
-	f := newFixture(t, allowLoopback(t))
+	f := newFixture(t, b, allowLoopback(t))
 	steps := []cardflow.Step{
 		step("start", "trigger", obj{"kind": "REQUEST"}),
 		step("lookup", "http", obj{"method": "POST", "url": srv.URL + "/orders/{{ input.id }}",
@@ -209,7 +249,9 @@ func TestSynchronousChain(t *testing.T) {
 	}
 }
 
-func TestStepFailures(t *testing.T) {
+func TestStepFailures(t *testing.T) { onEachStore(t, testStepFailures) }
+
+func testStepFailures(t *testing.T, b backend) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusNotFound)
@@ -261,7 +303,7 @@ func TestStepFailures(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFixture(t, allowLoopback(t))
+			f := newFixture(t, b, allowLoopback(t))
 			ref := f.start(tc.steps, tc.conns, obj{"items": []any{1}}, nil)
 			if res := f.advance(ref); res.Status != tc.wantStatus {
 				t.Fatalf("got %+v, want %s", res, tc.wantStatus)
@@ -283,7 +325,9 @@ func TestStepFailures(t *testing.T) {
 
 // TestCardTemplateFails: a card that does not expand with the step's data
 // fails the step, by its error exit where it has one, and sends nothing.
-func TestCardTemplateFails(t *testing.T) {
+func TestCardTemplateFails(t *testing.T) { onEachStore(t, testCardTemplateFails) }
+
+func testCardTemplateFails(t *testing.T, b backend) {
 	for _, tc := range []struct {
 		name      string
 		payload   obj
@@ -300,7 +344,7 @@ func TestCardTemplateFails(t *testing.T) {
 			"the card template expands to no card"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFixture(t)
+			f := newFixture(t, b)
 			steps, conns := approvalDefinition(false)
 			if tc.errorExit {
 				steps = append(steps, step("handle", "end", obj{"status": "FAILED", "output": "{{ steps.ask.output.error }}"}))
@@ -326,7 +370,7 @@ func TestCardTemplateFails(t *testing.T) {
 			if !strings.HasPrefix(got, want) {
 				t.Errorf("reason: got %q, want it to start with %q", got, want)
 			}
-			if items, _, _ := f.store.ListDeliveries(context.Background(), f.org, 10, ""); len(items) != 0 {
+			if items, _, _ := f.outbox.ListDeliveries(context.Background(), f.org, 10, ""); len(items) != 0 {
 				t.Errorf("outbox: got %s, want nothing sent", toJSON(items))
 			}
 		})
@@ -378,7 +422,9 @@ func (f *fixture) cardWith(steps []cardflow.Step, payload obj) *cardflow.Card {
 	return c
 }
 
-func TestCardWait(t *testing.T) {
+func TestCardWait(t *testing.T) { onEachStore(t, testCardWait) }
+
+func testCardWait(t *testing.T, b backend) {
 	for _, tc := range []struct {
 		name        string
 		timeoutExit bool
@@ -394,7 +440,7 @@ func TestCardWait(t *testing.T) {
 		{name: "timed out without exit", after: time.Hour, wantStatus: cardflow.ExecTimedOut},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFixture(t)
+			f := newFixture(t, b)
 			steps, conns := approvalDefinition(tc.timeoutExit)
 			card := f.card(steps)
 			ref := f.start(steps, conns, obj{"amount": 1200}, nil)
@@ -429,7 +475,7 @@ func TestCardWait(t *testing.T) {
 			if got := toJSON(ex.WorkflowOutputPayload); tc.wantOutput != "" && got != tc.wantOutput {
 				t.Errorf("got output %s, want %s", got, tc.wantOutput)
 			}
-			items, _, err := f.store.ListDeliveries(context.Background(), f.org, 10, "")
+			items, _, err := f.outbox.ListDeliveries(context.Background(), f.org, 10, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -449,8 +495,10 @@ func TestCardWait(t *testing.T) {
 	}
 }
 
-func TestDelay(t *testing.T) {
-	f := newFixture(t)
+func TestDelay(t *testing.T) { onEachStore(t, testDelay) }
+
+func testDelay(t *testing.T, b backend) {
+	f := newFixture(t, b)
 	steps := []cardflow.Step{
 		step("start", "trigger", obj{"kind": "REQUEST"}),
 		step("short", "delay", obj{"duration": "PT5M"}),
@@ -486,8 +534,10 @@ func TestDelay(t *testing.T) {
 	}
 }
 
-func TestLoopLimit(t *testing.T) {
-	f := newFixture(t, engine.WithMaxSteps(50))
+func TestLoopLimit(t *testing.T) { onEachStore(t, testLoopLimit) }
+
+func testLoopLimit(t *testing.T, b backend) {
+	f := newFixture(t, b, engine.WithMaxSteps(50))
 	steps := []cardflow.Step{
 		step("start", "trigger", obj{"kind": "REQUEST"}),
 		step("a", "transform", obj{"output": "x"}),
@@ -504,8 +554,10 @@ func TestLoopLimit(t *testing.T) {
 	}
 }
 
-func TestCheckRejectsBadExpressions(t *testing.T) {
-	f := newFixture(t)
+func TestCheckRejectsBadExpressions(t *testing.T) { onEachStore(t, testCheckRejectsBadExpressions) }
+
+func testCheckRejectsBadExpressions(t *testing.T, b backend) {
+	f := newFixture(t, b)
 	for _, tc := range []struct {
 		name  string
 		edit  func(w *cardflow.Workflow)
@@ -545,8 +597,10 @@ func TestCheckRejectsBadExpressions(t *testing.T) {
 
 // TestReopensWaitAfterCrash stands for a process that died after recording
 // the execution as waiting but before the wait opened.
-func TestReopensWaitAfterCrash(t *testing.T) {
-	f := newFixture(t)
+func TestReopensWaitAfterCrash(t *testing.T) { onEachStore(t, testReopensWaitAfterCrash) }
+
+func testReopensWaitAfterCrash(t *testing.T, b backend) {
+	f := newFixture(t, b)
 	steps, conns := approvalDefinition(false)
 	f.card(steps)
 	ref := f.start(steps, conns, obj{"amount": 1}, nil)
@@ -559,7 +613,7 @@ func TestReopensWaitAfterCrash(t *testing.T) {
 	if res := f.advance(ref); res.Status != cardflow.ExecWaiting || res.Wait == nil || res.Wait.Seq != 1 {
 		t.Fatalf("got %+v, want the wait opened", res)
 	}
-	items, _, _ := f.store.ListDeliveries(context.Background(), f.org, 10, "")
+	items, _, _ := f.outbox.ListDeliveries(context.Background(), f.org, 10, "")
 	if len(items) != 1 {
 		t.Errorf("got %d deliveries, want 1", len(items))
 	}
@@ -569,8 +623,10 @@ func TestReopensWaitAfterCrash(t *testing.T) {
 // step whose output would take the execution's state past 1 MB fails it,
 // saying so, and what is stored is the execution as it was before that
 // step, ended FAILED.
-func TestStateCap(t *testing.T) {
-	f := newFixture(t)
+func TestStateCap(t *testing.T) { onEachStore(t, testStateCap) }
+
+func testStateCap(t *testing.T, b backend) {
+	f := newFixture(t, b)
 	steps := []cardflow.Step{step("start", "trigger", obj{"kind": "REQUEST"})}
 	var conns []cardflow.Connection
 	for i := 1; i <= 20; i++ {

@@ -29,8 +29,8 @@ type node struct {
 	// exits are the non-success exits by name (error, timeout).
 	exits map[string]string
 	// local: the step's Run has no effect outside the execution
-	// (cardflow.StepTraits.Local); end: it ends the execution.
-	local, end bool
+	// (cardflow.StepTraits.Local).
+	local bool
 }
 
 // StepError is a definition error of one step or connection, found when the
@@ -61,7 +61,7 @@ func compile(env *expr.Env, defs []cardflow.Step, conns []cardflow.Connection) (
 		if traits.Role == cardflow.RoleTrigger {
 			g.trigger = st.ID
 		}
-		n.local, n.end = traits.Local, traits.Role == cardflow.RoleEnd
+		n.local = traits.Local
 		var err error
 		if n.run, err = kind.Compile(env, st.Config); err != nil {
 			return nil, &StepError{Where: fmt.Sprintf("workflow_steps[%d] (%s)", i, st.ID), Err: err}

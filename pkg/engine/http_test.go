@@ -57,7 +57,9 @@ func oneCall(call cardflow.Step) ([]cardflow.Step, []cardflow.Connection) {
 		}
 }
 
-func TestOutboundPolicy(t *testing.T) {
+func TestOutboundPolicy(t *testing.T) { onEachStore(t, testOutboundPolicy) }
+
+func testOutboundPolicy(t *testing.T, b backend) {
 	var mu sync.Mutex
 	calls := 0
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -98,7 +100,7 @@ func TestOutboundPolicy(t *testing.T) {
 			if tc.allow {
 				opts = append(opts, allowLoopback(t))
 			}
-			f := newFixture(t, opts...)
+			f := newFixture(t, b, opts...)
 			steps, conns := oneCall(step("call", "http", obj{"method": "GET", "url": tc.url, "timeout": "PT1S"}))
 			ref := f.start(steps, conns, obj{}, nil)
 			res := f.advance(ref)
@@ -124,7 +126,9 @@ func TestOutboundPolicy(t *testing.T) {
 	}
 }
 
-func TestHTTPAuthAndIdempotency(t *testing.T) {
+func TestHTTPAuthAndIdempotency(t *testing.T) { onEachStore(t, testHTTPAuthAndIdempotency) }
+
+func testHTTPAuthAndIdempotency(t *testing.T, b backend) {
 	var mu sync.Mutex
 	var got []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -150,7 +154,7 @@ func TestHTTPAuthAndIdempotency(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got = nil
-			f := newFixture(t, allowLoopback(t), engine.WithSecrets(sec))
+			f := newFixture(t, b, allowLoopback(t), engine.WithSecrets(sec))
 			cfg := obj{"method": "POST", "url": srv.URL, "body": obj{"a": 1}}
 			if tc.auth != nil {
 				cfg["auth"] = tc.auth
@@ -193,12 +197,14 @@ func TestHTTPAuthAndIdempotency(t *testing.T) {
 	}
 }
 
-func TestERPStep(t *testing.T) {
+func TestERPStep(t *testing.T) { onEachStore(t, testERPStep) }
+
+func testERPStep(t *testing.T, b backend) {
 	for _, version := range []string{"V2", "V4"} {
 		t.Run(version, func(t *testing.T) {
 			srv := saptest.New(saptest.Config{Version: version, Client: "100", User: "CARDFLOW", Password: "Welcome-2026"})
 			defer srv.Close()
-			f := newFixture(t, allowLoopback(t), engine.WithSecrets(secretMap{"sap-test": "CARDFLOW:Welcome-2026"}))
+			f := newFixture(t, b, allowLoopback(t), engine.WithSecrets(secretMap{"sap-test": "CARDFLOW:Welcome-2026"}))
 			profile := obj{"erp": obj{"type": "SAP", "base_url": srv.URL, "client": "100", "odata_version": version, "auth": obj{"type": "basic", "secret": "sap-test"}}}
 			steps := []cardflow.Step{
 				step("start", "trigger", obj{"kind": "REQUEST"}),
@@ -249,8 +255,10 @@ func TestERPStep(t *testing.T) {
 
 // TestERPStepWithoutProfile: a version saved before erp steps needed a
 // profile runs, and its erp step fails, leaving by its error exit.
-func TestERPStepWithoutProfile(t *testing.T) {
-	f := newFixture(t)
+func TestERPStepWithoutProfile(t *testing.T) { onEachStore(t, testERPStepWithoutProfile) }
+
+func testERPStepWithoutProfile(t *testing.T, b backend) {
+	f := newFixture(t, b)
 	defs := []cardflow.Step{
 		step("start", "trigger", obj{"kind": "REQUEST"}),
 		step("call", "erp", obj{"service": "/sap/opu/odata/sap/X_SRV", "entity": "A"}),
@@ -271,8 +279,10 @@ func TestERPStepWithoutProfile(t *testing.T) {
 	}
 }
 
-func TestCheckIntegrations(t *testing.T) {
-	f := newFixture(t)
+func TestCheckIntegrations(t *testing.T) { onEachStore(t, testCheckIntegrations) }
+
+func testCheckIntegrations(t *testing.T, b backend) {
+	f := newFixture(t, b)
 	erpStep := func() []cardflow.Step {
 		s, _ := oneCall(step("call", "erp", obj{"service": "/sap/opu/odata/sap/X_SRV", "entity": "A"}))
 		return s
@@ -322,8 +332,10 @@ func TestCheckIntegrations(t *testing.T) {
 // TestCheckCallLimits: saving refuses an http or erp step whose timeout is
 // over the cap, or whose url has a placeholder before its host, naming the
 // step.
-func TestCheckCallLimits(t *testing.T) {
-	f := newFixture(t)
+func TestCheckCallLimits(t *testing.T) { onEachStore(t, testCheckCallLimits) }
+
+func testCheckCallLimits(t *testing.T, b backend) {
+	f := newFixture(t, b)
 	profile := obj{"erp": obj{"type": "SAP", "base_url": "https://sap.example.com", "client": "100", "auth": obj{"type": "basic", "secret": "sap-prod"}}}
 	for _, tc := range []struct {
 		name string
@@ -356,6 +368,10 @@ func (f failingTransport) RoundTrip(*http.Request) (*http.Response, error) { ret
 // the workflow asked for and says what went wrong, never the resolver
 // that answered nor the address the host resolved to.
 func TestStepErrorsNameNoInternalAddress(t *testing.T) {
+	onEachStore(t, testStepErrorsNameNoInternalAddress)
+}
+
+func testStepErrorsNameNoInternalAddress(t *testing.T, b backend) {
 	refused := &net.OpError{Op: "dial", Net: "tcp", Addr: &net.TCPAddr{IP: net.ParseIP("10.1.2.3"), Port: 443},
 		Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
 	for _, tc := range []struct {
@@ -372,7 +388,7 @@ func TestStepErrorsNameNoInternalAddress(t *testing.T) {
 			Addr: &net.TCPAddr{IP: net.ParseIP("10.1.2.3"), Port: 443}, Err: errors.New("10.1.2.3:443 via fe80::1%eth0 is odd")}, "the connection failed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFixture(t, engine.WithHTTPClient(&http.Client{Transport: failingTransport{tc.err}}))
+			f := newFixture(t, b, engine.WithHTTPClient(&http.Client{Transport: failingTransport{tc.err}}))
 			steps, conns := oneCall(step("call", "http", obj{"method": "GET", "url": "https://sap.internal.example/orders"}))
 			ref := f.start(steps, conns, obj{}, nil)
 			if res := f.advance(ref); res.Status != cardflow.ExecFailed {

@@ -87,7 +87,7 @@ var _ cardflow.ExecutionKeeper = (*Engine)(nil)
 // its own, which the engine changes in place; the payloads and the
 // workflow it shares are only ever replaced.
 func (e *Engine) Keep(ex *cardflow.Execution) {
-	if e.revisions == nil || ex.Revision == 0 || !ex.Open() {
+	if ex.Revision == 0 || !ex.Open() {
 		return
 	}
 	c := *ex
@@ -100,8 +100,8 @@ func (e *Engine) Keep(ex *cardflow.Execution) {
 // read returns the execution of ref: the one kept, when the store says it
 // is still at the kept revision, or else the one stored.
 func (e *Engine) read(ctx context.Context, ref cardflow.ExecutionRef) (*cardflow.Execution, error) {
-	if ex := e.kept.take(ref); ex != nil && e.revisions != nil {
-		rev, err := e.revisions.GetExecutionRevision(ctx, ref.OrganizationID, ref.WorkflowID, ref.ExecutionID)
+	if ex := e.kept.take(ref); ex != nil {
+		rev, err := e.store.GetExecutionRevision(ctx, ref.OrganizationID, ref.WorkflowID, ref.ExecutionID)
 		if err == nil && rev == ex.Revision {
 			return ex, nil
 		}

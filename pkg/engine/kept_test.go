@@ -5,15 +5,14 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/engine"
 	"github.com/cardflow/cardflow/pkg/expr"
 )
 
-// readCount is the embedded store, counting whole reads of executions.
+// readCount is a store counting whole reads of executions.
 type readCount struct {
-	*boltstore.Store
+	cardflow.Store
 	reads atomic.Int64
 }
 
@@ -27,6 +26,10 @@ func (s *readCount) GetExecution(ctx context.Context, org, workflowID, execution
 // by the next Advance, which writes nothing that would fail on the
 // revision; a resume changes the process record alone.
 func TestKeptExecutionIsCheckedByRevision(t *testing.T) {
+	onEachStore(t, testKeptExecutionIsCheckedByRevision)
+}
+
+func testKeptExecutionIsCheckedByRevision(t *testing.T, b backend) {
 	for _, tc := range []struct {
 		name       string
 		keep       int
@@ -42,13 +45,13 @@ func TestKeptExecutionIsCheckedByRevision(t *testing.T) {
 		{"nothing kept", 0, true, false, cardflow.ExecSucceeded, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFixture(t)
+			f := newFixture(t, b)
 			env, err := expr.NewEnv()
 			if err != nil {
 				t.Fatal(err)
 			}
 			store := &readCount{Store: f.store}
-			if f.eng, err = engine.New(store, f.store, env, engine.WithClock(f.clock.now), engine.WithKeptBytes(tc.keep)); err != nil {
+			if f.eng, err = engine.New(store, f.outbox, env, engine.WithClock(f.clock.now), engine.WithKeptBytes(tc.keep)); err != nil {
 				t.Fatal(err)
 			}
 			steps, conns := approvalDefinition(false)

@@ -15,7 +15,9 @@ import (
 // TestEveryKindRuns checks and runs a tiny workflow around each registered
 // step kind: the engine reaches kinds only through the registry, so a new
 // kind runs here once it has a sample, and one without a sample fails.
-func TestEveryKindRuns(t *testing.T) {
+func TestEveryKindRuns(t *testing.T) { onEachStore(t, testEveryKindRuns) }
+
+func testEveryKindRuns(t *testing.T, b backend) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(`{"ok": true}`))
@@ -23,7 +25,7 @@ func TestEveryKindRuns(t *testing.T) {
 	defer srv.Close()
 	sap := saptest.New(saptest.Config{Version: "V2", Client: "100", User: "CARDFLOW", Password: "Welcome-2026"})
 	defer sap.Close()
-	f := newFixture(t, allowLoopback(t), engine.WithSecrets(secretMap{"sap-test": "CARDFLOW:Welcome-2026"}))
+	f := newFixture(t, b, allowLoopback(t), engine.WithSecrets(secretMap{"sap-test": "CARDFLOW:Welcome-2026"}))
 	card := f.cardWith(nil, approvalCard())
 	resume := func(ref cardflow.ExecutionRef) engine.Result {
 		f.resume(ref, obj{"decision": "approve"})

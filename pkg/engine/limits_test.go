@@ -15,6 +15,10 @@ import (
 // step with a plain reason, without the memory ever being spent: before
 // the limits, the transform below took a server from 46 MB to 4.6 GB.
 func TestStepsThatWouldBuildTooMuchFail(t *testing.T) {
+	onEachStore(t, testStepsThatWouldBuildTooMuchFail)
+}
+
+func testStepsThatWouldBuildTooMuchFail(t *testing.T, b backend) {
 	big := strings.Repeat("a", 60_000)
 	for _, tc := range []struct {
 		name string
@@ -40,7 +44,7 @@ func TestStepsThatWouldBuildTooMuchFail(t *testing.T) {
 			"replace would build a string of 3.4 GiB; a string may hold at most 1 MiB"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFixture(t)
+			f := newFixture(t, b)
 			steps := []cardflow.Step{
 				step("start", "trigger", obj{"kind": "REQUEST"}),
 				tc.ask,
@@ -77,6 +81,10 @@ func TestStepsThatWouldBuildTooMuchFail(t *testing.T) {
 // stored a 60 MB card in its delivery. The step now fails with the
 // card's limit as its reason, and stores no delivery.
 func TestCardStepsAreBoundedByTheCardTheyBuild(t *testing.T) {
+	onEachStore(t, testCardStepsAreBoundedByTheCardTheyBuild)
+}
+
+func testCardStepsAreBoundedByTheCardTheyBuild(t *testing.T, b backend) {
 	facts := make([]any, 100)
 	for i := range facts {
 		facts[i] = obj{"title": "t", "value": strings.Repeat("v", 400)}
@@ -85,7 +93,7 @@ func TestCardStepsAreBoundedByTheCardTheyBuild(t *testing.T) {
 	for i := range items {
 		items[i] = i
 	}
-	f := newFixture(t)
+	f := newFixture(t, b)
 	steps := []cardflow.Step{
 		step("start", "trigger", obj{"kind": "REQUEST"}),
 		step("ask", "card", obj{"card_id": "CARD", "data": obj{"facts": "{{ input.facts }}", "items": "{{ input.items }}"}, "timeout": "PT1H"}),
@@ -108,21 +116,21 @@ func TestCardStepsAreBoundedByTheCardTheyBuild(t *testing.T) {
 	if !strings.Contains(got, want) {
 		t.Errorf("reason: got %q, want it to contain %q", got, want)
 	}
-	if ds, _, err := f.store.ListDeliveries(context.Background(), f.org, 10, ""); err != nil || len(ds) != 0 {
+	if ds, _, err := f.outbox.ListDeliveries(context.Background(), f.org, 10, ""); err != nil || len(ds) != 0 {
 		t.Errorf("deliveries: got %d (%v), want none", len(ds), err)
 	}
-	b, err := json.Marshal(f.get(ref))
+	rec, err := json.Marshal(f.get(ref))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The execution holds its 50 KB input, and nothing of the card.
-	if len(b) > 256<<10 {
-		t.Errorf("the execution record is %d KB, want at most 256 KB", len(b)>>10)
+	if len(rec) > 256<<10 {
+		t.Errorf("the execution record is %d KB, want at most 256 KB", len(rec)>>10)
 	}
 	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<20 {
 		t.Errorf("advancing allocated %d MB, want at most 64 MB", n>>20)
 	}
-	t.Logf("advancing allocated %.1f MB; the execution record is %d KB", float64(after.TotalAlloc-before.TotalAlloc)/(1<<20), len(b)>>10)
+	t.Logf("advancing allocated %.1f MB; the execution record is %d KB", float64(after.TotalAlloc-before.TotalAlloc)/(1<<20), len(rec)>>10)
 }
 
 // nestedBinds doubles a list of two references to input.s depth times

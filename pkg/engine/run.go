@@ -116,19 +116,17 @@ func (r *run) event(typ string, n *node, msg string) {
 // later modified_on than the one before, even within a millisecond, so
 // that waitForExecution's since tells every change apart.
 //
-// When the execution goes on in this Advance with a local step that does
-// not end it, the write is left to a later step: running local steps again
-// after a crash is unseen, so nothing is lost, and a run of them costs one
-// synced write instead of one each. Everything is written before anything
-// outside the execution happens: before a step that is not local, before
-// the process record closes (finish), and before Advance returns.
+// When the execution goes on in this Advance with a local step, the write
+// is left to a later step: running local steps again after a crash is
+// unseen, so nothing is lost, and a run of them costs one synced write
+// instead of one each. Everything is written before anything outside the
+// execution happens: before a step that is not local, and before Advance
+// returns. An end step is local: the write that stores the end closes the
+// process record in the same change (cardflow.Store's PutExecution).
 func (r *run) persist(ctx context.Context) error {
 	r.ex.ModifiedOn = max(r.millis(), r.ex.ModifiedOn+1)
-	// Before an end step only when the end's write closes the process
-	// record too (cardflow.ProcessClosingStore); otherwise finish closes
-	// it, and everything before is stored first.
 	if n := r.g.steps[r.ex.State.StepID]; !r.stepwise && r.ex.Status == cardflow.ExecRunning &&
-		r.ex.State.Phase == "" && n != nil && n.local && (!n.end || cardflow.ClosesProcessOnEnd(r.e.store)) {
+		r.ex.State.Phase == "" && n != nil && n.local {
 		r.pending = true
 		return nil
 	}
@@ -338,22 +336,11 @@ func (r *run) fail(ctx context.Context, n *node, reason string) error {
 		fmt.Sprintf("step %s (%s) failed: %s", n.step.ID, n.step.Name, reason))
 }
 
-// finish closes the process record, then ends the execution. In that order a
-// crash in between leaves an open execution whose end runs again, never a
-// finished execution holding its process id. output becomes the execution's
-// output payload, an object (an end step's "done" reads {"value": "done"}).
+// finish ends the execution; the write that stores the end closes its
+// process record in the same change, so no crash leaves a finished
+// execution holding its process id. output becomes the execution's output
+// payload, an object (an end step's "done" reads {"value": "done"}).
 func (r *run) finish(ctx context.Context, n *node, status string, output any, msg string) error {
-	// The steps before are stored first: a crash after the close must not
-	// leave the execution stored in a wait whose process id is free again.
-	// A store that closes the process in the end's write has no between.
-	if !cardflow.ClosesProcessOnEnd(r.e.store) {
-		if err := r.flush(ctx); err != nil {
-			return err
-		}
-		if err := cardflow.CloseProcess(ctx, r.e.store, r.ex, r.e.now()); err != nil {
-			return err
-		}
-	}
 	ex := r.ex
 	wait := ex.State.Wait
 	ex.Status = status

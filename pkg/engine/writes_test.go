@@ -36,7 +36,7 @@ func withWriteLog(t *testing.T, f *fixture, opts ...engine.Option) *writeLog {
 		t.Fatal(err)
 	}
 	log := &writeLog{Store: f.store}
-	if f.eng, err = engine.New(log, f.store, env, append([]engine.Option{engine.WithClock(f.clock.now)}, opts...)...); err != nil {
+	if f.eng, err = engine.New(log, f.outbox, env, append([]engine.Option{engine.WithClock(f.clock.now)}, opts...)...); err != nil {
 		t.Fatal(err)
 	}
 	return log
@@ -44,8 +44,11 @@ func withWriteLog(t *testing.T, f *fixture, opts ...engine.Option) *writeLog {
 
 // Local steps are stored together with the write that follows them; a
 // step that is not local (http) finds every step before it stored, and
-// the end is stored after its own step.
-func TestLocalStepsStoredTogether(t *testing.T) {
+// the end is stored with the local steps before it, in the write that
+// closes the process record too.
+func TestLocalStepsStoredTogether(t *testing.T) { onEachStore(t, testLocalStepsStoredTogether) }
+
+func testLocalStepsStoredTogether(t *testing.T, b backend) {
 	var storedAtCall []string
 	var f *fixture
 	var ref cardflow.ExecutionRef
@@ -81,12 +84,12 @@ func TestLocalStepsStoredTogether(t *testing.T) {
 				step("b", "transform", obj{"output": "{{ steps.a.output + 1 }}"}),
 				step("done", "end", obj{"status": "SUCCEEDED", "output": "{{ steps.b.output }}"}),
 			},
-			writes: []string{"RUNNING call ", "RUNNING done ", "SUCCEEDED  "},
+			writes: []string{"RUNNING call ", "SUCCEEDED  "},
 			atCall: []string{"StepStarted:start", "StepFinished:start", "StepStarted:a", "StepFinished:a"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f = newFixture(t, allowLoopback(t))
+			f = newFixture(t, b, allowLoopback(t))
 			log := withWriteLog(t, f, allowLoopback(t))
 			var conns []cardflow.Connection
 			for i := 1; i < len(tc.steps); i++ {
@@ -130,14 +133,16 @@ func (s *cardReads) GetLatestActiveCard(ctx context.Context, org, cardID string)
 
 // A card step reads and expands its card once when its wait opens in the
 // Advance that ran it, and sends it for that wait.
-func TestCardPreparedOnce(t *testing.T) {
-	f := newFixture(t)
+func TestCardPreparedOnce(t *testing.T) { onEachStore(t, testCardPreparedOnce) }
+
+func testCardPreparedOnce(t *testing.T, b backend) {
+	f := newFixture(t, b)
 	env, err := expr.NewEnv()
 	if err != nil {
 		t.Fatal(err)
 	}
 	reads := &cardReads{Store: f.store}
-	if f.eng, err = engine.New(reads, f.store, env, engine.WithClock(f.clock.now)); err != nil {
+	if f.eng, err = engine.New(reads, f.outbox, env, engine.WithClock(f.clock.now)); err != nil {
 		t.Fatal(err)
 	}
 	steps, conns := approvalDefinition(false)
@@ -149,7 +154,7 @@ func TestCardPreparedOnce(t *testing.T) {
 	if reads.reads != 1 {
 		t.Errorf("got %d card reads, want 1", reads.reads)
 	}
-	items, _, err := f.store.ListDeliveries(context.Background(), f.org, 10, "")
+	items, _, err := f.outbox.ListDeliveries(context.Background(), f.org, 10, "")
 	if err != nil {
 		t.Fatal(err)
 	}

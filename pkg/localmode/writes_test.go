@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardflow/cardflow/internal/dynamostoretest"
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
@@ -16,11 +17,9 @@ import (
 	"github.com/cardflow/cardflow/pkg/sample"
 )
 
-// writeCounter counts the synced writes of the store by kind. It embeds
-// the embedded store, so what that store offers beyond the port
-// (cardflow.ProcessClosingStore, the status reads) stays offered.
+// writeCounter counts the writes of a store by kind.
 type writeCounter struct {
-	*boltstore.Store
+	cardflow.Store
 	mu     sync.Mutex
 	writes map[string]int
 }
@@ -44,6 +43,12 @@ func (s *writeCounter) StartExecution(ctx context.Context, e *cardflow.Execution
 	return s.Store.StartExecution(ctx, e, p, i)
 }
 
+// StartExecutionWithSample is a start too, the sample in its write.
+func (s *writeCounter) StartExecutionWithSample(ctx context.Context, e *cardflow.Execution, p *cardflow.Process, i *cardflow.Idempotency, sc *cardflow.Schema) error {
+	s.count("StartExecution")
+	return s.Store.StartExecutionWithSample(ctx, e, p, i, sc)
+}
+
 func (s *writeCounter) PutExecution(ctx context.Context, e *cardflow.Execution) error {
 	s.count("PutExecution")
 	return s.Store.PutExecution(ctx, e)
@@ -59,26 +64,49 @@ func (s *writeCounter) PutSchema(ctx context.Context, sc *cardflow.Schema) error
 	return s.Store.PutSchema(ctx, sc)
 }
 
-// TestApprovalWrites counts the synced writes of one approval of the
-// sample (trigger with a process id, card sent, resume, end), the path
-// of the load test's round trips: the start, the execution stored
-// waiting, the wait opened, the resume's claim, and the end with its
-// process record's close in one write; the card's delivery goes to the
-// outbox, one more. A trigger with the input the schema sample holds
-// writes no sample.
-func TestApprovalWrites(t *testing.T) {
+// TestApprovalWrites counts the writes of one approval of the sample
+// (trigger with a process id, card sent, resume, end), the path of the
+// load test's round trips: the start, the execution stored waiting, the
+// wait opened, the resume's claim, and the end with its process record's
+// close in one write; the card's delivery goes to the outbox, one more.
+// A trigger with the input the schema sample holds writes no sample. The
+// counts are the same on both stores: on bbolt each write is one synced
+// transaction (grouped with others by the committer), on DynamoDB one
+// write request, and the end reads the process record first.
+func TestApprovalWrites(t *testing.T) { onEachStore(t, approvalWrites) }
+
+// onEachStore runs test on each store, as internal/storetest's contract runs:
+// the embedded store, which is its own outbox, and DynamoDB on DynamoDB
+// Local (skipped without it), beside an embedded outbox. A test on
+// DynamoDB shares its tables with others, so it uses an organization of
+// its own.
+func onEachStore(t *testing.T, test func(t *testing.T, open func(t *testing.T, outbox *boltstore.Store) cardflow.Store)) {
+	for _, tc := range []struct {
+		name string
+		open func(t *testing.T, outbox *boltstore.Store) cardflow.Store
+	}{
+		{"bolt", func(_ *testing.T, outbox *boltstore.Store) cardflow.Store { return outbox }},
+		{"dynamodb", func(t *testing.T, _ *boltstore.Store) cardflow.Store { return dynamostoretest.Open(t) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) { test(t, tc.open) })
+	}
+}
+
+func approvalWrites(t *testing.T, open func(t *testing.T, outbox *boltstore.Store) cardflow.Store) {
 	bolt, err := boltstore.Open(filepath.Join(t.TempDir(), "cardflow.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := &writeCounter{Store: bolt, writes: map[string]int{}}
+	store := &writeCounter{Store: open(t, bolt), writes: map[string]int{}}
 	st, err := localmode.NewStack(store, bolt, localmode.Config{Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
+	// An organization of its own: the DynamoDB tables are shared.
+	org := "org-" + cardflow.NewID(time.Now())
 	ctx := cardflow.NewContextWithPrincipal(context.Background(), &cardflow.Principal{
-		OrganizationID: "org", WorkspaceID: "ws", Scopes: cardflow.AllScopes, Actor: "ann",
+		OrganizationID: org, WorkspaceID: "ws", Scopes: cardflow.AllScopes, Actor: "ann",
 	})
 	ids, err := sample.Load(ctx, st.Service)
 	if err != nil {
@@ -95,7 +123,7 @@ func TestApprovalWrites(t *testing.T) {
 		// The resume comes once the wait is open, so that it never
 		// races the engine's write that opens it.
 		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
-			if p, err := bolt.GetProcess(ctx, "org", pid); err == nil && p.Wait != nil {
+			if p, err := store.GetProcess(ctx, org, pid); err == nil && p.Wait != nil {
 				break
 			}
 			if time.Now().After(deadline) {
@@ -114,7 +142,7 @@ func TestApprovalWrites(t *testing.T) {
 		if ex, err := st.Service.GetExecution(ctx, ids.ApprovalWorkflowID, out.ExecutionID); err != nil || ex.Status != cardflow.ExecSucceeded {
 			t.Fatalf("execution %s: got %s, %v (%s), want SUCCEEDED", out.ExecutionID, ex.Status, err, item)
 		}
-		p, err := bolt.GetProcess(ctx, "org", pid)
+		p, err := store.GetProcess(ctx, org, pid)
 		if err != nil || !p.Closed {
 			t.Fatalf("process %s after the end: got %+v, %v, want it closed", pid, p, err)
 		}
@@ -123,7 +151,7 @@ func TestApprovalWrites(t *testing.T) {
 	store.taken()
 	delivered := func() int {
 		t.Helper()
-		ds, _, err := bolt.ListDeliveries(ctx, "org", 100, "")
+		ds, _, err := bolt.ListDeliveries(ctx, org, 100, "")
 		if err != nil {
 			t.Fatal(err)
 		}
