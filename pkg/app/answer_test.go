@@ -36,7 +36,7 @@ func TestAnswerCard(t *testing.T) {
 	t.Cleanup(func() { store.Close() })
 	runner := &wakes{}
 	now := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
-	svc, err := app.New(store, app.WithRunner(runner), app.WithClock(func() time.Time { return now }))
+	svc, err := app.New(store, app.Deps{Runner: runner}, app.WithClock(func() time.Time { return now }))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,7 +57,7 @@ func TestTriggerRecordsChangedSamples(t *testing.T) {
 // or not, counting the samples store writes (port is what the service
 // uses of it).
 func triggerSamples(t *testing.T, store *sampleCounter, port cardflow.Store) {
-	svc, err := app.New(port, app.WithRunner(idleRunner{}))
+	svc, err := app.New(port, app.Deps{Runner: idleRunner{}})
 	if err != nil {
 		t.Fatal(err)
 	}

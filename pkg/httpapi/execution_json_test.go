@@ -29,7 +29,7 @@ func TestExecutionReadEitherWay(t *testing.T) {
 		t.Errorf("got item %v, want the sample execution with its logs", item)
 	}
 
-	other, err := app.New(storeOnly{e.store})
+	other, err := app.New(storeOnly{e.store}, app.Deps{})
 	if err != nil {
 		t.Fatal(err)
 	}
