@@ -87,7 +87,7 @@ func (s *Admin) RemoveWebhook(ctx context.Context, org, webhookID string) (*card
 // when org is "") a new signing secret, which it returns this once. For
 // keepPrevious more, deliveries are signed with the old secret as well, so
 // that the receiver can move to the new one without refusing any.
-func (s *Service) RotateWebhook(ctx context.Context, org, webhookID string, keepPrevious time.Duration) (*cardflow.Webhook, error) {
+func (s *Admin) RotateWebhook(ctx context.Context, org, webhookID string, keepPrevious time.Duration) (*cardflow.Webhook, error) {
 	if keepPrevious < 0 || keepPrevious > MaxKeepPrevious {
 		return nil, cardflow.Errorf(cardflow.EINVALID, "the old secret may keep signing for 0 to %.0fh, not %s", MaxKeepPrevious.Hours(), keepPrevious)
 	}
