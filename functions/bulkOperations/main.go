@@ -19,7 +19,7 @@ func main() {
 		log.Fatal(err)
 	}
 	logger := env.Logger(os.Stdout)
-	run, err := runner.Option(env, logger)
+	run, err := runner.New(env, logger)
 	if err != nil {
 		log.Fatal(err)
 	}

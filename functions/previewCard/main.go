@@ -9,5 +9,5 @@ import (
 )
 
 func main() {
-	lambdamode.ServeEndpoint(httpapi.PreviewCard, lambdamode.With(app.WithCardExpander(cards.Checker{})))
+	lambdamode.ServeEndpoint(httpapi.PreviewCard, lambdamode.With(func(d *app.Deps) { d.CardExpander = cards.Checker{} }))
 }

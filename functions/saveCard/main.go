@@ -10,5 +10,5 @@ import (
 )
 
 func main() {
-	lambdamode.ServeEndpoint(httpapi.SaveCard, lambdamode.With(app.WithCardChecker(cards.Checker{})))
+	lambdamode.ServeEndpoint(httpapi.SaveCard, lambdamode.With(func(d *app.Deps) { d.CardChecker = cards.Checker{} }))
 }

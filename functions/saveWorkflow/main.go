@@ -15,14 +15,15 @@ import (
 func main() { lambdamode.ServeEndpoint(httpapi.SaveWorkflow, checker) }
 
 // checker gives the service the engine's checker of workflow versions.
-func checker(lambdamode.Env, *slog.Logger) (app.Option, error) {
+func checker(_ lambdamode.Env, _ *slog.Logger, deps *app.Deps) error {
 	exprs, err := expr.NewEnv()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	c, err := engine.NewChecker(exprs)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return app.WithChecker(c), nil
+	deps.Checker = c
+	return nil
 }

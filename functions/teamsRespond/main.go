@@ -8,7 +8,10 @@ import (
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/cards"
 	"github.com/cardflow/cardflow/pkg/httpapi"
+	"github.com/cardflow/cardflow/pkg/lambdamode"
 	"github.com/cardflow/cardflow/pkg/lambdamode/answers"
 )
 
-func main() { answers.ServeEndpoint(httpapi.TeamsRespond, app.WithCardReader(cards.Reader{})) }
+func main() {
+	answers.ServeEndpoint(httpapi.TeamsRespond, lambdamode.With(func(d *app.Deps) { d.CardReader = cards.Reader{} }))
+}

@@ -33,7 +33,7 @@ type AnswerOutput struct {
 // answer, the way Resume does, but only the wait the card was sent for. An
 // answer to a wait already claimed changes nothing and reports who
 // claimed it, so a second click shows the first decision.
-func (s *Service) AnswerCard(ctx context.Context, in AnswerInput) (*AnswerOutput, error) {
+func (s *Runs) AnswerCard(ctx context.Context, in AnswerInput) (*AnswerOutput, error) {
 	p, err := principal(ctx, cardflow.ScopeExecute)
 	if err != nil {
 		return nil, err
@@ -92,9 +92,6 @@ func (s *Service) AnswerCard(ctx context.Context, in AnswerInput) (*AnswerOutput
 		if err != nil {
 			return nil, err
 		}
-		if s.runner == nil {
-			return nil, cardflow.Errorf(cardflow.EUNAVAILABLE, "this deployment runs no executions")
-		}
 		ref := cardflow.ExecutionRef{OrganizationID: proc.OrganizationID, WorkflowID: proc.WorkflowID, ExecutionID: proc.ExecutionID}
 		if err := s.runner.Wake(ctx, ref, w); err != nil {
 			return nil, err
@@ -105,7 +102,7 @@ func (s *Service) AnswerCard(ctx context.Context, in AnswerInput) (*AnswerOutput
 
 // answerEarly keeps an answer for the wait about to open, unless one is
 // kept already.
-func (s *Service) answerEarly(ctx context.Context, proc *cardflow.Process, wait int, res *cardflow.Resume) (*AnswerOutput, error) {
+func (s *Runs) answerEarly(ctx context.Context, proc *cardflow.Process, wait int, res *cardflow.Resume) (*AnswerOutput, error) {
 	w := &cardflow.Wait{Seq: wait}
 	if e := proc.Early; e != nil && res.ReceivedOn-e.ReceivedOn <= s.earlyResume.Milliseconds() {
 		w.Resume = e
@@ -120,7 +117,7 @@ func (s *Service) answerEarly(ctx context.Context, proc *cardflow.Process, wait 
 }
 
 // answerOutput adds the card step's name to a claimed wait.
-func (s *Service) answerOutput(ctx context.Context, proc *cardflow.Process, w *cardflow.Wait, resumed bool) (*AnswerOutput, error) {
+func (s *Runs) answerOutput(ctx context.Context, proc *cardflow.Process, w *cardflow.Wait, resumed bool) (*AnswerOutput, error) {
 	ex, err := s.store.GetExecution(ctx, proc.OrganizationID, proc.WorkflowID, proc.ExecutionID)
 	if err != nil {
 		return nil, err

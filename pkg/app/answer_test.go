@@ -34,7 +34,7 @@ func answerCard(t *testing.T, open func(testing.TB) cardflow.Store) {
 	orgA, orgB, exID, wfID := "org-a-"+cardflow.NewID(time.Now()), "org-b-"+cardflow.NewID(time.Now()), cardflow.NewID(time.Now()), cardflow.NewID(time.Now())
 	runner := &wakes{}
 	now := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
-	svc, err := app.New(store, app.WithRunner(runner), app.WithClock(func() time.Time { return now }))
+	svc, err := app.New(store, app.Deps{Runner: runner}, app.WithClock(func() time.Time { return now }))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,10 +14,6 @@ type LinkIssuer interface {
 	IssueApprovalLinks(ctx context.Context, a *cardflow.Approval, approver string) ([]cardflow.DeliveryLink, error)
 }
 
-// WithLinkIssuer lets an admin ask for an approver's personal links, for
-// testing where no card reaches the approver (local mode's outbox).
-func WithLinkIssuer(i LinkIssuer) Option { return func(s *Service) { s.issuer = i } }
-
 // IssueLinksInput is the body of issueApprovalLinks.
 type IssueLinksInput struct {
 	ApprovalID string `json:"approval_id"`
@@ -37,7 +33,7 @@ type ApprovalLinks struct {
 // explicit act is the only way to one besides the approver's own card, and
 // it is recorded in the execution's log, with the admin as its actor,
 // before the links are given.
-func (s *Service) IssueApprovalLinks(ctx context.Context, in IssueLinksInput) (*ApprovalLinks, error) {
+func (s *Approvals) IssueApprovalLinks(ctx context.Context, in IssueLinksInput) (*ApprovalLinks, error) {
 	p, err := principal(ctx, cardflow.ScopeAdmin)
 	if err != nil {
 		return nil, err
@@ -66,6 +62,7 @@ func (s *Service) IssueApprovalLinks(ctx context.Context, in IssueLinksInput) (*
 	if !a.Open() {
 		return nil, cardflow.Errorf(cardflow.ECONFLICT, "approval %s is %s; its links would record nothing", a.ApprovalID, a.Status)
 	}
+	// A deployment without response links has no issuer (Approvals).
 	if s.issuer == nil {
 		return nil, cardflow.Errorf(cardflow.ENOTFOUND, "this deployment issues no personal links: it signs no response links")
 	}
@@ -83,7 +80,7 @@ func (s *Service) IssueApprovalLinks(ctx context.Context, in IssueLinksInput) (*
 
 // recordApprovalEvent adds an approval's event to its execution's log, or
 // fails: unlike audit, what depends on it must not happen unrecorded.
-func (s *Service) recordApprovalEvent(ctx context.Context, a *cardflow.Approval, ev cardflow.Event) error {
+func (s *Approvals) recordApprovalEvent(ctx context.Context, a *cardflow.Approval, ev cardflow.Event) error {
 	ev.StepID, ev.Step = a.StepID, a.StepName
 	for {
 		ex, err := s.store.GetExecution(ctx, a.OrganizationID, a.WorkflowID, a.ExecutionID)

@@ -9,14 +9,10 @@ import (
 	"github.com/cardflow/cardflow/pkg/cardflow"
 )
 
-// WithDeliverer lets the service send a sequential approval's card to the
-// next approver once the one before approved.
-func WithDeliverer(d cardflow.Deliverer) Option { return func(s *Service) { s.deliver = d } }
-
 // openApprovalLink shows the page of an approver's personal link: the card
 // and the confirmation form while the approval waits for their answer,
 // else what stands. Like every link page it changes nothing.
-func (s *Service) openApprovalLink(ctx context.Context, a *cardflow.CardAnswer, token string, page *LinkPage) (*LinkPage, error) {
+func (s *Links) openApprovalLink(ctx context.Context, a *cardflow.CardAnswer, token string, page *LinkPage) (*LinkPage, error) {
 	ap, err := s.store.GetApproval(ctx, a.OrganizationID, cardflow.ApprovalIDOf(a.ExecutionID, a.Wait))
 	if err != nil {
 		return nil, err
@@ -35,7 +31,7 @@ func (s *Service) openApprovalLink(ctx context.Context, a *cardflow.CardAnswer, 
 // settledLink fills the page of a personal link whose approval no longer
 // waits for its approver (decided, timed out, or answered by them) with
 // what stands, and reports whether it did.
-func (s *Service) settledLink(ap *cardflow.Approval, ids []string, page *LinkPage) bool {
+func (s *Links) settledLink(ap *cardflow.Approval, ids []string, page *LinkPage) bool {
 	if !ap.Open() {
 		return true
 	}
@@ -58,7 +54,7 @@ func (s *Service) settledLink(ap *cardflow.Approval, ids []string, page *LinkPag
 // event in the audit trail. A replay of a link whose answer is recorded,
 // or a late click once the approval is decided or timed out, writes
 // nothing: the page shows what stands, as opening the link does.
-func (s *Service) answerApprovalLink(ctx context.Context, a *cardflow.CardAnswer, page *LinkPage) (*LinkPage, error) {
+func (s *Links) answerApprovalLink(ctx context.Context, a *cardflow.CardAnswer, page *LinkPage) (*LinkPage, error) {
 	decision, _ := a.Payload["decision"].(string)
 	if decision == "" {
 		decision, _ = a.Payload["verb"].(string)
@@ -115,7 +111,7 @@ func (s *Service) answerApprovalLink(ctx context.Context, a *cardflow.CardAnswer
 // the card to whoever should hold it and does not. The answer is stored
 // already, so a failure is logged, not returned: the approver can still
 // answer through the API.
-func (s *Service) deliverNext(ctx context.Context, ap *cardflow.Approval) {
+func (s *Runs) deliverNext(ctx context.Context, ap *cardflow.Approval) {
 	if ap.Policy != cardflow.PolicySequential || !ap.Open() {
 		return
 	}
@@ -146,7 +142,7 @@ func when(ms int64) string { return time.UnixMilli(ms).UTC().Format("2 Jan 2006 
 
 // refusalNote says why a card's answer did not count. A late click on a
 // finished approval gets how it ended, as its updated card says.
-func (s *Service) refusalNote(ctx context.Context, org, approvalID string, err error) string {
+func (s *Answers) refusalNote(ctx context.Context, org, approvalID string, err error) string {
 	if ap, gerr := s.store.GetApproval(ctx, org, approvalID); gerr == nil && !ap.Open() {
 		return ap.EndNote()
 	}
@@ -156,7 +152,7 @@ func (s *Service) refusalNote(ctx context.Context, org, approvalID string, err e
 // cancelApproval closes the approval ex, which has ended, left open in
 // wait (cardflow.CancelApproval). The end is stored already, so a failure
 // is logged, not returned: an answer to the approval closes it then.
-func (s *Service) cancelApproval(ctx context.Context, ex *cardflow.Execution, wait int) {
+func (s *Runs) cancelApproval(ctx context.Context, ex *cardflow.Execution, wait int) {
 	updater, _ := s.deliver.(cardflow.ApprovalCardUpdater)
 	if err := cardflow.CancelApproval(ctx, s.store, updater, ex, wait, s.now()); err != nil {
 		s.log.WarnContext(ctx, "the open approval of an ended execution was not closed", "execution", ex.WorkflowExecutionID, "error", cardflow.ErrorMessage(err))
@@ -165,7 +161,7 @@ func (s *Service) cancelApproval(ctx context.Context, ex *cardflow.Execution, wa
 
 // closeEnded closes a, open, when its execution has ended and whoever
 // ended it did not get to close it, and reports whether it did.
-func (s *Service) closeEnded(ctx context.Context, a *cardflow.Approval) bool {
+func (s *Runs) closeEnded(ctx context.Context, a *cardflow.Approval) bool {
 	if !a.Open() {
 		return false
 	}

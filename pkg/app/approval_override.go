@@ -24,7 +24,7 @@ type OverrideApprovalInput struct {
 // admin's act, recorded on the approval with the actor and the reason.
 // The step leaves by the decision's exit and its output says it was
 // overridden; the answers given so far stay as they were.
-func (s *Service) OverrideApproval(ctx context.Context, in OverrideApprovalInput) (*cardflow.Approval, error) {
+func (s *Answers) OverrideApproval(ctx context.Context, in OverrideApprovalInput) (*cardflow.Approval, error) {
 	p, err := principal(ctx, cardflow.ScopeAdmin)
 	if err != nil {
 		return nil, err
@@ -77,7 +77,7 @@ func (s *Service) OverrideApproval(ctx context.Context, in OverrideApprovalInput
 // of its capped log. A refusal of an approval that takes no answers any
 // more (decided, timed out) writes nothing: a late or replayed click
 // changes no record.
-func (s *Service) refused(ctx context.Context, a *cardflow.Approval, actor, channel string, r *cardflow.Refusal) {
+func (s *Answers) refused(ctx context.Context, a *cardflow.Approval, actor, channel string, r *cardflow.Refusal) {
 	now := s.millis()
 	// Each conflict is another writer's success, so a burst of refusals
 	// gets through; the bound only stops a store that keeps failing.

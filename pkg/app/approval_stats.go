@@ -97,7 +97,7 @@ type WorkflowLoad struct {
 // GetApprovalStats answers how the organization's approvals went in the
 // days asked: from the day aggregates the store keeps as approvals end,
 // and what is open now from the pending approvals.
-func (s *Service) GetApprovalStats(ctx context.Context, in ApprovalStatsInput) (*ApprovalStats, error) {
+func (s *Approvals) GetApprovalStats(ctx context.Context, in ApprovalStatsInput) (*ApprovalStats, error) {
 	p, err := principal(ctx, cardflow.ScopeRead)
 	if err != nil {
 		return nil, err
@@ -163,7 +163,7 @@ func (s *Service) GetApprovalStats(ctx context.Context, in ApprovalStatsInput) (
 
 // countPending counts the open approvals, those overdue, and what waits on
 // each approver and in each workflow, from the pending approvals' index.
-func (s *Service) countPending(ctx context.Context, org, workflowID string, now int64, out *ApprovalStats, approver func(string) *ApproverStats) error {
+func (s *Approvals) countPending(ctx context.Context, org, workflowID string, now int64, out *ApprovalStats, approver func(string) *ApproverStats) error {
 	workflows := map[string]*WorkflowLoad{}
 	opt := cardflow.ListOptions[cardflow.ApprovalKey]{Limit: cardflow.MaxLimit}
 	for range maxStatsPendingPages {

@@ -11,10 +11,7 @@ import (
 // does not have it (one a reassignment brought in). A runner that holds
 // a token for the wait is woken; otherwise the wait is marked, and the
 // runner's next park ends at once.
-func (s *Service) nudgeApproval(ctx context.Context, a *cardflow.Approval) error {
-	if s.runner == nil {
-		return cardflow.Errorf(cardflow.EUNAVAILABLE, "this deployment runs no executions")
-	}
+func (s *Runs) nudgeApproval(ctx context.Context, a *cardflow.Approval) error {
 	for {
 		proc, err := s.store.GetProcess(ctx, a.OrganizationID, a.ProcessID)
 		if err != nil {

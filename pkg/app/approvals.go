@@ -35,7 +35,7 @@ type ApprovalResult struct {
 // answerApproval records an answer when it counts, and claims the step's
 // wait once the policy decides. A refusal changes nothing but the audit
 // trail, and is returned as the error.
-func (s *Service) answerApproval(ctx context.Context, org string, in ApprovalAnswer) (*ApprovalResult, error) {
+func (s *Answers) answerApproval(ctx context.Context, org string, in ApprovalAnswer) (*ApprovalResult, error) {
 	decision, ok := cardflow.ParseDecision(in.Decision)
 	if !ok {
 		return nil, cardflow.Errorf(cardflow.EINVALID, "decision must be approve or reject")
@@ -97,7 +97,7 @@ func (s *Service) answerApproval(ctx context.Context, org string, in ApprovalAns
 // goes out a moment before it does). A wait claimed already (by its
 // deadline, by resumeworkflow) needs nothing: the step reads the decision
 // from the approval record as it leaves.
-func (s *Service) claimApproval(ctx context.Context, a *cardflow.Approval, actor string) error {
+func (s *Answers) claimApproval(ctx context.Context, a *cardflow.Approval, actor string) error {
 	res := &cardflow.Resume{Source: cardflow.SourceApproval, Payload: a.Output(), Actor: actor, ReceivedOn: s.millis()}
 	for {
 		proc, err := s.store.GetProcess(ctx, a.OrganizationID, a.ProcessID)
@@ -123,9 +123,6 @@ func (s *Service) claimApproval(ctx context.Context, a *cardflow.Approval, actor
 		if err != nil || proc.Early == res {
 			return err
 		}
-		if s.runner == nil {
-			return cardflow.Errorf(cardflow.EUNAVAILABLE, "this deployment runs no executions")
-		}
 		return s.runner.Wake(ctx, cardflow.ExecutionRef{OrganizationID: a.OrganizationID, WorkflowID: a.WorkflowID, ExecutionID: a.ExecutionID}, w)
 	}
 }
@@ -136,7 +133,7 @@ func (s *Service) claimApproval(ctx context.Context, a *cardflow.Approval, actor
 // later steps run) it is logged, and the approval record keeps every
 // answer that counted. A failure to add it is logged, never the caller's
 // error: the answer itself is stored.
-func (s *Service) audit(ctx context.Context, a *cardflow.Approval, ev cardflow.Event) {
+func (s *Answers) audit(ctx context.Context, a *cardflow.Approval, ev cardflow.Event) {
 	ev.StepID, ev.Step = a.StepID, a.StepName
 	for range 5 {
 		ex, err := s.store.GetExecution(ctx, a.OrganizationID, a.WorkflowID, a.ExecutionID)
@@ -196,7 +193,7 @@ type AnswerApprovalInput struct {
 // AnswerApproval answers an approval as the API key's person. It counts
 // only when that person is a listed approver (else EFORBIDDEN, and
 // nothing changes).
-func (s *Service) AnswerApproval(ctx context.Context, in AnswerApprovalInput) (*ApprovalResult, error) {
+func (s *Answers) AnswerApproval(ctx context.Context, in AnswerApprovalInput) (*ApprovalResult, error) {
 	p, err := person(ctx, cardflow.ScopeExecute)
 	if err != nil {
 		return nil, err
@@ -221,7 +218,7 @@ type ReassignApprovalInput struct {
 
 // ReassignApproval hands the key's person's part of an approval to
 // another person, when the step allows it.
-func (s *Service) ReassignApproval(ctx context.Context, in ReassignApprovalInput) (*cardflow.Approval, error) {
+func (s *Answers) ReassignApproval(ctx context.Context, in ReassignApprovalInput) (*cardflow.Approval, error) {
 	p, err := person(ctx, cardflow.ScopeExecute)
 	if err != nil {
 		return nil, err
@@ -267,7 +264,7 @@ func (s *Service) ReassignApproval(ctx context.Context, in ReassignApprovalInput
 }
 
 // GetApproval returns one approval of the caller's organization.
-func (s *Service) GetApproval(ctx context.Context, approvalID string) (*cardflow.Approval, error) {
+func (s *Approvals) GetApproval(ctx context.Context, approvalID string) (*cardflow.Approval, error) {
 	p, err := principal(ctx, cardflow.ScopeRead)
 	if err != nil {
 		return nil, err
@@ -295,7 +292,7 @@ type PendingApprovalsInput struct {
 // organization, newest first. A key that acts for a person and is no admin
 // key sees what waits on that person unless it names another approver: its
 // inbox, not everyone's.
-func (s *Service) ListPendingApprovals(ctx context.Context, in PendingApprovalsInput) (cardflow.Page[*cardflow.Approval, cardflow.ApprovalKey], error) {
+func (s *Approvals) ListPendingApprovals(ctx context.Context, in PendingApprovalsInput) (cardflow.Page[*cardflow.Approval, cardflow.ApprovalKey], error) {
 	p, err := principal(ctx, cardflow.ScopeRead)
 	if err != nil {
 		return cardflow.Page[*cardflow.Approval, cardflow.ApprovalKey]{}, err
@@ -318,7 +315,7 @@ func (s *Service) ListPendingApprovals(ctx context.Context, in PendingApprovalsI
 // answerCardApproval answers an approval's card through Teams: the
 // decision is the card's decision data or its Action.Execute verb. What
 // came of it is a note for the card that replaces the approver's.
-func (s *Service) answerCardApproval(ctx context.Context, a *cardflow.CardAnswer, approvalID string) (*AnswerOutput, cardflow.CardOutcome, error) {
+func (s *Answers) answerCardApproval(ctx context.Context, a *cardflow.CardAnswer, approvalID string) (*AnswerOutput, cardflow.CardOutcome, error) {
 	decision, _ := a.Payload["decision"].(string)
 	if decision == "" {
 		decision, _ = a.Payload["verb"].(string)

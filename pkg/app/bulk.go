@@ -29,14 +29,10 @@ type StartBulkInput struct {
 	ClientToken string `json:"client_token,omitempty"`
 }
 
-// WithBulkWorker sets what StartBulkOperation calls once an operation is
-// stored, to have a worker take it up now rather than at its next round.
-func WithBulkWorker(kick func()) Option { return func(s *Service) { s.bulkKick = kick } }
-
 // StartBulkOperation stores a bulk operation that cancels or redrives
 // every execution of the caller's organization that the filters select,
 // among those created before it starts, and hands it to the workers.
-func (s *Service) StartBulkOperation(ctx context.Context, in StartBulkInput) (*cardflow.BulkOperation, error) {
+func (s *Bulk) StartBulkOperation(ctx context.Context, in StartBulkInput) (*cardflow.BulkOperation, error) {
 	p, err := principal(ctx, cardflow.ScopeExecute)
 	if err != nil {
 		return nil, err
@@ -95,7 +91,7 @@ func sameRequest(stored, op *cardflow.BulkOperation, askedBefore int64) bool {
 }
 
 // GetBulkOperation returns a bulk operation of the caller's organization.
-func (s *Service) GetBulkOperation(ctx context.Context, id string) (*cardflow.BulkOperation, error) {
+func (s *Bulk) GetBulkOperation(ctx context.Context, id string) (*cardflow.BulkOperation, error) {
 	p, err := principal(ctx, cardflow.ScopeRead)
 	if err != nil {
 		return nil, err
@@ -108,7 +104,7 @@ func (s *Service) GetBulkOperation(ctx context.Context, id string) (*cardflow.Bu
 // organizations take turns a page at a time, each working its oldest
 // operation it can take: one organization's large operation does not hold
 // back another's. Operations started meanwhile join at the next turn.
-func (s *Service) RunBulkOperations(ctx context.Context, until time.Time) error {
+func (s *Runs) RunBulkOperations(ctx context.Context, until time.Time) error {
 	held := map[cardflow.BulkRef]*bulkJob{}
 	// Operations the time budget stops are handed on at once rather than
 	// at their lease's end; a worker asked to stop leaves them leased.
@@ -176,7 +172,7 @@ func (s *Service) RunBulkOperations(ctx context.Context, until time.Time) error 
 }
 
 // bulkStopped logs an operation that stopped on an error.
-func (s *Service) bulkStopped(ref cardflow.BulkRef, err error) {
+func (s *Runs) bulkStopped(ref cardflow.BulkRef, err error) {
 	if err != nil {
 		s.log.Error("bulk operation stopped; the next round goes on with it", slog.String("organization_id", ref.OrganizationID),
 			slog.String("bulk_operation_id", ref.BulkOperationID), slog.Any("error", err))
@@ -192,7 +188,7 @@ type bulkJob struct {
 
 // takeBulk reads an operation and takes its lease; nil when it is not
 // running, or another worker holds it.
-func (s *Service) takeBulk(ctx context.Context, ref cardflow.BulkRef) (*bulkJob, error) {
+func (s *Runs) takeBulk(ctx context.Context, ref cardflow.BulkRef) (*bulkJob, error) {
 	op, err := s.store.GetBulkOperation(ctx, ref.OrganizationID, ref.BulkOperationID)
 	if err != nil {
 		return nil, err
@@ -212,7 +208,7 @@ func (s *Service) takeBulk(ctx context.Context, ref cardflow.BulkRef) (*bulkJob,
 
 // saveBulk writes op with its lease renewed (cleared once it has ended).
 // It reports false, with no error, when another worker took op over.
-func (s *Service) saveBulk(ctx context.Context, op *cardflow.BulkOperation) (bool, error) {
+func (s *Runs) saveBulk(ctx context.Context, op *cardflow.BulkOperation) (bool, error) {
 	now := s.millis()
 	op.ModifiedOn, op.LeaseUntil = now, now+BulkLease.Milliseconds()
 	if op.Status != cardflow.BulkRunning {
@@ -230,7 +226,7 @@ func (s *Service) saveBulk(ctx context.Context, op *cardflow.BulkOperation) (boo
 // with the cursor past it. It reports whether the operation goes on. A
 // conflict on any write means another worker took the operation over:
 // this one leaves it.
-func (s *Service) bulkPage(ctx context.Context, j *bulkJob) (bool, error) {
+func (s *Runs) bulkPage(ctx context.Context, j *bulkJob) (bool, error) {
 	op := j.op
 	if len(op.Batch) == 0 && !op.Last {
 		page, err := s.store.SearchExecutions(ctx, op.OrganizationID, op.Filter, cardflow.ListOptions[cardflow.SearchKey]{Limit: cardflow.MaxLimit, After: op.Cursor})
@@ -286,7 +282,7 @@ type bulkResult struct {
 
 // bulkActAll acts on every execution of op's batch, bulkParallel at a
 // time, and returns what became of each.
-func (s *Service) bulkActAll(ctx context.Context, op *cardflow.BulkOperation) []bulkResult {
+func (s *Runs) bulkActAll(ctx context.Context, op *cardflow.BulkOperation) []bulkResult {
 	out := make([]bulkResult, len(op.Batch))
 	sem := make(chan struct{}, bulkParallel)
 	var wg sync.WaitGroup
@@ -312,7 +308,7 @@ func BulkActor(id string) string { return "bulk operation " + id }
 // when the action failed. An execution this operation acted on before a
 // restart counts as acted on: the action is conditional on the execution's
 // state, so it never runs twice, and the execution records who asked.
-func (s *Service) bulkAct(ctx context.Context, op *cardflow.BulkOperation, item cardflow.BulkItem) (reason string, failed bool) {
+func (s *Runs) bulkAct(ctx context.Context, op *cardflow.BulkOperation, item cardflow.BulkItem) (reason string, failed bool) {
 	var err error
 	switch op.Action {
 	case cardflow.BulkCancel:

@@ -60,7 +60,7 @@ func benchBulkCancel(b *testing.B, store cardflow.Store) {
 		b.StopTimer()
 		org := "org-" + cardflow.NewID(time.Now())
 		exs := startWaiting(b, store, org, bulkBenchSize)
-		svc, err := app.New(store)
+		svc, err := app.New(store, app.Deps{Runner: idleRunner{}})
 		if err != nil {
 			b.Fatal(err)
 		}

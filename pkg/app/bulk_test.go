@@ -86,7 +86,7 @@ func TestBulkCancelSurvivesCrashes(t *testing.T) {
 			var now atomic.Int64
 			now.Store(time.Now().UnixNano())
 			clock := func() time.Time { return time.Unix(0, now.Load()) }
-			first, err := app.New(store, app.WithClock(clock))
+			first, err := app.New(store, app.Deps{Runner: idleRunner{}}, app.WithClock(clock))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -102,7 +102,7 @@ func TestBulkCancelSurvivesCrashes(t *testing.T) {
 			}
 			// Another worker, once the lease has run out.
 			now.Add(int64(app.BulkLease + time.Second))
-			second, err := app.New(base, app.WithClock(clock))
+			second, err := app.New(base, app.Deps{Runner: idleRunner{}}, app.WithClock(clock))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,7 +125,7 @@ func TestBulkCancelSurvivesCrashes(t *testing.T) {
 func TestBulkLease(t *testing.T) {
 	store := openStore(t)
 	openExecutions(t, store, "acme", 3)
-	svc, err := app.New(store)
+	svc, err := app.New(store, app.Deps{Runner: idleRunner{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestBulkLease(t *testing.T) {
 
 func TestStartBulkOperation(t *testing.T) {
 	store := openStore(t)
-	svc, err := app.New(store)
+	svc, err := app.New(store, app.Deps{Runner: idleRunner{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +219,7 @@ func TestBulkRedriveSurvivesCrashes(t *testing.T) {
 			var now atomic.Int64
 			now.Store(time.Now().UnixNano())
 			clock := func() time.Time { return time.Unix(0, now.Load()) }
-			first, err := app.New(store, app.WithClock(clock), app.WithRunner(idleRunner{}))
+			first, err := app.New(store, app.Deps{Runner: idleRunner{}}, app.WithClock(clock))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -244,7 +244,7 @@ func TestBulkRedriveSurvivesCrashes(t *testing.T) {
 				}
 			}
 			now.Add(int64(app.BulkLease + time.Second))
-			second, err := app.New(base, app.WithClock(clock), app.WithRunner(idleRunner{}))
+			second, err := app.New(base, app.Deps{Runner: idleRunner{}}, app.WithClock(clock))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -300,7 +300,7 @@ func TestBulkOrganizationsTakeTurns(t *testing.T) {
 	openExecutions(t, base, "acme", 65)
 	openExecutions(t, base, "globex", 5)
 	store := &recordingStore{Store: base}
-	svc, err := app.New(store)
+	svc, err := app.New(store, app.Deps{Runner: idleRunner{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,15 +7,11 @@ import (
 )
 
 // CardExpander expands a card template with data as a card step does
-// (pkg/cards does). It is an option, like CardChecker, so that only what
-// previews cards links the templating.
+// (pkg/cards does). Only CardPreviews takes one, like CardChecker, so
+// that only what previews cards links the templating.
 type CardExpander interface {
 	ExpandCard(ctx context.Context, payload map[string]any, data any) (map[string]any, error)
 }
-
-// WithCardExpander sets what previewCard expands cards with; without one,
-// previewCard answers UNAVAILABLE.
-func WithCardExpander(e CardExpander) Option { return func(s *Service) { s.cardExpander = e } }
 
 // PreviewCardInput is the body of previewCard: a card version and the
 // data to expand it with, as a card step's config.data would give it.
@@ -28,16 +24,13 @@ type PreviewCardInput struct {
 // PreviewCard expands a card version with sample data through the same
 // templating card steps use, so a person sees the card an approver would
 // get. It stores and sends nothing.
-func (s *Service) PreviewCard(ctx context.Context, in PreviewCardInput) (map[string]any, error) {
+func (s *CardPreviews) PreviewCard(ctx context.Context, in PreviewCardInput) (map[string]any, error) {
 	p, err := principal(ctx, cardflow.ScopeRead)
 	if err != nil {
 		return nil, err
 	}
 	if in.CardID == "" || in.CardVersion < 1 {
 		return nil, cardflow.Errorf(cardflow.EINVALID, "card_id (string) and card_version (positive number) are required")
-	}
-	if s.cardExpander == nil {
-		return nil, cardflow.Errorf(cardflow.EUNAVAILABLE, "this deployment previews no cards")
 	}
 	c, err := s.store.GetCard(ctx, p.OrganizationID, in.CardID, in.CardVersion)
 	if err != nil {

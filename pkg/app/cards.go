@@ -20,7 +20,7 @@ type SaveCardInput struct {
 
 // SaveCard validates an adaptive card and stores it as a new DRAFT version,
 // of a new card when CardID is empty.
-func (s *Service) SaveCard(ctx context.Context, in SaveCardInput) (*cardflow.Card, error) {
+func (s *CardEditor) SaveCard(ctx context.Context, in SaveCardInput) (*cardflow.Card, error) {
 	p, err := principal(ctx, cardflow.ScopeAdmin)
 	if err != nil {
 		return nil, err
@@ -35,9 +35,6 @@ func (s *Service) SaveCard(ctx context.Context, in SaveCardInput) (*cardflow.Car
 		return nil, cardflow.Errorf(cardflow.EINVALID, "card_payload is required: an Adaptive Card JSON object")
 	}
 	// An unchecked card would fail only when a card step first sends it.
-	if s.cardChecker == nil {
-		return nil, cardflow.Errorf(cardflow.EINTERNAL, "saving cards is not available here: the service has no card checker")
-	}
 	if err := s.cardChecker.CheckCard(in.CardPayload); err != nil {
 		return nil, err
 	}
@@ -81,7 +78,7 @@ func (s *Service) SaveCard(ctx context.Context, in SaveCardInput) (*cardflow.Car
 }
 
 // PublishCard makes a card version ACTIVE and latest.
-func (s *Service) PublishCard(ctx context.Context, cardID string, version int) (*cardflow.Card, error) {
+func (s *Cards) PublishCard(ctx context.Context, cardID string, version int) (*cardflow.Card, error) {
 	p, err := principal(ctx, cardflow.ScopeAdmin)
 	if err != nil {
 		return nil, err
@@ -90,7 +87,7 @@ func (s *Service) PublishCard(ctx context.Context, cardID string, version int) (
 }
 
 // GetCard returns one version of a card.
-func (s *Service) GetCard(ctx context.Context, cardID string, version int) (*cardflow.Card, error) {
+func (s *Cards) GetCard(ctx context.Context, cardID string, version int) (*cardflow.Card, error) {
 	p, err := principal(ctx, cardflow.ScopeRead)
 	if err != nil {
 		return nil, err
@@ -100,7 +97,7 @@ func (s *Service) GetCard(ctx context.Context, cardID string, version int) (*car
 
 // GetLatestActiveCard returns the latest version of a card, the one
 // published last, when there is one.
-func (s *Service) GetLatestActiveCard(ctx context.Context, cardID string) (*cardflow.Card, error) {
+func (s *Cards) GetLatestActiveCard(ctx context.Context, cardID string) (*cardflow.Card, error) {
 	p, err := principal(ctx, cardflow.ScopeRead)
 	if err != nil {
 		return nil, err
@@ -109,7 +106,7 @@ func (s *Service) GetLatestActiveCard(ctx context.Context, cardID string) (*card
 }
 
 // ListCards lists the organization's card versions, newest first.
-func (s *Service) ListCards(ctx context.Context, opt cardflow.ListOptions[cardflow.CardKey]) (cardflow.Page[*cardflow.Card, cardflow.CardKey], error) {
+func (s *Cards) ListCards(ctx context.Context, opt cardflow.ListOptions[cardflow.CardKey]) (cardflow.Page[*cardflow.Card, cardflow.CardKey], error) {
 	p, err := principal(ctx, cardflow.ScopeRead)
 	if err != nil {
 		return cardflow.Page[*cardflow.Card, cardflow.CardKey]{}, err

@@ -11,8 +11,8 @@ import (
 	"github.com/cardflow/cardflow/pkg/cards"
 )
 
-// TestSaveCardChecker: saveCard runs the card checker it is given, and a
-// service built without one saves no card rather than an unchecked one.
+// TestSaveCardChecker: saveCard runs the card checker it is given; a card
+// editor without one is not built (TestAreasNeedTheirDependencies).
 func TestSaveCardChecker(t *testing.T) {
 	valid := map[string]any{
 		"type": "AdaptiveCard", "version": "1.5",
@@ -21,13 +21,11 @@ func TestSaveCardChecker(t *testing.T) {
 	invalid := map[string]any{"type": "AdaptiveCard", "version": "1.5", "body": "not a list"}
 	tests := []struct {
 		name    string
-		opts    []app.Option
 		payload map[string]any
 		code    string // "" for success
 	}{
-		{"checked valid", []app.Option{app.WithCardChecker(cards.Checker{})}, valid, ""},
-		{"checked invalid", []app.Option{app.WithCardChecker(cards.Checker{})}, invalid, cardflow.EINVALID},
-		{"no checker", nil, valid, cardflow.EINTERNAL},
+		{"checked valid", valid, ""},
+		{"checked invalid", invalid, cardflow.EINVALID},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -36,7 +34,7 @@ func TestSaveCardChecker(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer store.Close()
-			svc, err := app.New(store, tc.opts...)
+			svc, err := app.New(store, app.Deps{CardChecker: cards.Checker{}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,7 +7,7 @@ import (
 )
 
 // GetExecution returns one execution.
-func (s *Service) GetExecution(ctx context.Context, workflowID, executionID string) (*cardflow.Execution, error) {
+func (s *Executions) GetExecution(ctx context.Context, workflowID, executionID string) (*cardflow.Execution, error) {
 	p, err := principal(ctx, cardflow.ScopeRead)
 	if err != nil {
 		return nil, err
@@ -17,7 +17,7 @@ func (s *Service) GetExecution(ctx context.Context, workflowID, executionID stri
 
 // GetExecutionJSON returns one execution encoded as the API shows it, as
 // the store encodes it.
-func (s *Service) GetExecutionJSON(ctx context.Context, workflowID, executionID string) ([]byte, error) {
+func (s *Executions) GetExecutionJSON(ctx context.Context, workflowID, executionID string) ([]byte, error) {
 	p, err := principal(ctx, cardflow.ScopeRead)
 	if err != nil {
 		return nil, err
@@ -26,7 +26,7 @@ func (s *Service) GetExecutionJSON(ctx context.Context, workflowID, executionID 
 }
 
 // ListWorkflowExecutions lists the executions of one workflow, newest first.
-func (s *Service) ListWorkflowExecutions(ctx context.Context, workflowID string, opt cardflow.ListOptions[cardflow.ExecutionKey]) (cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey], error) {
+func (s *Executions) ListWorkflowExecutions(ctx context.Context, workflowID string, opt cardflow.ListOptions[cardflow.ExecutionKey]) (cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey], error) {
 	p, err := principal(ctx, cardflow.ScopeRead)
 	if err != nil {
 		return cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey]{}, err
@@ -36,7 +36,7 @@ func (s *Service) ListWorkflowExecutions(ctx context.Context, workflowID string,
 }
 
 // ListExecutions lists the executions of the organization, newest first.
-func (s *Service) ListExecutions(ctx context.Context, opt cardflow.ListOptions[cardflow.ExecutionKey]) (cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey], error) {
+func (s *Executions) ListExecutions(ctx context.Context, opt cardflow.ListOptions[cardflow.ExecutionKey]) (cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey], error) {
 	p, err := principal(ctx, cardflow.ScopeRead)
 	if err != nil {
 		return cardflow.Page[*cardflow.Execution, cardflow.ExecutionKey]{}, err

@@ -43,7 +43,7 @@ type HousekeepReport struct {
 // error joins the failures. A record that cannot be read is logged, by its
 // ids, and skipped: it is no failure of housekeeping, and holds up none of
 // the others.
-func (s *Service) Housekeep(ctx context.Context) (HousekeepReport, error) {
+func (s *Runs) Housekeep(ctx context.Context) (HousekeepReport, error) {
 	var rep HousekeepReport
 	now := s.now()
 	var errs []error
@@ -69,13 +69,10 @@ func (s *Service) Housekeep(ctx context.Context) (HousekeepReport, error) {
 // expireWaits claims overdue waits by their deadline and wakes the runner,
 // which then leaves the step by its timeout exit. A wait whose execution
 // has finished gets its process record closed instead.
-func (s *Service) expireWaits(ctx context.Context, now time.Time, rep *HousekeepReport) error {
+func (s *Runs) expireWaits(ctx context.Context, now time.Time, rep *HousekeepReport) error {
 	procs, err := s.store.ListOverdueWaits(ctx, now.Add(-WaitGrace).UnixMilli(), HousekeepBatch)
 	if err != nil {
 		return err
-	}
-	if len(procs) > 0 && s.runner == nil {
-		return cardflow.Errorf(cardflow.EUNAVAILABLE, "this deployment runs no executions")
 	}
 	var errs []error
 	for _, p := range procs {
@@ -122,7 +119,7 @@ func (s *Service) expireWaits(ctx context.Context, now time.Time, rep *Housekeep
 
 // dropEarlyResumes removes resumes kept for a wait that did not open
 // within the early-resume window. Once dropped, they are never delivered.
-func (s *Service) dropEarlyResumes(ctx context.Context, now time.Time, rep *HousekeepReport) error {
+func (s *Runs) dropEarlyResumes(ctx context.Context, now time.Time, rep *HousekeepReport) error {
 	procs, err := s.store.ListStaleEarlyResumes(ctx, now.Add(-s.earlyResume).UnixMilli()-1, HousekeepBatch)
 	if err != nil {
 		return err

@@ -38,7 +38,7 @@ func newNode(t *testing.T, store cardflow.Store, ahead time.Duration) *node {
 	}
 	t.Cleanup(func() { runner.Close() })
 	clock := func() time.Time { return time.Now().Add(ahead) }
-	svc, err := app.New(store, app.WithChecker(eng), app.WithCardChecker(cards.Checker{}), app.WithRunner(runner), app.WithClock(clock))
+	svc, err := app.New(store, app.Deps{Checker: eng, CardChecker: cards.Checker{}, Runner: runner}, app.WithClock(clock))
 	if err != nil {
 		t.Fatal(err)
 	}

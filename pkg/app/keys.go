@@ -42,7 +42,7 @@ type CreateKeyInput struct {
 
 // CreateKey makes a new API key and returns it with its record. The key is
 // shown this once; only its hash is stored.
-func (s *Service) CreateKey(ctx context.Context, in CreateKeyInput) (string, *cardflow.APIKey, error) {
+func (s *Admin) CreateKey(ctx context.Context, in CreateKeyInput) (string, *cardflow.APIKey, error) {
 	org, ws := strings.TrimSpace(in.OrganizationID), strings.TrimSpace(in.WorkspaceID)
 	if !tenantIDPattern.MatchString(org) || !tenantIDPattern.MatchString(ws) {
 		return "", nil, cardflow.Errorf(cardflow.EINVALID, "organization and workspace ids are required: 1 to 64 letters, digits, . _ or -, starting with a letter or digit")
@@ -82,17 +82,17 @@ func (s *Service) CreateKey(ctx context.Context, in CreateKeyInput) (string, *ca
 }
 
 // ListKeys lists the keys of org, or of every organization when org is "".
-func (s *Service) ListKeys(ctx context.Context, org string) ([]*cardflow.APIKey, error) {
+func (s *Admin) ListKeys(ctx context.Context, org string) ([]*cardflow.APIKey, error) {
 	return s.store.ListAPIKeys(ctx, org)
 }
 
 // RevokeKey revokes a key by its key id.
-func (s *Service) RevokeKey(ctx context.Context, keyID string) (*cardflow.APIKey, error) {
+func (s *Admin) RevokeKey(ctx context.Context, keyID string) (*cardflow.APIKey, error) {
 	return s.store.RevokeAPIKey(ctx, keyID, s.millis())
 }
 
 // Authenticate returns the principal of an API key.
-func (s *Service) Authenticate(ctx context.Context, key string) (*cardflow.Principal, error) {
+func (s *Admin) Authenticate(ctx context.Context, key string) (*cardflow.Principal, error) {
 	if key == "" {
 		return nil, cardflow.Errorf(cardflow.EUNAUTHORIZED, "an API key is required in the x-api-key header")
 	}

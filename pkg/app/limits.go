@@ -34,14 +34,14 @@ const overrideTTL = 30 * time.Second
 // (nil: no rate limit), and the cap on open executions at each trigger
 // and scheduled run.
 func WithLimits(defaults cardflow.Limits, rate cardflow.RateLimiter) Option {
-	return func(s *Service) {
+	return func(s *Base) {
 		s.limits = &limiter{defaults: defaults, rate: rate, overrides: map[string]cachedLimits{}}
 	}
 }
 
 // LimitsOf returns the limits that hold for org: its override over the
 // defaults. Without WithLimits there are none (the zero Limits).
-func (s *Service) LimitsOf(ctx context.Context, org string) (cardflow.Limits, error) {
+func (s *Base) LimitsOf(ctx context.Context, org string) (cardflow.Limits, error) {
 	if s.limits == nil {
 		return cardflow.Limits{OrganizationID: org}, nil
 	}
@@ -69,7 +69,7 @@ func (s *Service) LimitsOf(ctx context.Context, org string) (cardflow.Limits, er
 
 // Admit counts a request of p's organization against its rate; past it,
 // an ETHROTTLED error with the wait.
-func (s *Service) Admit(ctx context.Context, p *cardflow.Principal) error {
+func (s *Base) Admit(ctx context.Context, p *cardflow.Principal) error {
 	if s.limits == nil || s.limits.rate == nil || p == nil {
 		return nil
 	}
@@ -82,7 +82,7 @@ func (s *Service) Admit(ctx context.Context, p *cardflow.Principal) error {
 
 // withOpenLimit returns ctx carrying org's cap on open executions, which
 // the store enforces as it creates the execution.
-func (s *Service) withOpenLimit(ctx context.Context, org string) (context.Context, error) {
+func (s *Base) withOpenLimit(ctx context.Context, org string) (context.Context, error) {
 	l, err := s.LimitsOf(ctx, org)
 	if err != nil || l.MaxOpenExecutions <= 0 {
 		return ctx, err
@@ -93,7 +93,7 @@ func (s *Service) withOpenLimit(ctx context.Context, org string) (context.Contex
 // SetLimits stores org's override of the default limits; its zero fields
 // keep the defaults. It is an operator's action (the admin CLI), not an
 // API call: an organization does not set its own limits.
-func (s *Service) SetLimits(ctx context.Context, l cardflow.Limits) (*cardflow.Limits, error) {
+func (s *Admin) SetLimits(ctx context.Context, l cardflow.Limits) (*cardflow.Limits, error) {
 	if l.OrganizationID == "" {
 		return nil, cardflow.Errorf(cardflow.EINVALID, "limits need an organization")
 	}
@@ -109,7 +109,7 @@ func (s *Service) SetLimits(ctx context.Context, l cardflow.Limits) (*cardflow.L
 }
 
 // ClearLimits removes org's override: the defaults hold again.
-func (s *Service) ClearLimits(ctx context.Context, org string) error {
+func (s *Admin) ClearLimits(ctx context.Context, org string) error {
 	if err := s.store.DeleteLimits(ctx, org); err != nil {
 		return err
 	}
@@ -117,7 +117,7 @@ func (s *Service) ClearLimits(ctx context.Context, org string) error {
 	return nil
 }
 
-func (s *Service) forgetLimits(org string) {
+func (s *Base) forgetLimits(org string) {
 	if s.limits != nil {
 		s.limits.mu.Lock()
 		delete(s.limits.overrides, org)
@@ -127,6 +127,6 @@ func (s *Service) forgetLimits(org string) {
 
 // OrganizationLimits returns org's override; ENOTFOUND when the defaults
 // hold for it.
-func (s *Service) OrganizationLimits(ctx context.Context, org string) (*cardflow.Limits, error) {
+func (s *Admin) OrganizationLimits(ctx context.Context, org string) (*cardflow.Limits, error) {
 	return s.store.GetLimits(ctx, org)
 }

@@ -19,7 +19,7 @@ func limitedService(tb testing.TB, now func() time.Time, defaults cardflow.Limit
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { store.Close() })
-	svc, err := app.New(store, app.WithClock(now), app.WithLimits(defaults, tokenbucket.New(now)))
+	svc, err := app.New(store, app.Deps{}, app.WithClock(now), app.WithLimits(defaults, tokenbucket.New(now)))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -25,17 +25,6 @@ type CardReader interface {
 	CardText(ctx context.Context, payload map[string]any, data any) ([]string, error)
 }
 
-// WithResponseLinks lets the service answer cards through response links.
-func WithResponseLinks(v LinkVerifier) Option { return func(s *Service) { s.links = v } }
-
-// WithCardReader lets a response link's page show the card's text. It is
-// an option so that only what serves those pages links the card templates.
-func WithCardReader(r CardReader) Option { return func(s *Service) { s.cardReader = r } }
-
-// AnswersLinks reports whether the service answers cards through response
-// links.
-func (s *Service) AnswersLinks() bool { return s.links != nil }
-
 // LinkPage is what the page of a response link shows: the question and a
 // confirmation form while the card can be answered, what was decided once
 // it cannot.
@@ -71,7 +60,7 @@ type LinkPage struct {
 // mail and chat link scanners open links before people do, so opening one
 // (GET, HEAD, any number of times) records no answer and no event. Only
 // AnswerLink, with the confirmation token the page carries, answers.
-func (s *Service) OpenLink(ctx context.Context, token string) (*LinkPage, error) {
+func (s *Links) OpenLink(ctx context.Context, token string) (*LinkPage, error) {
 	a, page, err := s.verifyLink(ctx, token)
 	if err != nil {
 		return nil, err
@@ -128,7 +117,7 @@ func (s *Service) OpenLink(ctx context.Context, token string) (*LinkPage, error)
 // conditional write, so only the first answer counts: a replayed or double
 // POST, or a late click after the card was decided, records nothing and
 // shows what was decided.
-func (s *Service) AnswerLink(ctx context.Context, token, confirmation string) (*LinkPage, error) {
+func (s *Links) AnswerLink(ctx context.Context, token, confirmation string) (*LinkPage, error) {
 	a, page, err := s.verifyLink(ctx, token)
 	if err != nil {
 		return nil, err
@@ -175,10 +164,7 @@ func (s *Service) AnswerLink(ctx context.Context, token, confirmation string) (*
 }
 
 // verifyLink checks a response link and starts its page with its choice.
-func (s *Service) verifyLink(ctx context.Context, token string) (*cardflow.CardAnswer, *LinkPage, error) {
-	if !s.AnswersLinks() {
-		return nil, nil, cardflow.Errorf(cardflow.ENOTFOUND, "this deployment answers no response links")
-	}
+func (s *Links) verifyLink(ctx context.Context, token string) (*cardflow.CardAnswer, *LinkPage, error) {
 	a, err := s.links.VerifyResponseLink(ctx, token)
 	if err != nil {
 		return nil, nil, err
@@ -195,7 +181,7 @@ func (s *Service) verifyLink(ctx context.Context, token string) (*cardflow.CardA
 // cardText reads the card a card step sent from what its log recorded: the
 // card version and the data it was expanded with. Anything missing leaves
 // the page without the question rather than without the form.
-func (s *Service) cardText(ctx context.Context, ex *cardflow.Execution, stepID string) []string {
+func (s *Links) cardText(ctx context.Context, ex *cardflow.Execution, stepID string) []string {
 	if s.cardReader == nil {
 		return nil
 	}

@@ -32,16 +32,13 @@ type Redriven struct {
 // opens the execution again, so it counts against the organization's cap
 // on open executions as a trigger does: at the cap it is refused
 // (THROTTLED) and the execution stays as it was.
-func (s *Service) RedriveExecution(ctx context.Context, in RedriveInput) (*Redriven, error) {
+func (s *Runs) RedriveExecution(ctx context.Context, in RedriveInput) (*Redriven, error) {
 	p, err := principal(ctx, cardflow.ScopeExecute)
 	if err != nil {
 		return nil, err
 	}
 	if in.WorkflowID == "" || in.WorkflowExecutionID == "" {
 		return nil, cardflow.Errorf(cardflow.EINVALID, "workflow_id and workflow_execution_id are required")
-	}
-	if s.runner == nil {
-		return nil, cardflow.Errorf(cardflow.EUNAVAILABLE, "this deployment runs no executions")
 	}
 	capped, err := s.withOpenLimit(ctx, p.OrganizationID)
 	if err != nil {
@@ -98,7 +95,7 @@ func (s *Service) RedriveExecution(ctx context.Context, in RedriveInput) (*Redri
 
 // reopenProcess makes the process record of ex its own and open again.
 // It returns the record as it was and as it wrote it.
-func (s *Service) reopenProcess(ctx context.Context, ex *cardflow.Execution) (before, reopened *cardflow.Process, err error) {
+func (s *Runs) reopenProcess(ctx context.Context, ex *cardflow.Execution) (before, reopened *cardflow.Process, err error) {
 	pid := ex.State.ProcessID
 	for {
 		proc, err := s.store.GetProcess(ctx, ex.OrganizationID, pid)
@@ -125,7 +122,7 @@ func (s *Service) reopenProcess(ctx context.Context, ex *cardflow.Execution) (be
 // trigger again. The write is conditional on the record being as the
 // redrive left it: one that another redrive or a trigger wrote meanwhile
 // is theirs, and stays.
-func (s *Service) giveBackProcess(ctx context.Context, before, reopened *cardflow.Process) {
+func (s *Runs) giveBackProcess(ctx context.Context, before, reopened *cardflow.Process) {
 	back := *before
 	back.Revision = reopened.Revision
 	if err := s.store.PutProcess(ctx, &back); err != nil && cardflow.ErrorCode(err) != cardflow.ECONFLICT {

@@ -44,7 +44,7 @@ type TriggerOutput struct {
 }
 
 // Trigger starts an execution of a workflow.
-func (s *Service) Trigger(ctx context.Context, in TriggerInput) (*TriggerOutput, error) {
+func (s *Runs) Trigger(ctx context.Context, in TriggerInput) (*TriggerOutput, error) {
 	p, err := principal(ctx, cardflow.ScopeExecute)
 	if err != nil {
 		return nil, err
@@ -108,7 +108,7 @@ func decodeInput(body []byte) (map[string]any, []byte, error) {
 
 // replay returns the execution an earlier request with the same key
 // started, a conflict if that request differed, or nothing.
-func (s *Service) replay(ctx context.Context, idem *cardflow.Idempotency) (*TriggerOutput, error) {
+func (s *Runs) replay(ctx context.Context, idem *cardflow.Idempotency) (*TriggerOutput, error) {
 	prev, err := s.store.GetIdempotency(ctx, idem.OrganizationID, idem.Key, s.millis())
 	switch {
 	case cardflow.ErrorCode(err) == cardflow.ENOTFOUND:
@@ -122,18 +122,16 @@ func (s *Service) replay(ctx context.Context, idem *cardflow.Idempotency) (*Trig
 	// stored and before the runner had it, which is why the caller retries.
 	// Handing it over again is harmless: a runner wakes an execution it
 	// already runs, and one that has finished ends at once.
-	if s.runner != nil {
-		ref := cardflow.ExecutionRef{OrganizationID: idem.OrganizationID, WorkflowID: prev.WorkflowID, ExecutionID: prev.ExecutionID}
-		if err := s.runner.Start(ctx, ref); err != nil {
-			return nil, err
-		}
+	ref := cardflow.ExecutionRef{OrganizationID: idem.OrganizationID, WorkflowID: prev.WorkflowID, ExecutionID: prev.ExecutionID}
+	if err := s.runner.Start(ctx, ref); err != nil {
+		return nil, err
 	}
 	return &TriggerOutput{ExecutionID: prev.ExecutionID, Replayed: true}, nil
 }
 
 // runnableVersion returns the version to run: the given one, which must be
 // ACTIVE, or the latest version when it is ACTIVE.
-func (s *Service) runnableVersion(ctx context.Context, org, workflowID string, version int) (*cardflow.Workflow, error) {
+func (s *Runs) runnableVersion(ctx context.Context, org, workflowID string, version int) (*cardflow.Workflow, error) {
 	if version == 0 {
 		wf, err := s.store.GetLatestWorkflow(ctx, org, workflowID)
 		if err != nil {
@@ -171,10 +169,7 @@ type start struct {
 // start creates the execution with its process record (and idempotency
 // record) in one change, records the input as the version's schema sample
 // in that change too, and hands the execution to the runner.
-func (s *Service) start(ctx context.Context, st start) (_ string, err error) {
-	if s.runner == nil {
-		return "", cardflow.Errorf(cardflow.EUNAVAILABLE, "this deployment runs no executions")
-	}
+func (s *Runs) start(ctx context.Context, st start) (_ string, err error) {
 	now := s.now()
 	wf := st.workflow
 	if err := checkInput(wf, st.input); err != nil {
@@ -240,7 +235,7 @@ func (s *Service) start(ctx context.Context, st start) (_ string, err error) {
 // storedAnyway reports whether a start that failed because the store did
 // not answer was written all the same (its answer lost on the way back), so
 // that a stored execution is not left without a runner.
-func (s *Service) storedAnyway(ctx context.Context, ex *cardflow.Execution, err error) bool {
+func (s *Runs) storedAnyway(ctx context.Context, ex *cardflow.Execution, err error) bool {
 	if cardflow.ErrorCode(err) != cardflow.EUNAVAILABLE {
 		return false
 	}
@@ -255,7 +250,7 @@ func (s *Service) storedAnyway(ctx context.Context, ex *cardflow.Execution, err 
 // trigger that brings the input the record holds, by the actor it names,
 // would change modified_on alone, for a synced write on the trigger's way
 // to its answer.
-func (s *Service) sample(ctx context.Context, wf *cardflow.Workflow, input map[string]any, actor string, now int64) (*cardflow.Schema, error) {
+func (s *Runs) sample(ctx context.Context, wf *cardflow.Workflow, input map[string]any, actor string, now int64) (*cardflow.Schema, error) {
 	prev, err := s.store.GetSchema(ctx, wf.OrganizationID, wf.WorkflowID, wf.WorkflowVersion)
 	switch {
 	case err == nil && len(input) == 0 && len(prev.WorkflowMockPayload) > 0:
@@ -316,7 +311,7 @@ type ResumeOutput struct {
 
 // Resume passes body on to the execution waiting on processID, or keeps it
 // for the wait the execution is on its way to.
-func (s *Service) Resume(ctx context.Context, processID string, body []byte) (*ResumeOutput, error) {
+func (s *Runs) Resume(ctx context.Context, processID string, body []byte) (*ResumeOutput, error) {
 	p, err := principal(ctx, cardflow.ScopeExecute)
 	if err != nil {
 		return nil, err
@@ -355,9 +350,6 @@ func (s *Service) Resume(ctx context.Context, processID string, body []byte) (*R
 		}
 		ref := cardflow.ExecutionRef{OrganizationID: proc.OrganizationID, WorkflowID: proc.WorkflowID, ExecutionID: proc.ExecutionID}
 		if resumed {
-			if s.runner == nil {
-				return nil, cardflow.Errorf(cardflow.EUNAVAILABLE, "this deployment runs no executions")
-			}
 			if err := s.runner.Wake(ctx, ref, proc.Wait); err != nil {
 				return nil, err
 			}
@@ -382,7 +374,7 @@ func (s *Service) Resume(ctx context.Context, processID string, body []byte) (*R
 // refuseApprovalResume refuses a resume of a process that waits in an
 // approval step, or is about to (its record is made before its wait
 // opens): only its approvers decide it, or an admin by overrideApproval.
-func (s *Service) refuseApprovalResume(ctx context.Context, proc *cardflow.Process) error {
+func (s *Runs) refuseApprovalResume(ctx context.Context, proc *cardflow.Process) error {
 	if proc.Closed || proc.Wait != nil && proc.Wait.Claimed() {
 		return nil // claim answers why nothing is resumed
 	}
@@ -404,7 +396,7 @@ func (s *Service) refuseApprovalResume(ctx context.Context, proc *cardflow.Proce
 
 // claim applies a resume to a process record: it claims the open wait, or
 // keeps the resume for the next wait. It reports whether a wait was claimed.
-func (s *Service) claim(proc *cardflow.Process, res *cardflow.Resume) (bool, error) {
+func (s *Runs) claim(proc *cardflow.Process, res *cardflow.Resume) (bool, error) {
 	switch w := proc.Wait; {
 	case proc.Closed:
 		return false, cardflow.Errorf(cardflow.ECONFLICT, "the execution %s of process id %s has finished; there is nothing to resume", proc.ExecutionID, proc.ProcessID)
@@ -465,7 +457,7 @@ type Cancelled struct {
 
 // Cancel ends a running or waiting execution as CANCELLED and closes its
 // wait.
-func (s *Service) Cancel(ctx context.Context, in CancelInput) (*Cancelled, error) {
+func (s *Runs) Cancel(ctx context.Context, in CancelInput) (*Cancelled, error) {
 	p, err := principal(ctx, cardflow.ScopeExecute)
 	if err != nil {
 		return nil, err
@@ -510,10 +502,8 @@ func (s *Service) Cancel(ctx context.Context, in CancelInput) (*Cancelled, error
 		}
 		s.observe.ExecutionEnded(ctx, ex)
 		s.cancelApproval(ctx, ex, ex.State.Wait)
-		if s.runner != nil {
-			if err := s.runner.Stop(ctx, ex.RunRef()); err != nil {
-				return nil, err
-			}
+		if err := s.runner.Stop(ctx, ex.RunRef()); err != nil {
+			return nil, err
 		}
 		out := &Cancelled{ExecutionOutline: ex.Outline()}
 		if p.Has(cardflow.ScopeRead) {

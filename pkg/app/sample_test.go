@@ -40,7 +40,7 @@ func TestTriggerRecordsChangedSamples(t *testing.T) {
 // triggerSamples triggers with inputs and actors that change the sample
 // or not, counting the samples store writes.
 func triggerSamples(t *testing.T, store *sampleCounter) {
-	svc, err := app.New(store, app.WithRunner(idleRunner{}))
+	svc, err := app.New(store, app.Deps{Runner: idleRunner{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ type ScheduleView struct {
 // GetWorkflowSchedule reads the schedule of a workflow (that of its latest
 // published version), so that a person sees whether it is paused before
 // pausing or playing it.
-func (s *Service) GetWorkflowSchedule(ctx context.Context, workflowID string) (*ScheduleView, error) {
+func (s *Workflows) GetWorkflowSchedule(ctx context.Context, workflowID string) (*ScheduleView, error) {
 	p, err := principal(ctx, cardflow.ScopeRead)
 	if err != nil {
 		return nil, err

@@ -29,11 +29,13 @@ func scheduleOf(w *cardflow.Workflow) (*cardflow.Schedule, error) {
 // schedule gives a just-published version the workflow's schedule: a
 // workflow has one schedule, that of its latest published version, or none
 // when that version is triggered by requests.
-func (s *Service) schedule(ctx context.Context, w *cardflow.Workflow) error {
+func (s *Workflows) schedule(ctx context.Context, w *cardflow.Workflow) error {
 	want, err := scheduleOf(w)
 	if err != nil {
 		return err
 	}
+	// A program that runs no schedules (the CLI) publishes only versions
+	// without one (Workflows).
 	if want != nil && s.scheduler == nil {
 		return cardflow.Errorf(cardflow.EUNAVAILABLE, "this deployment runs no schedules")
 	}
@@ -85,7 +87,7 @@ type ToggleOutput struct {
 
 // Toggle pauses (PAUSE) or plays (PLAY) a scheduled workflow version.
 // Pausing a paused schedule, or playing an active one, changes nothing.
-func (s *Service) Toggle(ctx context.Context, in ToggleInput) (*ToggleOutput, error) {
+func (s *Schedules) Toggle(ctx context.Context, in ToggleInput) (*ToggleOutput, error) {
 	p, err := principal(ctx, cardflow.ScopeExecute)
 	if err != nil {
 		return nil, err
@@ -102,9 +104,6 @@ func (s *Service) Toggle(ctx context.Context, in ToggleInput) (*ToggleOutput, er
 		return nil, err
 	}
 	if sc.State != state {
-		if s.scheduler == nil {
-			return nil, cardflow.Errorf(cardflow.EUNAVAILABLE, "this deployment runs no schedules")
-		}
 		sc.State, sc.ModifiedOn = state, s.millis()
 		if err := s.scheduler.Put(ctx, sc); err != nil {
 			return nil, err
@@ -121,7 +120,7 @@ func (s *Service) Toggle(ctx context.Context, in ToggleInput) (*ToggleOutput, er
 }
 
 // whyNoSchedule explains a toggle of a version without a schedule.
-func (s *Service) whyNoSchedule(ctx context.Context, org, workflowID string, version int) error {
+func (s *Schedules) whyNoSchedule(ctx context.Context, org, workflowID string, version int) error {
 	w, err := s.store.GetWorkflow(ctx, org, workflowID, version)
 	if err != nil {
 		return err
@@ -178,7 +177,7 @@ type ScheduledRunOutput struct {
 // later version replaced, starts nothing and says why; so does a late one
 // for a run due before the schedule's last publish or PLAY, since PLAY
 // resumes a schedule from its next run on.
-func (s *Service) StartScheduledRun(ctx context.Context, in ScheduledRunInput) (*ScheduledRunOutput, error) {
+func (s *Runs) StartScheduledRun(ctx context.Context, in ScheduledRunInput) (*ScheduledRunOutput, error) {
 	skip := func(format string, args ...any) (*ScheduledRunOutput, error) {
 		return &ScheduledRunOutput{Skipped: fmt.Sprintf(format, args...)}, nil
 	}
@@ -215,7 +214,7 @@ func scheduledInput(sc *cardflow.Schedule, at time.Time) map[string]any {
 // StartScheduled starts the execution a schedule fires at at. The fire time
 // is the idempotency key, and the execution id derives from it (see
 // ScheduledExecutionID), so a repeated delivery starts nothing twice.
-func (s *Service) StartScheduled(ctx context.Context, sc *cardflow.Schedule, at time.Time) (string, error) {
+func (s *Runs) StartScheduled(ctx context.Context, sc *cardflow.Schedule, at time.Time) (string, error) {
 	w, err := s.store.GetWorkflow(ctx, sc.OrganizationID, sc.WorkflowID, sc.WorkflowVersion)
 	if err != nil {
 		return "", err

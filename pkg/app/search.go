@@ -8,7 +8,7 @@ import (
 
 // SearchExecutions finds the executions of the caller's organization that
 // f selects, newest first (see cardflow.SearchStore).
-func (s *Service) SearchExecutions(ctx context.Context, f cardflow.ExecutionFilter, opt cardflow.ListOptions[cardflow.SearchKey]) (cardflow.Page[*cardflow.Execution, cardflow.SearchKey], error) {
+func (s *Executions) SearchExecutions(ctx context.Context, f cardflow.ExecutionFilter, opt cardflow.ListOptions[cardflow.SearchKey]) (cardflow.Page[*cardflow.Execution, cardflow.SearchKey], error) {
 	p, err := principal(ctx, cardflow.ScopeRead)
 	if err != nil {
 		return cardflow.Page[*cardflow.Execution, cardflow.SearchKey]{}, err

@@ -25,15 +25,6 @@ type CardReplier interface {
 	ReplaceCard(ctx context.Context, conv cardflow.BotConversation, activityID string, o cardflow.CardOutcome) error
 }
 
-// WithTeamsBot lets the service answer cards through the Teams bot.
-func WithTeamsBot(v ActivityVerifier, r CardReplier) Option {
-	return func(s *Service) { s.botVerifier, s.botReplier = v, r }
-}
-
-// AnswersBot reports whether the service answers cards through the Teams
-// bot.
-func (s *Service) AnswersBot() bool { return s.botVerifier != nil && s.botReplier != nil }
-
 // BotActivityOutput is what answers an activity the Teams bot received.
 type BotActivityOutput struct {
 	// Answered is set when the activity answered a card.
@@ -52,10 +43,7 @@ type BotActivityOutput struct {
 // card saying why instead of an error. Activities that answer no card
 // (installing the bot, writing to it) are logged with their conversation,
 // which a workflow's teams profile names, and otherwise ignored.
-func (s *Service) AnswerBotActivity(ctx context.Context, authorization string, body []byte) (*BotActivityOutput, error) {
-	if !s.AnswersBot() {
-		return nil, cardflow.Errorf(cardflow.EUNAUTHORIZED, "this deployment has no Teams bot, so no Bot Framework token is accepted")
-	}
+func (s *Bot) AnswerBotActivity(ctx context.Context, authorization string, body []byte) (*BotActivityOutput, error) {
 	a, err := s.botVerifier.VerifyActivity(ctx, authorization, body)
 	if err != nil {
 		return nil, err
@@ -107,7 +95,7 @@ func (s *Service) AnswerBotActivity(ctx context.Context, authorization string, b
 
 // botReply shows the person who answered what came of it: in the reply
 // to Action.Execute, else in place of the card they answered.
-func (s *Service) botReply(ctx context.Context, a *cardflow.BotActivity, out *AnswerOutput, o cardflow.CardOutcome) *BotActivityOutput {
+func (s *Bot) botReply(ctx context.Context, a *cardflow.BotActivity, out *AnswerOutput, o cardflow.CardOutcome) *BotActivityOutput {
 	if a.ReplyWithCard {
 		return &BotActivityOutput{Answered: true, Resumed: out.Resumed, Reply: s.botReplier.DecisionReply(o)}
 	}
@@ -122,7 +110,7 @@ func (s *Service) botReply(ctx context.Context, a *cardflow.BotActivity, out *An
 
 // isApproval reports whether a card answer answers an approval step,
 // which takes answers only from its approvers.
-func (s *Service) isApproval(ctx context.Context, a *cardflow.CardAnswer) (bool, error) {
+func (s *Answers) isApproval(ctx context.Context, a *cardflow.CardAnswer) (bool, error) {
 	_, err := s.store.GetApproval(ctx, a.OrganizationID, cardflow.ApprovalIDOf(a.ExecutionID, a.Wait))
 	if cardflow.ErrorCode(err) == cardflow.ENOTFOUND {
 		return false, nil
@@ -132,7 +120,7 @@ func (s *Service) isApproval(ctx context.Context, a *cardflow.CardAnswer) (bool,
 
 // answer answers a card as the person a verified answer names, for the
 // organization the card's signed reference names.
-func (s *Service) answer(ctx context.Context, a *cardflow.CardAnswer) (*AnswerOutput, error) {
+func (s *Answers) answer(ctx context.Context, a *cardflow.CardAnswer) (*AnswerOutput, error) {
 	ctx = cardflow.NewContextWithPrincipal(ctx, &cardflow.Principal{OrganizationID: a.OrganizationID, Scopes: []string{cardflow.ScopeExecute}, Actor: a.Actor})
 	return s.AnswerCard(ctx, AnswerInput{ProcessID: a.ProcessID, ExecutionID: a.ExecutionID, Wait: a.Wait, Payload: a.Payload})
 }
@@ -143,7 +131,7 @@ func (s *Service) answer(ctx context.Context, a *cardflow.CardAnswer) (*AnswerOu
 // is installed there or first contacted, and no other organization may
 // register one (docs/DECISIONS.md).
 func WithTeamsTenants(tenants map[string]string) Option {
-	return func(s *Service) { s.tenants = tenants }
+	return func(s *Base) { s.tenants = tenants }
 }
 
 // botConversation returns the registered conversation an activity came
@@ -152,7 +140,7 @@ func WithTeamsTenants(tenants map[string]string) Option {
 // when it is not registered and its tenant is mapped to none. A
 // conversation whose tenant, as Teams reports it, is not the one
 // registered counts as not registered.
-func (s *Service) botConversation(ctx context.Context, a *cardflow.BotActivity) (*cardflow.TeamsConversation, error) {
+func (s *Bot) botConversation(ctx context.Context, a *cardflow.BotActivity) (*cardflow.TeamsConversation, error) {
 	id, tenant := a.Conversation.ConversationID, a.Conversation.TenantID
 	if id == "" {
 		return nil, nil
@@ -205,7 +193,7 @@ type RegisterConversationInput struct {
 // clicks there answer its executions. A conversation another organization
 // has, or one of a tenant the deployment maps to another organization, is
 // refused.
-func (s *Service) RegisterConversation(ctx context.Context, in RegisterConversationInput) (*cardflow.TeamsConversation, error) {
+func (s *Conversations) RegisterConversation(ctx context.Context, in RegisterConversationInput) (*cardflow.TeamsConversation, error) {
 	p, err := principal(ctx, cardflow.ScopeAdmin)
 	if err != nil {
 		return nil, err
@@ -229,7 +217,7 @@ func (s *Service) RegisterConversation(ctx context.Context, in RegisterConversat
 
 // ListConversations lists the caller's organization's conversations
 // (admin scope).
-func (s *Service) ListConversations(ctx context.Context) ([]*cardflow.TeamsConversation, error) {
+func (s *Conversations) ListConversations(ctx context.Context) ([]*cardflow.TeamsConversation, error) {
 	p, err := principal(ctx, cardflow.ScopeAdmin)
 	if err != nil {
 		return nil, err
@@ -240,7 +228,7 @@ func (s *Service) ListConversations(ctx context.Context) ([]*cardflow.TeamsConve
 // RemoveConversation removes one of the caller's organization's
 // conversations (admin scope); its workflows' cards then fail to post
 // there, and clicks on cards already there answer nothing.
-func (s *Service) RemoveConversation(ctx context.Context, conversationID string) error {
+func (s *Conversations) RemoveConversation(ctx context.Context, conversationID string) error {
 	p, err := principal(ctx, cardflow.ScopeAdmin)
 	if err != nil {
 		return err

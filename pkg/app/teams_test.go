@@ -79,7 +79,7 @@ type answering struct {
 	log    *bytes.Buffer
 }
 
-func newAnswering(t *testing.T, closed bool, opts ...app.Option) *answering {
+func newAnswering(t *testing.T, closed bool, deps app.Deps) *answering {
 	t.Helper()
 	store, err := boltstore.Open(filepath.Join(t.TempDir(), "cardflow.db"))
 	if err != nil {
@@ -89,9 +89,9 @@ func newAnswering(t *testing.T, closed bool, opts ...app.Option) *answering {
 	a := &answering{store: store, runner: &wakes{}, log: &bytes.Buffer{}}
 	now := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
 	ms := now.UnixMilli()
-	opts = append([]app.Option{app.WithRunner(a.runner), app.WithClock(func() time.Time { return now }),
-		app.WithLogger(slog.New(slog.NewTextHandler(a.log, nil)))}, opts...)
-	if a.svc, err = app.New(store, opts...); err != nil {
+	deps.Runner = a.runner
+	if a.svc, err = app.New(store, deps, app.WithClock(func() time.Time { return now }),
+		app.WithLogger(slog.New(slog.NewTextHandler(a.log, nil)))); err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
@@ -178,7 +178,7 @@ func TestAnswerBotActivity(t *testing.T) {
 		{name: "refused activity", bot: &bot{err: cardflow.Errorf(cardflow.EUNAUTHORIZED, "Bot Framework token: not a JWT")}, code: cardflow.EUNAUTHORIZED},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			a := newAnswering(t, tt.closed, app.WithTeamsBot(tt.bot, tt.bot))
+			a := newAnswering(t, tt.closed, app.Deps{BotVerifier: tt.bot, BotReplier: tt.bot})
 			got, err := a.svc.AnswerBotActivity(context.Background(), "Bearer token", []byte("{}"))
 			if tt.code != "" {
 				if cardflow.ErrorCode(err) != tt.code {
@@ -223,7 +223,7 @@ func TestAnswerBotActivity(t *testing.T) {
 }
 
 func TestAnswerLink(t *testing.T) {
-	a := newAnswering(t, false, app.WithResponseLinks(link{answer: cardAnswer("org-a")}))
+	a := newAnswering(t, false, app.Deps{LinkVerifier: link{answer: cardAnswer("org-a")}})
 	ctx := context.Background()
 	// Opening the link, as a scanner does, any number of times, only shows
 	// the confirmation form.
@@ -264,14 +264,13 @@ func TestAnswerLink(t *testing.T) {
 
 	for _, tt := range []struct {
 		name string
-		opts []app.Option
+		link link
 		code string
 	}{
-		{"refused link", []app.Option{app.WithResponseLinks(link{err: cardflow.Errorf(cardflow.EINVALID, "the response link expired on ...")})}, cardflow.EINVALID},
-		{"no response links", nil, cardflow.ENOTFOUND},
-		{"a verifier that fails", []app.Option{app.WithResponseLinks(link{err: errors.New("disk full")})}, cardflow.EINTERNAL},
+		{"refused link", link{err: cardflow.Errorf(cardflow.EINVALID, "the response link expired on ...")}, cardflow.EINVALID},
+		{"a verifier that fails", link{err: errors.New("disk full")}, cardflow.EINTERNAL},
 	} {
-		a := newAnswering(t, false, tt.opts...)
+		a := newAnswering(t, false, app.Deps{LinkVerifier: tt.link})
 		if _, err := a.svc.OpenLink(ctx, "token"); cardflow.ErrorCode(err) != tt.code {
 			t.Errorf("%s: open: got %v, want %s", tt.name, err, tt.code)
 		}

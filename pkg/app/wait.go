@@ -44,18 +44,18 @@ const (
 // WithWatcher sets what tells waiting requests that an execution changed;
 // without one they poll the store (pollFirst, then half as long again up
 // to pollMax).
-func WithWatcher(w cardflow.ExecutionWatcher) Option { return func(s *Service) { s.watcher = w } }
+func WithWatcher(w cardflow.ExecutionWatcher) Option { return func(s *Base) { s.watcher = w } }
 
 // WithNotifier sets who hears of the changes the service itself stores
 // (a cancel), for the requests that wait for them.
-func WithNotifier(n cardflow.ExecutionNotifier) Option { return func(s *Service) { s.notify = n } }
+func WithNotifier(n cardflow.ExecutionNotifier) Option { return func(s *Base) { s.notify = n } }
 
 // WaitForExecutionJSON answers like GetExecutionJSON once the execution
 // has finished (UntilFinal) or changed after in.Since (UntilChange), or
 // when in.Timeout has passed, with the execution as it then is. A request
 // whose caller went away, or a server that shuts down, ends the wait the
 // same way.
-func (s *Service) WaitForExecutionJSON(ctx context.Context, in WaitInput) ([]byte, error) {
+func (s *Executions) WaitForExecutionJSON(ctx context.Context, in WaitInput) ([]byte, error) {
 	p, err := principal(ctx, cardflow.ScopeRead)
 	if err != nil {
 		return nil, err

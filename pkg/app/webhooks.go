@@ -29,7 +29,7 @@ func newWebhookSecret() string {
 // AddWebhook configures a receiver of org's events (local mode). It
 // returns the webhook with its signing secret, which is shown this once:
 // lists never carry it. This is an operator action, not an API call.
-func (s *Service) AddWebhook(ctx context.Context, org, rawURL string) (*cardflow.Webhook, error) {
+func (s *Admin) AddWebhook(ctx context.Context, org, rawURL string) (*cardflow.Webhook, error) {
 	org = strings.TrimSpace(org)
 	if !tenantIDPattern.MatchString(org) {
 		return nil, cardflow.Errorf(cardflow.EINVALID, "an organization id is required: 1 to 64 letters, digits, . _ or -, starting with a letter or digit")
@@ -51,7 +51,7 @@ func (s *Service) AddWebhook(ctx context.Context, org, rawURL string) (*cardflow
 
 // ListWebhooks lists the webhooks of org, or of every organization when org
 // is "", without their secrets.
-func (s *Service) ListWebhooks(ctx context.Context, org string) ([]*cardflow.Webhook, error) {
+func (s *Admin) ListWebhooks(ctx context.Context, org string) ([]*cardflow.Webhook, error) {
 	list, err := s.store.ListWebhooks(ctx, strings.TrimSpace(org))
 	if err != nil {
 		return nil, err
@@ -66,7 +66,7 @@ func (s *Service) ListWebhooks(ctx context.Context, org string) ([]*cardflow.Web
 // RemoveWebhook removes a webhook of org, or of whichever organization has
 // it when org is ""; its events stop at once. It returns the webhook
 // removed, without its secret.
-func (s *Service) RemoveWebhook(ctx context.Context, org, webhookID string) (*cardflow.Webhook, error) {
+func (s *Admin) RemoveWebhook(ctx context.Context, org, webhookID string) (*cardflow.Webhook, error) {
 	org, webhookID = strings.TrimSpace(org), strings.TrimSpace(webhookID)
 	list, err := s.store.ListWebhooks(ctx, org)
 	if err != nil {
@@ -87,7 +87,7 @@ func (s *Service) RemoveWebhook(ctx context.Context, org, webhookID string) (*ca
 // when org is "") a new signing secret, which it returns this once. For
 // keepPrevious more, deliveries are signed with the old secret as well, so
 // that the receiver can move to the new one without refusing any.
-func (s *Service) RotateWebhook(ctx context.Context, org, webhookID string, keepPrevious time.Duration) (*cardflow.Webhook, error) {
+func (s *Admin) RotateWebhook(ctx context.Context, org, webhookID string, keepPrevious time.Duration) (*cardflow.Webhook, error) {
 	if keepPrevious < 0 || keepPrevious > MaxKeepPrevious {
 		return nil, cardflow.Errorf(cardflow.EINVALID, "the old secret may keep signing for 0 to %.0fh, not %s", MaxKeepPrevious.Hours(), keepPrevious)
 	}

@@ -23,7 +23,7 @@ func TestRotateWebhook(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	svc, err := app.New(store, app.WithClock(func() time.Time { return now }))
+	svc, err := app.New(store, app.Deps{}, app.WithClock(func() time.Time { return now }))
 	if err != nil {
 		t.Fatal(err)
 	}

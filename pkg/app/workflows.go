@@ -24,7 +24,7 @@ type SaveWorkflowInput struct {
 
 // SaveWorkflow validates a definition and stores it as a new DRAFT version,
 // of a new workflow when WorkflowID is empty.
-func (s *Service) SaveWorkflow(ctx context.Context, in SaveWorkflowInput) (*cardflow.Workflow, error) {
+func (s *WorkflowEditor) SaveWorkflow(ctx context.Context, in SaveWorkflowInput) (*cardflow.Workflow, error) {
 	p, err := principal(ctx, cardflow.ScopeAdmin)
 	if err != nil {
 		return nil, err
@@ -58,9 +58,6 @@ func (s *Service) SaveWorkflow(ctx context.Context, in SaveWorkflowInput) (*card
 		}
 	}
 	// The step kinds, and so the definition rules, come with the checker.
-	if s.checker == nil {
-		return nil, cardflow.Errorf(cardflow.EINTERNAL, "saving workflows is not available here: the service has no workflow checker")
-	}
 	if err := s.checker.Validate(ctx, w, s.store); err != nil {
 		return nil, err
 	}
@@ -82,7 +79,7 @@ func (s *Service) SaveWorkflow(ctx context.Context, in SaveWorkflowInput) (*card
 }
 
 // PublishWorkflow makes a version ACTIVE and latest.
-func (s *Service) PublishWorkflow(ctx context.Context, workflowID string, version int) (*cardflow.Workflow, error) {
+func (s *Workflows) PublishWorkflow(ctx context.Context, workflowID string, version int) (*cardflow.Workflow, error) {
 	p, err := principal(ctx, cardflow.ScopeAdmin)
 	if err != nil {
 		return nil, err
@@ -98,7 +95,7 @@ func (s *Service) PublishWorkflow(ctx context.Context, workflowID string, versio
 }
 
 // GetWorkflow returns one version of a workflow.
-func (s *Service) GetWorkflow(ctx context.Context, workflowID string, version int) (*cardflow.Workflow, error) {
+func (s *Workflows) GetWorkflow(ctx context.Context, workflowID string, version int) (*cardflow.Workflow, error) {
 	p, err := principal(ctx, cardflow.ScopeRead)
 	if err != nil {
 		return nil, err
@@ -107,7 +104,7 @@ func (s *Service) GetWorkflow(ctx context.Context, workflowID string, version in
 }
 
 // ListWorkflows lists the organization's workflow versions, newest first.
-func (s *Service) ListWorkflows(ctx context.Context, opt cardflow.ListOptions[cardflow.WorkflowKey]) (cardflow.Page[*cardflow.Workflow, cardflow.WorkflowKey], error) {
+func (s *Workflows) ListWorkflows(ctx context.Context, opt cardflow.ListOptions[cardflow.WorkflowKey]) (cardflow.Page[*cardflow.Workflow, cardflow.WorkflowKey], error) {
 	p, err := principal(ctx, cardflow.ScopeRead)
 	if err != nil {
 		return cardflow.Page[*cardflow.Workflow, cardflow.WorkflowKey]{}, err
@@ -120,7 +117,7 @@ func (s *Service) ListWorkflows(ctx context.Context, opt cardflow.ListOptions[ca
 }
 
 // GetSchema returns the data schema record of a workflow version.
-func (s *Service) GetSchema(ctx context.Context, workflowID string, version int) (*cardflow.Schema, error) {
+func (s *Workflows) GetSchema(ctx context.Context, workflowID string, version int) (*cardflow.Schema, error) {
 	p, err := principal(ctx, cardflow.ScopeRead)
 	if err != nil {
 		return nil, err

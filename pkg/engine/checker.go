@@ -10,7 +10,7 @@ import (
 )
 
 // Checker checks workflow versions without running them: what a process
-// that saves workflows but runs no executions needs (app.WithChecker).
+// that saves workflows but runs no executions needs (app.Deps.Checker).
 type Checker struct{ env *expr.Env }
 
 // NewChecker returns a Checker over env.

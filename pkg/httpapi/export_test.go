@@ -10,3 +10,6 @@ func BodyFree(s *Server, n int64) bool {
 	}
 	return false
 }
+
+// Needs is the area each endpoint needs, by name (areas.go).
+var Needs = needs

@@ -126,6 +126,9 @@ func NewEndpoints(svc *app.Service, auth Authenticator, endpoints []Endpoint, op
 		if e.handle == nil {
 			return nil, errors.New("httpapi: an endpoint is not one of Endpoints")
 		}
+		if err := svc.Need(needs[e.Name]); err != nil {
+			return nil, fmt.Errorf("httpapi: endpoint %s: %w", e.Name, err)
+		}
 		s.add(e.routes(s))
 	}
 	if len(s.routes) == 0 {

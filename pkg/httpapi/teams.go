@@ -45,7 +45,7 @@ func WithResponseLinks() Option {
 // addLinkRoutes adds the response link endpoint when the service answers
 // links.
 func (s *Server) addLinkRoutes() {
-	if s.svc.AnswersLinks() {
+	if s.svc.Links != nil {
 		s.add(TeamsRespond.routes(s))
 	}
 }
@@ -66,6 +66,9 @@ func (s *Server) teamsMessage(w http.ResponseWriter, r *http.Request) error {
 	body, err := readBody(w, r)
 	if err != nil {
 		return err
+	}
+	if s.svc.Bot == nil {
+		return cardflow.Errorf(cardflow.EUNAUTHORIZED, "this deployment has no Teams bot, so no Bot Framework token is accepted")
 	}
 	out, err := s.svc.AnswerBotActivity(r.Context(), r.Header.Get("Authorization"), body)
 	switch {

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/cardflow/cardflow/pkg/app"
+	"github.com/cardflow/cardflow/pkg/cardflow"
 )
 
 // bulkMargin is how long before its invocation's deadline the bulk worker
@@ -18,21 +19,24 @@ const bulkMargin = 10 * time.Second
 // BulkWorker is the function a schedule invokes every minute to work bulk
 // operations (docs/DECISIONS.md, "Bulk operations").
 type BulkWorker struct {
-	svc *app.Service
-	log *slog.Logger
+	runs *app.Runs
+	log  *slog.Logger
 }
 
-// NewBulkWorkerFunction builds the bulk worker; opts give the service its
-// runner, which cancel and redrive use.
-func (e Env) NewBulkWorkerFunction(log *slog.Logger, opts ...app.Option) (*BulkWorker, error) {
+// NewBulkWorkerFunction builds the bulk worker over runner, which cancel
+// and redrive use.
+func (e Env) NewBulkWorkerFunction(log *slog.Logger, runner cardflow.Runner) (*BulkWorker, error) {
 	if log == nil {
 		return nil, errors.New("lambdamode: the bulk worker needs a logger")
 	}
-	svc, err := e.NewService(log, opts...)
+	svc, err := e.NewService(log, app.Deps{Runner: runner})
 	if err != nil {
 		return nil, err
 	}
-	return &BulkWorker{svc: svc, log: log}, nil
+	if err := svc.Need(app.AreaRuns); err != nil {
+		return nil, err
+	}
+	return &BulkWorker{runs: svc.Runs, log: log}, nil
 }
 
 // Handle works the running operations until shortly before the
@@ -43,7 +47,7 @@ func (w *BulkWorker) Handle(ctx context.Context, ev events.EventBridgeEvent) err
 	if d, ok := ctx.Deadline(); ok {
 		until = d.Add(-bulkMargin)
 	}
-	err := w.svc.RunBulkOperations(ctx, until)
+	err := w.runs.RunBulkOperations(ctx, until)
 	if err != nil {
 		w.log.ErrorContext(ctx, "bulk operations", slog.String("event", ev.ID), slog.Any("error", err))
 	}

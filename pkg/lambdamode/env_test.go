@@ -11,6 +11,9 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/cardflow/cardflow/pkg/app"
+	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/cards"
 	"github.com/cardflow/cardflow/pkg/httpapi"
 	"github.com/cardflow/cardflow/pkg/teams"
 )
@@ -89,7 +92,7 @@ func TestAPIWildcard(t *testing.T) {
 func TestEndpointWithoutAuthorizer(t *testing.T) {
 	env := Env{Region: "us-east-1", DynamoDBEndpoint: "http://127.0.0.1:1", TablePrefix: "t-"}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	h, err := env.NewEndpointFunction(log, httpapi.GetWorkflowById)
+	h, err := env.NewEndpointFunction(log, httpapi.GetWorkflowById, app.Deps{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,13 +114,70 @@ func TestEndpointWithoutAuthorizer(t *testing.T) {
 	}
 	// Every endpoint of the API has its function, serving the table's routes.
 	for _, ep := range httpapi.Endpoints() {
-		if _, err := env.NewEndpointFunction(log, ep); err != nil {
+		if _, err := env.NewEndpointFunction(log, ep, allDeps); err != nil {
 			t.Errorf("NewEndpointFunction(%s): %v", ep.Name, err)
 		}
 	}
 	// A value made outside the table has no handler.
 	made := httpapi.Endpoint{Name: "getWorkflowById", Routes: httpapi.GetWorkflowById.Routes}
-	if _, err := env.NewEndpointFunction(log, made); err == nil {
+	if _, err := env.NewEndpointFunction(log, made, allDeps); err == nil {
 		t.Errorf("NewEndpointFunction(%s %v), not an endpoint of the API: no error", made.Name, made.Routes)
+	}
+}
+
+// allDeps builds every area of the use cases, over stand-ins that no test
+// here calls.
+var allDeps = app.Deps{Runner: stillRunner{}, Scheduler: stillScheduler{}, Checker: passChecker{},
+	CardChecker: cards.Checker{}, CardExpander: cards.Checker{}}
+
+type stillRunner struct{}
+
+func (stillRunner) Start(context.Context, cardflow.ExecutionRef) error                { return nil }
+func (stillRunner) Wake(context.Context, cardflow.ExecutionRef, *cardflow.Wait) error { return nil }
+func (stillRunner) Stop(context.Context, cardflow.ExecutionRef) error                 { return nil }
+
+type stillScheduler struct{}
+
+func (stillScheduler) Put(context.Context, *cardflow.Schedule) error    { return nil }
+func (stillScheduler) Delete(context.Context, *cardflow.Schedule) error { return nil }
+
+type passChecker struct{}
+
+func (passChecker) Validate(context.Context, *cardflow.Workflow, cardflow.References) error {
+	return nil
+}
+
+// TestFunctionWithoutWiringFailsAtStart: a function built without what its
+// endpoint's use cases need does not start, and says what it lacks, rather
+// than answering its requests with 503.
+func TestFunctionWithoutWiringFailsAtStart(t *testing.T) {
+	env := Env{Region: "us-east-1", DynamoDBEndpoint: "http://127.0.0.1:1", TablePrefix: "t-"}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	for _, tt := range []struct {
+		ep   httpapi.Endpoint
+		want string // in the error; "" for none
+	}{
+		{httpapi.GetWorkflowById, ""},
+		{httpapi.PublishWorkflow, ""},
+		{httpapi.TriggerWorkflow, "Runs (it needs a runner)"},
+		{httpapi.AnswerApproval, "Runs (it needs a runner)"},
+		{httpapi.SaveWorkflow, "WorkflowEditor (it needs a workflow checker)"},
+		{httpapi.SaveCard, "CardEditor (it needs a card checker)"},
+		{httpapi.PreviewCard, "CardPreviews (it needs a card expander)"},
+		{httpapi.ToggleScheduledWorkflow, "Schedules (it needs a scheduler)"},
+	} {
+		_, err := env.NewEndpointFunction(log, tt.ep, app.Deps{})
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s: got %v, want no error", tt.ep.Name, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%s: got %v, want an error naming %q", tt.ep.Name, err, tt.want)
+		}
+	}
+	if _, err := env.NewHousekeepingFunction(log, nil); err == nil || !strings.Contains(err.Error(), "runner") {
+		t.Errorf("housekeeping without a runner: got %v, want an error naming the runner", err)
+	}
+	if _, err := env.NewBulkWorkerFunction(log, nil); err == nil || !strings.Contains(err.Error(), "runner") {
+		t.Errorf("bulk worker without a runner: got %v, want an error naming the runner", err)
 	}
 }

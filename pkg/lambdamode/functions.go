@@ -13,28 +13,30 @@ import (
 )
 
 // Wiring gives an endpoint function's service what it needs beyond the
-// store (a runner, a scheduler, a checker). It runs once, as the function
-// starts, so a miswired function fails there.
-type Wiring func(Env, *slog.Logger) (app.Option, error)
+// store (a runner, a scheduler, a checker) in deps. It runs once, as the
+// function starts, so a miswired function fails there.
+type Wiring func(env Env, log *slog.Logger, deps *app.Deps) error
 
-// With is the wiring of an option that needs nothing from the environment.
-func With(opt app.Option) Wiring {
-	return func(Env, *slog.Logger) (app.Option, error) { return opt, nil }
+// With is the wiring of dependencies that need nothing from the
+// environment: set fills them in.
+func With(set func(*app.Deps)) Wiring {
+	return func(_ Env, _ *slog.Logger, deps *app.Deps) error {
+		set(deps)
+		return nil
+	}
 }
 
 // ServeEndpoint is the main of ep's function, functions/<ep.Name>: it
 // builds the function with wirings and serves Lambda invocations.
 func ServeEndpoint(ep httpapi.Endpoint, wirings ...Wiring) {
 	Serve(ep.Name, func(env Env, log *slog.Logger) (*Endpoint, error) {
-		opts := make([]app.Option, 0, len(wirings))
+		var deps app.Deps
 		for _, w := range wirings {
-			opt, err := w(env, log)
-			if err != nil {
+			if err := w(env, log, &deps); err != nil {
 				return nil, err
 			}
-			opts = append(opts, opt)
 		}
-		return env.NewEndpointFunction(log, ep, opts...)
+		return env.NewEndpointFunction(log, ep, deps)
 	})
 }
 
@@ -53,9 +55,9 @@ func Serve(name string, build func(Env, *slog.Logger) (*Endpoint, error)) {
 	lambda.Start(h.Handle)
 }
 
-// NewService opens the store and returns the use cases over it with opts
-// (the runner, scheduler or checker a function needs).
-func (e Env) NewService(log *slog.Logger, opts ...app.Option) (*app.Service, error) {
+// NewService opens the store and returns the use cases over it, with the
+// areas deps build (the runner, scheduler or checker a function needs).
+func (e Env) NewService(log *slog.Logger, deps app.Deps) (*app.Service, error) {
 	store, err := e.OpenStore(log)
 	if err != nil {
 		return nil, err
@@ -63,14 +65,15 @@ func (e Env) NewService(log *slog.Logger, opts ...app.Option) (*app.Service, err
 	// The organizations' rates are counted in the limits table, shared by
 	// every instance of every function.
 	limits := app.WithLimits(e.Limits, dynamostore.NewRateLimiter(store, nil))
-	return app.New(store, append([]app.Option{app.WithLogger(log), limits, app.WithObserver(e.Observer()), app.WithTeamsTenants(e.TeamsTenants)}, opts...)...)
+	return app.New(store, deps, app.WithLogger(log), limits, app.WithObserver(e.Observer()), app.WithTeamsTenants(e.TeamsTenants))
 }
 
-// NewEndpointFunction builds the handler of ep's function, which serves
-// ep's routes as pkg/httpapi's table gives them; ep must be one of the
-// table's endpoints.
-func (e Env) NewEndpointFunction(log *slog.Logger, ep httpapi.Endpoint, opts ...app.Option) (*Endpoint, error) {
-	svc, err := e.NewService(log, opts...)
+// NewEndpointFunction builds the handler of ep's function over the areas
+// deps build, serving ep's routes as pkg/httpapi's table gives them; ep
+// must be one of the table's endpoints. It fails when deps lack what ep
+// needs.
+func (e Env) NewEndpointFunction(log *slog.Logger, ep httpapi.Endpoint, deps app.Deps) (*Endpoint, error) {
+	svc, err := e.NewService(log, deps)
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +82,7 @@ func (e Env) NewEndpointFunction(log *slog.Logger, ep httpapi.Endpoint, opts ...
 
 // NewAuthorizerFunction builds the handler of the authorizer function.
 func (e Env) NewAuthorizerFunction(log *slog.Logger) (*Authorizer, error) {
-	svc, err := e.NewService(log)
+	svc, err := e.NewService(log, app.Deps{})
 	if err != nil {
 		return nil, err
 	}

@@ -38,10 +38,10 @@ func TestRateLimitOnDynamoDB(t *testing.T) {
 	var servers []*httptest.Server
 	var svc *app.Service
 	for range 2 {
-		if svc, err = env.NewService(log); err != nil {
+		if svc, err = env.NewService(log, app.Deps{}); err != nil {
 			t.Fatal(err)
 		}
-		api, err := httpapi.New(svc, httpapi.KeyAuthenticator{Service: svc})
+		api, err := httpapi.NewEndpoints(svc, httpapi.KeyAuthenticator{Service: svc}, []httpapi.Endpoint{httpapi.GetOrganizationWorkflows})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -32,7 +32,7 @@ func TestPreviewCardFunction(t *testing.T) {
 		// A window of 10,000 s admitting 3 requests: one seldom ends
 		// during the test.
 		Limits: cardflow.Limits{RatePerSecond: 0.0003, Burst: 3}}
-	h, err := env.NewEndpointFunction(slog.New(slog.NewTextHandler(io.Discard, nil)), httpapi.PreviewCard, app.WithCardExpander(cards.Checker{}))
+	h, err := env.NewEndpointFunction(slog.New(slog.NewTextHandler(io.Discard, nil)), httpapi.PreviewCard, app.Deps{CardExpander: cards.Checker{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -88,23 +88,33 @@ func (e Env) NewTeams(log *slog.Logger, deployment teams.Secrets, organizations 
 }
 
 // NewTeamsFunction builds the handler of the Teams endpoint function named
-// over tm, with opts (the runner that wakes answered executions).
-func (e Env) NewTeamsFunction(log *slog.Logger, name string, tm *teams.Integration, opts ...app.Option) (*Endpoint, error) {
+// over tm, with deps (the runner that wakes answered executions, and the
+// card reader of teamsRespond's pages).
+func (e Env) NewTeamsFunction(log *slog.Logger, name string, tm *teams.Integration, deps app.Deps) (*Endpoint, error) {
 	switch {
 	case name == TeamsMessages && tm.HasBot():
-		opts = append(opts, app.WithTeamsBot(tm, tm))
+		deps.BotVerifier, deps.BotReplier = tm, tm
 	case name == TeamsMessages:
 		return nil, fmt.Errorf("%s serves the Teams bot, and %s is not set", name, EnvTeamsAppID)
 	case name == TeamsRespond && tm.HasLinks():
-		opts = append(opts, app.WithResponseLinks(tm))
+		deps.LinkVerifier = tm
 	case name == TeamsRespond:
 		return nil, fmt.Errorf("%s answers response links, and %s is not set", name, EnvTeamsSigningSecret)
 	default:
 		return nil, fmt.Errorf("lambdamode: no Teams function %q", name)
 	}
-	svc, err := e.NewService(log, opts...)
+	svc, err := e.NewService(log, deps)
 	if err != nil {
 		return nil, err
+	}
+	area := app.AreaBot
+	if name == TeamsRespond {
+		area = app.AreaLinks
+	}
+	// Without its area the function would serve no route, or refuse every
+	// request as if the bot were missing.
+	if err := svc.Need(area); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if name == TeamsRespond {
 		return newEndpoint(svc, log, nil, httpapi.WithResponseLinks())

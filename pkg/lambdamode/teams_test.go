@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/secrets"
 	"github.com/cardflow/cardflow/pkg/teams"
 )
@@ -35,7 +36,7 @@ func TestNewTeamsFunction(t *testing.T) {
 			t.Fatal(err)
 		}
 		// NewTeamsFunction fails unless the API serves every route of the function.
-		_, err = env.NewTeamsFunction(log, c.name, tm)
+		_, err = env.NewTeamsFunction(log, c.name, tm, app.Deps{Runner: stillRunner{}})
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) {
 				t.Errorf("%s with %+v: err = %v, want one with %q", c.name, c.cfg, err, c.err)

@@ -239,9 +239,10 @@ func TestTemplateTables(t *testing.T) {
 // functionID is a function's logical id in template.yaml.
 func functionID(name string) string { return strings.ToUpper(name[:1]) + name[1:] + "Function" }
 
-// apiRoutes returns the routes of the whole HTTP API of a service built
-// with opts, over a store that is never called.
-func apiRoutes(t *testing.T, opts ...app.Option) []string {
+// apiRoutes returns the routes of the whole HTTP API of a service with
+// every area and the Teams dependencies deps gives, over a store that is
+// never called.
+func apiRoutes(t *testing.T, deps app.Deps) []string {
 	t.Helper()
 	env := Env{Region: "us-east-1", DynamoDBEndpoint: "http://127.0.0.1:1", TablePrefix: "t-"}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -249,13 +250,14 @@ func apiRoutes(t *testing.T, opts ...app.Option) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := app.New(store, opts...)
+	deps.Runner, deps.Scheduler, deps.Checker, deps.CardChecker, deps.CardExpander = allDeps.Runner, allDeps.Scheduler, allDeps.Checker, allDeps.CardChecker, allDeps.CardExpander
+	svc, err := app.New(store, deps)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// On AWS the messaging endpoint's function exists only with a bot.
 	teamsRoutes := httpapi.WithResponseLinks()
-	if svc.AnswersBot() {
+	if svc.Bot != nil {
 		teamsRoutes = httpapi.WithTeams()
 	}
 	srv, err := httpapi.New(svc, AuthorizerAuthenticator{}, httpapi.WithLogger(log), teamsRoutes)
@@ -275,7 +277,7 @@ func TestTemplateFunctions(t *testing.T) {
 	fns := tpl.resources("AWS::Serverless::Function")
 
 	// The routes of the API, as served on AWS (local mode adds the outbox).
-	routes := apiRoutes(t)
+	routes := apiRoutes(t, app.Deps{})
 	sort.Strings(routes)
 
 	var served []string
@@ -500,9 +502,9 @@ func TestTemplateTeams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := apiRoutes(t)
+	base := apiRoutes(t, app.Deps{})
 	var want []string
-	for _, r := range apiRoutes(t, app.WithTeamsBot(tm, tm), app.WithResponseLinks(tm)) {
+	for _, r := range apiRoutes(t, app.Deps{BotVerifier: tm, BotReplier: tm, LinkVerifier: tm}) {
 		if !slices.Contains(base, r) {
 			want = append(want, r)
 		}

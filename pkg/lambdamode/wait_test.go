@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/cardflow/cardflow/internal/dynamostoretest"
+	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/httpapi"
 )
@@ -25,7 +26,7 @@ func TestWaitForExecutionFunction(t *testing.T) {
 	store := open(t)
 	env := Env{Region: "us-east-1", DynamoDBEndpoint: os.Getenv("DYNAMODB_ENDPOINT"), TablePrefix: prefix,
 		AccessKeyID: "local", SecretAccessKey: "local"}
-	h, err := env.NewEndpointFunction(slog.New(slog.NewTextHandler(io.Discard, nil)), httpapi.WaitForExecution)
+	h, err := env.NewEndpointFunction(slog.New(slog.NewTextHandler(io.Discard, nil)), httpapi.WaitForExecution, app.Deps{})
 	if err != nil {
 		t.Fatal(err)
 	}

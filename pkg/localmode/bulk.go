@@ -21,7 +21,7 @@ const (
 // process: at once when one starts (kick), and on a ticker for those an
 // earlier process left.
 type bulkWorker struct {
-	svc    *app.Service
+	runs   *app.Runs
 	log    *slog.Logger
 	wake   chan struct{}
 	cancel context.CancelFunc
@@ -48,7 +48,7 @@ func (w *bulkWorker) start() {
 		t := time.NewTicker(bulkTick)
 		defer t.Stop()
 		for {
-			if err := w.svc.RunBulkOperations(ctx, time.Now().Add(bulkRound)); err != nil && ctx.Err() == nil {
+			if err := w.runs.RunBulkOperations(ctx, time.Now().Add(bulkRound)); err != nil && ctx.Err() == nil {
 				w.log.Error("bulk operations", slog.Any("error", err))
 			}
 			select {

@@ -15,18 +15,18 @@ const DefaultHousekeeping = time.Minute
 // housekeeper runs the service's Housekeep on a ticker, as the scheduled
 // housekeeping Lambda does on AWS.
 type housekeeper struct {
-	svc    *app.Service
+	runs   *app.Runs
 	every  time.Duration
 	log    *slog.Logger
 	cancel context.CancelFunc
 	done   chan struct{}
 }
 
-func newHousekeeper(svc *app.Service, every time.Duration, log *slog.Logger) *housekeeper {
+func newHousekeeper(runs *app.Runs, every time.Duration, log *slog.Logger) *housekeeper {
 	if every <= 0 {
 		every = DefaultHousekeeping
 	}
-	return &housekeeper{svc: svc, every: every, log: log}
+	return &housekeeper{runs: runs, every: every, log: log}
 }
 
 // start runs housekeeping now and then at every tick, until stop.
@@ -49,7 +49,7 @@ func (h *housekeeper) start() {
 }
 
 func (h *housekeeper) run(ctx context.Context) {
-	rep, err := h.svc.Housekeep(ctx)
+	rep, err := h.runs.Housekeep(ctx)
 	if ctx.Err() != nil {
 		return
 	}

@@ -168,7 +168,7 @@ func OpenService(dataDir string) (*app.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	svc, err := app.New(store, app.WithChecker(checker), app.WithCardChecker(cards.Checker{}), app.WithCardExpander(cards.Checker{}))
+	svc, err := app.New(store, app.Deps{Checker: checker, CardChecker: cards.Checker{}, CardExpander: cards.Checker{}})
 	if err != nil {
 		store.Close()
 		return nil, err
@@ -291,23 +291,23 @@ func NewStack(store cardflow.Store, outbox *boltstore.Store, cfg Config) (*Stack
 	if st.Scheduler, err = localscheduler.New(fire, localscheduler.WithLogger(cfg.Log)); err != nil {
 		return nil, err
 	}
-	opts := []app.Option{app.WithChecker(eng), app.WithCardChecker(cards.Checker{}), app.WithCardExpander(cards.Checker{}), app.WithRunner(st.Runner), app.WithScheduler(st.Scheduler),
-		app.WithEarlyResumeWindow(early), app.WithLogger(cfg.Log), app.WithWatcher(changes), app.WithNotifier(notify), app.WithDeliverer(tm),
+	opts := []app.Option{app.WithEarlyResumeWindow(early), app.WithLogger(cfg.Log), app.WithWatcher(changes), app.WithNotifier(notify),
 		app.WithLimits(cfg.OrgLimits, tokenbucket.New(nil)), app.WithObserver(obs), app.WithTeamsTenants(cfg.TeamsTenants)}
 	st.bulk = newBulkWorker(cfg.Log)
-	opts = append(opts, app.WithBulkWorker(st.bulk.kick))
+	deps := app.Deps{Checker: eng, CardChecker: cards.Checker{}, CardExpander: cards.Checker{}, Runner: st.Runner, Scheduler: st.Scheduler,
+		Deliverer: tm, BulkKick: st.bulk.kick}
 	if tm.HasBot() {
-		opts = append(opts, app.WithTeamsBot(tm, tm))
+		deps.BotVerifier, deps.BotReplier = tm, tm
 	}
 	if tm.HasLinks() {
-		opts = append(opts, app.WithResponseLinks(tm), app.WithCardReader(cards.Reader{}), app.WithLinkIssuer(tm))
+		deps.LinkVerifier, deps.CardReader, deps.LinkIssuer = tm, cards.Reader{}, tm
 	}
-	st.Service, err = app.New(store, opts...)
+	st.Service, err = app.New(store, deps, opts...)
 	if err != nil {
 		return nil, err
 	}
-	st.housekeeper = newHousekeeper(st.Service, cfg.Housekeeping, cfg.Log)
-	st.bulk.svc = st.Service
+	st.housekeeper = newHousekeeper(st.Service.Runs, cfg.Housekeeping, cfg.Log)
+	st.bulk.runs = st.Service.Runs
 	return st, nil
 }
 

@@ -94,7 +94,7 @@ func TestApprovalTimersOnTheLocalRunner(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { runner.Close() })
-	svc, err := app.New(store, app.WithChecker(eng), app.WithCardChecker(cards.Checker{}), app.WithRunner(runner), app.WithClock(clk.now))
+	svc, err := app.New(store, app.Deps{Checker: eng, CardChecker: cards.Checker{}, Runner: runner}, app.WithClock(clk.now))
 	if err != nil {
 		t.Fatal(err)
 	}

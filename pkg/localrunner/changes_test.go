@@ -100,7 +100,7 @@ func TestWaitWakesOnChange(t *testing.T) {
 	// The stack's runner, engine and changes, with a service whose
 	// watcher tells when a request watches.
 	spy := spyWatcher{st.Changes, make(chan struct{}, 16)}
-	svc, err := app.New(store, app.WithRunner(st.Runner), app.WithWatcher(spy), app.WithNotifier(st.Changes))
+	svc, err := app.New(store, app.Deps{Runner: st.Runner}, app.WithWatcher(spy), app.WithNotifier(st.Changes))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,7 +47,7 @@ func TestGiveUpEndsFailed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer runner.Close()
-	svc, err := app.New(store, app.WithChecker(eng), app.WithCardChecker(cards.Checker{}), app.WithRunner(runner))
+	svc, err := app.New(store, app.Deps{Checker: eng, CardChecker: cards.Checker{}, Runner: runner})
 	if err != nil {
 		t.Fatal(err)
 	}

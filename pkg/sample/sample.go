@@ -35,6 +35,9 @@ func Load(ctx context.Context, svc *app.Service) (IDs, error) {
 	if cardflow.PrincipalFromContext(ctx) == nil {
 		return ids, fmt.Errorf("sample: no principal in context")
 	}
+	if err := svc.Need(app.AreaCardEditor, app.AreaWorkflowEditor, app.AreaRuns); err != nil {
+		return ids, fmt.Errorf("sample: %w", err)
+	}
 
 	approvalCard, err := saveCard(ctx, svc, "Purchase approval", []map[string]any{
 		approvalCardPayload("Purchase request"),

@@ -164,7 +164,7 @@ func newStack(t testing.TB, store cardflow.Store, outbox *boltstore.Store, opts 
 	if err != nil {
 		t.Fatal(err)
 	}
-	if svc, err = app.New(store, app.WithChecker(eng), app.WithCardChecker(cards.Checker{}), app.WithRunner(runner), app.WithScheduler(sched),
+	if svc, err = app.New(store, app.Deps{Checker: eng, CardChecker: cards.Checker{}, Runner: runner, Scheduler: sched},
 		// No default limits: an organization's own hold.
 		app.WithLimits(cardflow.Limits{}, nil)); err != nil {
 		t.Fatal(err)

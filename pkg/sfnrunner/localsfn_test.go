@@ -283,7 +283,7 @@ func TestDefinitionOnLocalStepFunctions(t *testing.T) {
 		t.Fatal(err)
 	}
 	runner := &localSFN{t: t, node: node, root: root, scripts: scripts, runs: map[string]chan error{}}
-	svc, err := app.New(store, app.WithChecker(eng), app.WithCardChecker(cards.Checker{}), app.WithRunner(runner))
+	svc, err := app.New(store, app.Deps{Checker: eng, CardChecker: cards.Checker{}, Runner: runner})
 	if err != nil {
 		t.Fatal(err)
 	}

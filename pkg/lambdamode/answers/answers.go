@@ -23,18 +23,24 @@ import (
 )
 
 // ServeEndpoint is the main of the Teams function of ep
-// (httpapi.TeamsMessages or httpapi.TeamsRespond), with opts.
-func ServeEndpoint(ep httpapi.Endpoint, opts ...app.Option) {
+// (httpapi.TeamsMessages or httpapi.TeamsRespond), with wirings.
+func ServeEndpoint(ep httpapi.Endpoint, wirings ...lambdamode.Wiring) {
 	lambdamode.Serve(ep.Name, func(env lambdamode.Env, log *slog.Logger) (*lambdamode.Endpoint, error) {
-		return NewEndpointFunction(env, log, ep.Name, opts)
+		var deps app.Deps
+		for _, w := range wirings {
+			if err := w(env, log, &deps); err != nil {
+				return nil, err
+			}
+		}
+		return NewEndpointFunction(env, log, ep.Name, deps)
 	})
 }
 
 // NewEndpointFunction builds the Teams function named (lambdamode.TeamsMessages
-// or lambdamode.TeamsRespond) with opts, which its main.go picks: the card
+// or lambdamode.TeamsRespond) with deps, which its main.go picks: the card
 // reader of teamsRespond's pages stays out of teamsMessages. optFns adjust
 // the Step Functions client.
-func NewEndpointFunction(env lambdamode.Env, log *slog.Logger, name string, opts []app.Option, optFns ...func(*sfn.Options)) (*lambdamode.Endpoint, error) {
+func NewEndpointFunction(env lambdamode.Env, log *slog.Logger, name string, deps app.Deps, optFns ...func(*sfn.Options)) (*lambdamode.Endpoint, error) {
 	client, err := outbound.FromEnv()
 	if err != nil {
 		return nil, err
@@ -49,9 +55,8 @@ func NewEndpointFunction(env lambdamode.Env, log *slog.Logger, name string, opts
 	if err != nil {
 		return nil, err
 	}
-	run, err := runner.Option(env, log, optFns...)
-	if err != nil {
+	if deps.Runner, err = runner.New(env, log, optFns...); err != nil {
 		return nil, err
 	}
-	return env.NewTeamsFunction(log, name, tm, append(opts, run)...)
+	return env.NewTeamsFunction(log, name, tm, deps)
 }

@@ -31,27 +31,25 @@ func New(env lambdamode.Env, log *slog.Logger, optFns ...func(*sfn.Options)) (*s
 	return sfnrunner.New(StepFunctionsClient(env, optFns...), env.StateMachineARN, sfnrunner.WithLogger(log))
 }
 
-// Option returns the app option that gives a service the runner.
-func Option(env lambdamode.Env, log *slog.Logger, optFns ...func(*sfn.Options)) (app.Option, error) {
-	r, err := New(env, log, optFns...)
-	if err != nil {
-		return nil, err
-	}
-	return app.WithRunner(r), nil
-}
-
 // Wire is the wiring of the endpoint functions that run executions, for
-// lambdamode.ServeEndpoint.
-func Wire(env lambdamode.Env, log *slog.Logger) (app.Option, error) { return Option(env, log) }
+// lambdamode.ServeEndpoint: it gives their service the runner.
+func Wire(env lambdamode.Env, log *slog.Logger, deps *app.Deps) error {
+	r, err := New(env, log)
+	if err != nil {
+		return err
+	}
+	deps.Runner = r
+	return nil
+}
 
 // NewEndpointFunction builds an endpoint function that runs executions
 // (triggerWorkflow, resumeWorkflow, cancelExecution, redriveExecution).
 func NewEndpointFunction(env lambdamode.Env, log *slog.Logger, ep httpapi.Endpoint, optFns ...func(*sfn.Options)) (*lambdamode.Endpoint, error) {
-	opt, err := Option(env, log, optFns...)
+	r, err := New(env, log, optFns...)
 	if err != nil {
 		return nil, err
 	}
-	return env.NewEndpointFunction(log, ep, opt)
+	return env.NewEndpointFunction(log, ep, app.Deps{Runner: r})
 }
 
 // NewParkFunction builds the Park function's handler: it stores task

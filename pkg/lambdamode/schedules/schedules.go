@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 
 	"github.com/cardflow/cardflow/pkg/app"
+	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/ebscheduler"
 	"github.com/cardflow/cardflow/pkg/httpapi"
 	"github.com/cardflow/cardflow/pkg/lambdamode"
@@ -33,13 +34,14 @@ func NewScheduler(env lambdamode.Env, log *slog.Logger, optFns ...func(*schedule
 }
 
 // Wire is the wiring of the endpoint functions that manage schedules, for
-// lambdamode.ServeEndpoint.
-func Wire(env lambdamode.Env, log *slog.Logger) (app.Option, error) {
+// lambdamode.ServeEndpoint: it gives their service the scheduler.
+func Wire(env lambdamode.Env, log *slog.Logger, deps *app.Deps) error {
 	sched, err := NewScheduler(env, log)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return app.WithScheduler(sched), nil
+	deps.Scheduler = sched
+	return nil
 }
 
 // NewEndpointFunction builds an endpoint function that manages schedules
@@ -49,15 +51,15 @@ func NewEndpointFunction(env lambdamode.Env, log *slog.Logger, ep httpapi.Endpoi
 	if err != nil {
 		return nil, err
 	}
-	return env.NewEndpointFunction(log, ep, app.WithScheduler(sched))
+	return env.NewEndpointFunction(log, ep, app.Deps{Scheduler: sched})
 }
 
 // NewTargetFunction builds the function that schedules invoke, which
-// starts the scheduled runs. opts give the service its runner.
-func NewTargetFunction(env lambdamode.Env, log *slog.Logger, opts ...app.Option) (*Target, error) {
-	svc, err := env.NewService(log, opts...)
+// starts the scheduled runs on runner.
+func NewTargetFunction(env lambdamode.Env, log *slog.Logger, runner cardflow.Runner) (*Target, error) {
+	svc, err := env.NewService(log, app.Deps{Runner: runner})
 	if err != nil {
 		return nil, err
 	}
-	return NewTarget(svc, log)
+	return NewTarget(svc.Runs, log)
 }

@@ -14,17 +14,17 @@ import (
 // Target is the handler of the function that schedules invoke: it starts
 // the run a delivery names, once however often it is delivered.
 type Target struct {
-	svc *app.Service
-	log *slog.Logger
+	runs *app.Runs
+	log  *slog.Logger
 }
 
-// NewTarget returns the target over a service that has a runner; log gets
+// NewTarget returns the target over the Runs area; log gets
 // the deliveries that start nothing.
-func NewTarget(svc *app.Service, log *slog.Logger) (*Target, error) {
-	if svc == nil || log == nil {
-		return nil, errors.New("schedules: the target needs a service and a logger")
+func NewTarget(runs *app.Runs, log *slog.Logger) (*Target, error) {
+	if runs == nil || log == nil {
+		return nil, errors.New("schedules: the target needs runs (a runner) and a logger")
 	}
-	return &Target{svc: svc, log: log}, nil
+	return &Target{runs: runs, log: log}, nil
 }
 
 // TargetOutput says what a delivery did.
@@ -47,7 +47,7 @@ func (t *Target) Handle(ctx context.Context, in ebscheduler.TargetInput) (Target
 	if in.OrganizationID == "" || in.WorkflowID == "" || in.WorkflowVersion < 1 {
 		return TargetOutput{}, cardflow.Errorf(cardflow.EINVALID, "organization_id, workflow_id and workflow_version (a positive number) are required")
 	}
-	out, err := t.svc.StartScheduledRun(ctx, app.ScheduledRunInput{
+	out, err := t.runs.StartScheduledRun(ctx, app.ScheduledRunInput{
 		OrganizationID: in.OrganizationID, WorkflowID: in.WorkflowID, WorkflowVersion: in.WorkflowVersion, At: at,
 	})
 	if err != nil {

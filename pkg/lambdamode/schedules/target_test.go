@@ -68,8 +68,7 @@ func newDeployment(t *testing.T, opts ...app.Option) *deployment {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { runner.Close() })
-	svc, err := app.New(store, append([]app.Option{app.WithChecker(eng), app.WithCardChecker(cards.Checker{}), app.WithRunner(runner),
-		app.WithScheduler(sched)}, opts...)...)
+	svc, err := app.New(store, app.Deps{Checker: eng, CardChecker: cards.Checker{}, Runner: runner, Scheduler: sched}, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +122,7 @@ func (d *deployment) executions(t *testing.T, workflowID string) []*cardflow.Exe
 
 func newTarget(t *testing.T, svc *app.Service) *schedules.Target {
 	t.Helper()
-	target, err := schedules.NewTarget(svc, slog.New(slog.DiscardHandler))
+	target, err := schedules.NewTarget(svc.Runs, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +193,7 @@ func rebind(t *testing.T, d *deployment, opts ...app.Option) *app.Service {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { runner.Close() })
-	svc, err := app.New(d.store, append([]app.Option{app.WithRunner(runner)}, opts...)...)
+	svc, err := app.New(d.store, app.Deps{Runner: runner}, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,7 +53,7 @@ func TestTeamsRespondAnswersApprovals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := answers.NewEndpointFunction(env, log, lambdamode.TeamsRespond, []app.Option{app.WithCardReader(cards.Reader{})})
+	h, err := answers.NewEndpointFunction(env, log, lambdamode.TeamsRespond, app.Deps{CardReader: cards.Reader{}})
 	if err != nil {
 		t.Fatal(err)
 	}

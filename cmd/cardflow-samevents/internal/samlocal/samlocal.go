@@ -104,7 +104,7 @@ func Seed(ctx context.Context, store cardflow.Store, now time.Time) (*Fixture, e
 		return nil, err
 	}
 	defer runner.Close()
-	svc, err := app.New(store, app.WithScheduler(sched), app.WithCardChecker(cards.Checker{}), app.WithChecker(eng), app.WithRunner(runner))
+	svc, err := app.New(store, app.Deps{Scheduler: sched, CardChecker: cards.Checker{}, Checker: eng, Runner: runner})
 	if err != nil {
 		return nil, err
 	}

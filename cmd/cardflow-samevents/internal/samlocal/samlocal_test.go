@@ -90,7 +90,7 @@ func newEndpoint(t *testing.T, env lambdamode.Env, log *slog.Logger, name, sched
 		t.Fatalf("the API has no endpoint %s", name)
 	}
 	ep := httpapi.Endpoints()[i]
-	if name == "triggerWorkflow" || name == "resumeWorkflow" || name == "cancelExecution" || name == "answerApproval" || name == "overrideApproval" || name == "redriveExecution" {
+	if name == "triggerWorkflow" || name == "resumeWorkflow" || name == "cancelExecution" || name == "answerApproval" || name == "reassignApproval" || name == "overrideApproval" || name == "redriveExecution" {
 		h, err := runner.NewEndpointFunction(env, log, ep, atSFN)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -104,7 +104,7 @@ func newEndpoint(t *testing.T, env lambdamode.Env, log *slog.Logger, name, sched
 		}
 		return h
 	}
-	var opts []app.Option
+	var deps app.Deps
 	if name == "saveWorkflow" {
 		exprs, err := expr.NewEnv()
 		if err != nil {
@@ -114,12 +114,12 @@ func newEndpoint(t *testing.T, env lambdamode.Env, log *slog.Logger, name, sched
 		if err != nil {
 			t.Fatal(err)
 		}
-		opts = append(opts, app.WithChecker(checker))
+		deps.Checker = checker
 	}
 	if name == "saveCard" {
-		opts = append(opts, app.WithCardChecker(cards.Checker{}))
+		deps.CardChecker = cards.Checker{}
 	}
-	h, err := env.NewEndpointFunction(log, ep, opts...)
+	h, err := env.NewEndpointFunction(log, ep, deps)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -234,7 +234,7 @@ func TestEvents(t *testing.T) {
 	if parkHandlers, err = runner.NewParkFunction(envFor("park"), log, atSFN); err != nil {
 		t.Fatal(err)
 	}
-	runOpt, err := runner.Option(env, log, atSFN)
+	run, err := runner.New(env, log, atSFN)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +280,7 @@ func TestEvents(t *testing.T) {
 	})
 
 	t.Run("scheduleTarget", func(t *testing.T) {
-		h, err := schedules.NewTargetFunction(envFor("scheduleTarget"), log, runOpt)
+		h, err := schedules.NewTargetFunction(envFor("scheduleTarget"), log, run)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -350,7 +350,7 @@ func TestEvents(t *testing.T) {
 	// Opening the response link (GET, HEAD, again and again, as link
 	// scanners do) only shows its confirmation page: the wait stays open.
 	t.Run("teamsRespond opens", func(t *testing.T) {
-		h, err := answers.NewEndpointFunction(envFor(lambdamode.TeamsRespond), log, lambdamode.TeamsRespond, []app.Option{app.WithCardReader(cards.Reader{})}, atSFN)
+		h, err := answers.NewEndpointFunction(envFor(lambdamode.TeamsRespond), log, lambdamode.TeamsRespond, app.Deps{CardReader: cards.Reader{}}, atSFN)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -382,7 +382,7 @@ func TestEvents(t *testing.T) {
 		{lambdamode.TeamsMessages, lambdamode.TeamsMessages, f.BotProcessID, 200, "application/json", `"type":"application/vnd.microsoft.card.adaptive"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			h, err := answers.NewEndpointFunction(envFor(c.name), log, c.name, nil, atSFN)
+			h, err := answers.NewEndpointFunction(envFor(c.name), log, c.name, app.Deps{}, atSFN)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -451,7 +451,7 @@ func TestEvents(t *testing.T) {
 	checkPublishEvents(t, ctx, envFor(samlocal.PublishEvents), log, evs[samlocal.PublishEvents])
 
 	t.Run("housekeeping", func(t *testing.T) {
-		h, err := envFor("housekeeping").NewHousekeepingFunction(log, runOpt)
+		h, err := envFor("housekeeping").NewHousekeepingFunction(log, run)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -462,7 +462,7 @@ func TestEvents(t *testing.T) {
 	})
 
 	t.Run("bulkOperations", func(t *testing.T) {
-		w, err := envFor("bulkOperations").NewBulkWorkerFunction(log, runOpt)
+		w, err := envFor("bulkOperations").NewBulkWorkerFunction(log, run)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -89,7 +89,7 @@ func TestAdvanceDeliversToTeams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := app.New(store, app.WithRunner(runs), app.WithChecker(checker))
+	svc, err := app.New(store, app.Deps{Runner: runs, Checker: checker})
 	if err != nil {
 		t.Fatal(err)
 	}

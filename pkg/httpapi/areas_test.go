@@ -1,0 +1,62 @@
+package httpapi_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cardflow/cardflow/pkg/app"
+	"github.com/cardflow/cardflow/pkg/boltstore"
+	"github.com/cardflow/cardflow/pkg/httpapi"
+)
+
+// TestServerNeedsItsAreas: a server does not start over a service that
+// lacks the area of one of its endpoints, and names it; it serves the
+// endpoints whose areas every service holds over a service of the store
+// alone.
+func TestServerNeedsItsAreas(t *testing.T) {
+	store, err := boltstore.Open(filepath.Join(t.TempDir(), "cardflow.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	svc, err := app.New(store, app.Deps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	auth := httpapi.KeyAuthenticator{Service: svc}
+	for _, tt := range []struct {
+		name string
+		eps  []httpapi.Endpoint
+		want string // in the error; "" for none
+	}{
+		{"reads", []httpapi.Endpoint{httpapi.GetWorkflowById, httpapi.GetCardById, httpapi.GetApprovalById, httpapi.SearchExecutions, httpapi.GetBulkOperation}, ""},
+		{"publish", []httpapi.Endpoint{httpapi.PublishWorkflow, httpapi.PublishCard}, ""},
+		{"trigger", []httpapi.Endpoint{httpapi.GetWorkflowById, httpapi.TriggerWorkflow}, "endpoint triggerWorkflow: app: the service lacks Runs (it needs a runner)"},
+		{"override", []httpapi.Endpoint{httpapi.OverrideApproval}, "endpoint overrideApproval: app: the service lacks Runs"},
+		{"saveWorkflow", []httpapi.Endpoint{httpapi.SaveWorkflow}, "WorkflowEditor (it needs a workflow checker)"},
+		{"every endpoint", httpapi.Endpoints(), "the service lacks"},
+	} {
+		_, err := httpapi.NewEndpoints(svc, auth, tt.eps)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s: got %v, want no error", tt.name, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%s: got %v, want an error with %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+// TestNeedsNameEndpoints: each name in the table of needed areas is an
+// endpoint's.
+func TestNeedsNameEndpoints(t *testing.T) {
+	names := map[string]bool{}
+	for _, ep := range httpapi.Endpoints() {
+		names[ep.Name] = true
+	}
+	for name := range httpapi.Needs {
+		if !names[name] {
+			t.Errorf("needs names %q, which is no endpoint", name)
+		}
+	}
+}
