@@ -243,6 +243,9 @@ func TestApprovalLinksSequentialAndOutbox(t *testing.T) {
 		t.Fatalf("sequential: %d cards at the start, want ann's alone", n)
 	}
 	links := personalLinks(t, []map[string]any{first[0].Body})
+	if _, ok := links["ann@example.com"]; !ok || len(links) != 1 {
+		t.Fatalf("sequential: got cards for %v, want ann's", links)
+	}
 	ann := e.personKey("org-a", "ann@example.com")
 	if r := e.do("POST", "/v1/approvals/answerApproval", ann, map[string]any{"approval_id": cardflow.ApprovalIDOf(exID, 1), "decision": "approve"}); r.status != 200 {
 		t.Fatalf("ann approves: got %d %s", r.status, r.raw)

@@ -48,11 +48,11 @@ func TestSampleExecutionIsARun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := await(t, svc, ctx, ids.ApprovalWorkflowID, out.ExecutionID, cardflow.ExecWaiting)
+	await(t, svc, ctx, ids.ApprovalWorkflowID, out.ExecutionID, cardflow.ExecWaiting)
 	if _, err := svc.Resume(ctx, "PO-1", []byte(`{"source": "TEAMS", "decision": "approve"}`)); err != nil {
 		t.Fatal(err)
 	}
-	want = await(t, svc, ctx, ids.ApprovalWorkflowID, out.ExecutionID, cardflow.ExecSucceeded)
+	want := await(t, svc, ctx, ids.ApprovalWorkflowID, out.ExecutionID, cardflow.ExecSucceeded)
 
 	if got.Status != cardflow.ExecSucceeded || got.WorkflowVersion != 2 || got.WorkflowCurrentState != want.WorkflowCurrentState {
 		t.Errorf("sample execution: got %s of version %d in %q, want SUCCEEDED of version 2 in %q", got.Status, got.WorkflowVersion, got.WorkflowCurrentState, want.WorkflowCurrentState)

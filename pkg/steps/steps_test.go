@@ -66,13 +66,15 @@ func testConfigs(t *testing.T, kind steps.Kind, cases []configCase) {
 				if cerr != nil {
 					t.Errorf("compile: got %v, want no error", cerr)
 				}
-			default:
+			case tc.by == validating:
 				if verr == nil || !strings.Contains(verr.Error(), tc.want) {
 					t.Errorf("validate: got %v, want an error containing %q", verr, tc.want)
 				}
 				if cerr == nil || verr == nil || cerr.Error() != verr.Error() {
 					t.Errorf("compile: got %v, want the error validate gives", cerr)
 				}
+			default:
+				t.Fatalf("no finder %d", tc.by)
 			}
 		})
 	}
