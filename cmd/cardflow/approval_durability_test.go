@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cardflow/cardflow/internal/testenv"
 )
 
 // TestApprovalAnswersSurviveKill kills a serving process (SIGKILL) while
@@ -16,9 +18,7 @@ import (
 // kill is in its approval after the restart, and the approvals then decide
 // and their executions end as the sample two-approver workflow says.
 func TestApprovalAnswersSurviveKill(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts real processes")
-	}
+	testenv.Short(t, "real processes to kill")
 	const n = 40
 	bin := binary(t)
 	dataDir := filepath.Join(t.TempDir(), "data")

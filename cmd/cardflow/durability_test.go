@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cardflow/cardflow/internal/testenv"
 )
 
 // api sends a request with the key and decodes the JSON answer.
@@ -46,9 +48,7 @@ func request(method, url, key string, body any) (int, map[string]any, error) {
 // every state and checks that a restarted process finishes all of them,
 // without running a recorded step again.
 func TestSurvivesKill(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts real processes")
-	}
+	testenv.Short(t, "real processes to kill")
 	const n = 200
 	// The http step calls this server; it counts the calls per execution.
 	var mu sync.Mutex

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/webhooks"
 )
@@ -74,9 +75,7 @@ func (h *hook) types() map[string][]string {
 // and before any of their events reached the webhook, which holds every
 // delivery, and checks that after a restart every event arrives, signed.
 func TestEventsSurviveKill(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts real processes")
-	}
+	testenv.Short(t, "real processes to kill")
 	const n = 20
 	h := &hook{t: t, open: make(chan struct{}), got: map[string]cardflow.Published{}}
 	receiver := httptest.NewServer(h)

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cardflow/cardflow/internal/testenv"
 )
 
 // shellBlock is a ```sh block of the README.
@@ -191,9 +193,7 @@ var readmeBlocks = map[string]struct {
 // block is either run or named in readmeBlocks with the reason it is not.
 func TestReadme(t *testing.T) {
 	for _, tool := range []string{"curl", "sed", "grep"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("the README's examples use %s, which is not installed", tool)
-		}
+		testenv.Command(t, tool)
 	}
 	bin := binary(t)
 	// Outbound calls may reach this machine, as the blocks that call a

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cardflow/cardflow/internal/testenv"
 )
 
 // module prefixes the packages of this repository.
@@ -101,9 +103,7 @@ func violations(imports map[string][]string, l layer) []string {
 // TestLayers checks the import graph of the repository's non-test code
 // against layers (see docs/DECISIONS.md, "Layers").
 func TestLayers(t *testing.T) {
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skipf("no go command: %v", err)
-	}
+	testenv.Command(t, "go")
 	cmd := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...")
 	cmd.Dir = filepath.Join("..", "..")
 	out, err := cmd.CombinedOutput()

@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
 	"github.com/cardflow/cardflow/internal/dynamostoretest"
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
@@ -46,7 +47,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	os.Exit(testenv.Run(m))
 }
 
 // runTask plays the Lambda service integration for aws-local-stepfunctions'
@@ -243,6 +244,7 @@ func (r *localSFN) result(id string) error {
 // fifth whose Advance fails for good, which GiveUp records, and which is
 // then redriven.
 func TestDefinitionOnLocalStepFunctions(t *testing.T) {
+	testenv.Short(t, localSFNTools)
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
@@ -457,10 +459,10 @@ func awaitToken(t *testing.T, store cardflow.EngineStore, org, processID string)
 	t.Fatal("Park registered no token in 30 seconds")
 }
 
+// localSFNTools is what TestDefinitionOnLocalStepFunctions needs.
+const localSFNTools = "Node.js with asl-validator and aws-local-stepfunctions"
+
 func unavailable(t *testing.T, why string) {
 	t.Helper()
-	if os.Getenv("CARDFLOW_STRICT_TESTS") == "1" {
-		t.Fatalf("%s; run %q in the repository root", why, npmCommand)
-	}
-	t.Skipf("%s; run %q in the repository root", why, npmCommand)
+	testenv.Skip(t, localSFNTools, fmt.Sprintf("%s; run %q in the repository root", why, npmCommand))
 }

@@ -34,6 +34,7 @@ import (
 	"github.com/cardflow/cardflow/cmd/cardflow-samevents/internal/samlocal"
 	"github.com/cardflow/cardflow/internal/fakes/teamstest"
 	"github.com/cardflow/cardflow/internal/mototest"
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/ebscheduler"
 	"github.com/cardflow/cardflow/pkg/lambdamode"
 	"github.com/cardflow/cardflow/pkg/secrets"
@@ -45,20 +46,18 @@ var root = filepath.Join("..", "..", "..", "..")
 // rieBinary returns AWS's Lambda Runtime Interface Emulator for this
 // machine's architecture, as the SAM CLI that `make aws-tools` installs
 // ships it ($AWS_LAMBDA_RIE names another). Without it the test is
-// skipped, or fails where CARDFLOW_STRICT_TESTS=1 demands that every test run.
+// skipped (testenv).
 func rieBinary(t *testing.T) string {
 	t.Helper()
+	const need = "AWS's Lambda Runtime Interface Emulator"
+	testenv.Short(t, need)
 	if p := os.Getenv("AWS_LAMBDA_RIE"); p != "" {
 		return p
 	}
 	arch := map[string]string{"amd64": "x86_64", "arm64": "arm64"}[runtime.GOARCH]
 	found, _ := filepath.Glob(filepath.Join(root, ".cache", "awstools", "lib", "python3*", "site-packages", "samcli", "local", "rapid", "aws-lambda-rie-"+arch))
 	if len(found) == 0 {
-		why := "no aws-lambda-rie-" + arch + " in SAM CLI's virtualenv: run `make aws-tools` (`make test` does)"
-		if os.Getenv("CARDFLOW_STRICT_TESTS") == "1" {
-			t.Fatal(why)
-		}
-		t.Skip(why)
+		testenv.Skip(t, need, "no aws-lambda-rie-"+arch+" in SAM CLI's virtualenv: run `make aws-tools` (`make test` does)")
 	}
 	p, err := filepath.Abs(found[0])
 	if err != nil {

@@ -25,6 +25,7 @@ import (
 	"github.com/cardflow/cardflow/internal/fakes/ebschedulertest"
 	"github.com/cardflow/cardflow/internal/fakes/sfnfake"
 	"github.com/cardflow/cardflow/internal/fakes/teamstest"
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/cards"
@@ -44,21 +45,13 @@ import (
 	"github.com/cardflow/cardflow/pkg/teams"
 )
 
-// endpoint returns DYNAMODB_ENDPOINT. Without it the test is skipped, or
-// fails where CARDFLOW_STRICT_TESTS=1 demands that every test run.
+// endpoint returns DynamoDB Local's address (testenv.DynamoDB).
 func endpoint(t *testing.T) string {
 	t.Helper()
-	ep := os.Getenv("DYNAMODB_ENDPOINT")
-	if ep == "" {
-		const why = "DYNAMODB_ENDPOINT is not set: run `make test`, which starts DynamoDB Local, " +
-			"or `tools/dynamodblocal/run.sh go test ./cmd/cardflow-samevents/internal/samlocal/`"
-		if os.Getenv("CARDFLOW_STRICT_TESTS") == "1" {
-			t.Fatal(why)
-		}
-		t.Skip(why)
-	}
-	return ep
+	return testenv.DynamoDB(t)
 }
+
+func TestMain(m *testing.M) { os.Exit(testenv.Run(m)) }
 
 // newTables creates tables of their own for one test and deletes them at
 // its end.

@@ -1,0 +1,81 @@
+package testenv
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"testing"
+)
+
+func TestMain(m *testing.M) { os.Exit(Run(m)) }
+
+// recorder is a testing.TB that keeps what ends the test.
+type recorder struct {
+	testing.TB
+	fatal, skip string
+}
+
+func (r *recorder) Helper() {}
+
+func (r *recorder) Fatalf(format string, args ...any) {
+	r.fatal = fmt.Sprintf(format, args...)
+	runtime.Goexit()
+}
+
+func (r *recorder) Skipf(format string, args ...any) {
+	r.skip = fmt.Sprintf(format, args...)
+	runtime.Goexit()
+}
+
+// run calls f with a recorder on a goroutine of its own, as the testing
+// package runs a test, so that Fatalf and Skipf end it.
+func run(f func(tb testing.TB)) *recorder {
+	r := &recorder{}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f(r)
+	}()
+	<-done
+	return r
+}
+
+func TestSkip(t *testing.T) {
+	for _, tc := range []struct {
+		name, strict, endpoint string
+		wantFatal, wantSkip    string
+	}{
+		{"missing", "", "", "", "DynamoDB Local: DYNAMODB_ENDPOINT is not set: run `make test`, which starts DynamoDB Local, or `tools/dynamodblocal/run.sh go test ./...`"},
+		{"missing, strict", "1", "", "DynamoDB Local: DYNAMODB_ENDPOINT is not set: run `make test`, which starts DynamoDB Local, or `tools/dynamodblocal/run.sh go test ./...` (CARDFLOW_STRICT_TESTS=1 runs every test)", ""},
+		{"there", "1", "http://localhost:8000", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(StrictEnv, tc.strict)
+			t.Setenv("DYNAMODB_ENDPOINT", tc.endpoint)
+			var got string
+			r := run(func(tb testing.TB) { got = DynamoDB(tb) })
+			if r.fatal != tc.wantFatal || r.skip != tc.wantSkip {
+				t.Errorf("got fatal %q, skip %q; want %q, %q", r.fatal, r.skip, tc.wantFatal, tc.wantSkip)
+			}
+			if tc.wantFatal == "" && tc.wantSkip == "" && got != tc.endpoint {
+				t.Errorf("got endpoint %q, want %q", got, tc.endpoint)
+			}
+		})
+	}
+	// The skips above are this test's own: the package reports none.
+	skipped.Lock()
+	skipped.tests = nil
+	skipped.Unlock()
+}
+
+func TestSummary(t *testing.T) {
+	got := summary("./pkg/x", map[reason]int{
+		{"moto", "MOTO_ENDPOINT is not set"}:               1,
+		{"DynamoDB Local", "DYNAMODB_ENDPOINT is not set"}: 12,
+	})
+	want := "SKIP ./pkg/x: 12 tests need DynamoDB Local: DYNAMODB_ENDPOINT is not set\n" +
+		"SKIP ./pkg/x: 1 test needs moto: MOTO_ENDPOINT is not set\n"
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
