@@ -103,6 +103,7 @@ func violations(imports map[string][]string, l layer) []string {
 // TestLayers checks the import graph of the repository's non-test code
 // against layers (see docs/DECISIONS.md, "Layers").
 func TestLayers(t *testing.T) {
+	t.Parallel()
 	testenv.Command(t, "go")
 	cmd := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...")
 	cmd.Dir = filepath.Join("..", "..")
@@ -134,6 +135,7 @@ func TestLayers(t *testing.T) {
 }
 
 func TestLayerViolations(t *testing.T) {
+	t.Parallel()
 	imports := map[string][]string{
 		"app":      {"domain", "store"},
 		"http":     {"app", "domain"},

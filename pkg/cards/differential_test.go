@@ -56,6 +56,7 @@ const npmCommand = "npm ci --prefix tools/adaptivecards"
 // whose pattern in the parser keeps state between calls and so fails every
 // other time: neither corpus nor mutants have lang.
 func TestAgreesWithMicrosoftParser(t *testing.T) {
+	t.Parallel()
 	testenv.Short(t, microsoft)
 	root := repoRoot(t)
 	dir := filepath.Join(root, "tools", "adaptivecards")

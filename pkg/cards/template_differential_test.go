@@ -63,6 +63,7 @@ func readTemplatingCases(t *testing.T) []templatingCase {
 // expansion fails. node runs in UTC with the en-US locale, the only ones
 // Expand knows.
 func TestExpandAgreesWithMicrosoftTemplating(t *testing.T) {
+	t.Parallel()
 	testenv.Short(t, microsoft)
 	dir := filepath.Join(repoRoot(t), "tools", "adaptivecards")
 	node, err := exec.LookPath("node")

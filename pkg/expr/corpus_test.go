@@ -44,6 +44,7 @@ func programs() []string {
 }
 
 func TestCorpus(t *testing.T) {
+	t.Parallel()
 	srcs := programs()
 	if testing.Short() && !*update {
 		srcs = srcs[:len(corpus)+500]

@@ -32,6 +32,7 @@ func purchase(t *testing.T) Vars {
 // literals mix with them, and whole results are written as whole numbers.
 // It also evaluates every expression and template README.md shows.
 func TestNumbers(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	tests := []struct {
 		src  string
@@ -126,6 +127,7 @@ func TestNumbers(t *testing.T) {
 
 // TestNumberErrors holds what is refused or fails, and where.
 func TestNumberErrors(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	tests := []struct {
 		src, want string
@@ -157,6 +159,7 @@ func TestNumberErrors(t *testing.T) {
 // of number an expression meets: whatever compiles never fails at run time
 // for mixing ints, uints and doubles.
 func TestNumbersNeverMismatch(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t, WithCacheSize(0))
 	vars := purchase(t)
 	atoms := []string{
