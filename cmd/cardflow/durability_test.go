@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/cardflow/cardflow/internal/testenv"
 )
@@ -121,13 +120,7 @@ func TestSurvivesKill(t *testing.T) {
 		ids[i] = trigger(srv.base, i)
 	}
 	for i := 0; i < n/2; i++ {
-		deadline := time.Now().Add(20 * time.Second)
-		for execStatus(srv.base, ids[i]) != "WAITING" {
-			if time.Now().After(deadline) {
-				t.Fatalf("execution %d did not reach its wait", i)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		testenv.WaitFor(t, fmt.Sprintf("execution %d to reach its wait", i), func() bool { return execStatus(srv.base, ids[i]) == "WAITING" })
 	}
 	for i := n / 2; i < n; i++ {
 		ids[i] = trigger(srv.base, i)
@@ -143,8 +136,7 @@ func TestSurvivesKill(t *testing.T) {
 		}
 	}
 	for i, id := range ids {
-		deadline := time.Now().Add(60 * time.Second)
-		for {
+		testenv.WaitFor(t, fmt.Sprintf("execution %d to succeed", i), func() bool {
 			_, out := api(t, "GET", srv.base+"/v1/workflows/getWorkflowExecutionById?workflow_id="+wf+"&workflow_execution_id="+id, key, nil)
 			item := out["item"].(map[string]any)
 			if item["status"] == "SUCCEEDED" {
@@ -164,13 +156,13 @@ func TestSurvivesKill(t *testing.T) {
 						t.Errorf("execution %d: step %s finished %d times, want once", i, s, finished[s])
 					}
 				}
-				break
+				return true
 			}
-			if item["status"] != "RUNNING" && item["status"] != "WAITING" || time.Now().After(deadline) {
+			if item["status"] != "RUNNING" && item["status"] != "WAITING" {
 				t.Fatalf("execution %d: got %v in %v, want SUCCEEDED", i, item["status"], item["workflow_current_state"])
 			}
-			time.Sleep(20 * time.Millisecond)
-		}
+			return false
+		})
 	}
 	// A call in flight at the kill may be repeated (its finish was not
 	// recorded); no call is lost.

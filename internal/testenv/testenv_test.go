@@ -79,3 +79,11 @@ func TestSummary(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+func TestWaitFor(t *testing.T) {
+	n := 0
+	WaitFor(t, "the third call", func() bool { n++; return n == 3 })
+	if n != 3 {
+		t.Errorf("got %d calls, want 3", n)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cardflow/cardflow/internal/fakes/teamstest"
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/teams"
 )
@@ -59,14 +60,13 @@ func (e *env) teamsApprovalStep(admin string, profile, config map[string]any) st
 // approval step records the approval and posts its cards.
 func (e *env) awaitApproval(org, id string, done ...func(*cardflow.Approval) bool) *cardflow.Approval {
 	e.t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		a, err := e.store.GetApproval(context.Background(), org, id)
-		if err == nil && (len(done) == 0 || done[0](a)) {
-			return a
-		}
-	}
-	e.t.Fatalf("approval %s: not there in time", id)
-	return nil
+	var a *cardflow.Approval
+	testenv.WaitFor(e.t, "approval "+id, func() bool {
+		got, err := e.store.GetApproval(context.Background(), org, id)
+		a = got
+		return err == nil && (len(done) == 0 || done[0](a))
+	})
+	return a
 }
 
 // ownWebhooks is a webhook profile that posts each approver's copy to a
@@ -265,7 +265,7 @@ func TestApprovalLinksSequentialAndOutbox(t *testing.T) {
 	e.awaitStatus(admin, wf2, ex2, "WAITING")
 	// The cards go out as the wait opens: read the outbox until both are in.
 	var got []string
-	for deadline := time.Now().Add(10 * time.Second); len(got) < 2 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	testenv.WaitFor(t, "both copies in the outbox", func() bool {
 		got = nil
 		for _, m := range items(e.get("/v1/adaptive-cards/outbox", admin)) {
 			if m["workflow_execution_id"] != ex2 {
@@ -276,7 +276,8 @@ func TestApprovalLinksSequentialAndOutbox(t *testing.T) {
 			}
 			got = append(got, fmt.Sprintf("%s %s %s", m["channel"], m["recipient"], m["status"]))
 		}
-	}
+		return len(got) >= 2
+	})
 	slices.Sort(got)
 	if want := []string{"outbox ann@example.com DELIVERED", "outbox bob@example.com DELIVERED"}; !slices.Equal(got, want) {
 		t.Errorf("outbox: got %q, want %q", got, want)

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/cardflow/cardflow/internal/fakes/teamstest"
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 )
 
@@ -169,14 +169,15 @@ func TestApprovalWebhookReassignedWithoutOwn(t *testing.T) {
 	}
 	e.awaitApproval("org-a", id, func(a *cardflow.Approval) bool { return slices.Contains(a.Sent, "dan@example.com") })
 	var found string
-	for deadline := time.Now().Add(10 * time.Second); found == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	testenv.WaitFor(t, "the event that dan's card was not sent", func() bool {
 		ex := e.get("/v1/workflows/getWorkflowExecutionById", admin, "workflow_id", wf, "workflow_execution_id", exID).body["item"].(map[string]any)
 		for _, ev := range ex["workflow_event_log"].(map[string]any)["events"].([]any) {
 			if msg := str(ev.(map[string]any)["message"]); strings.HasPrefix(msg, "card not sent to dan@example.com") {
 				found = msg
 			}
 		}
-	}
+		return found != ""
+	})
 	if !strings.Contains(found, "no webhook of their own for dan@example.com: add approver_webhooks") {
 		t.Errorf("event: got %q, want one saying dan's card was not sent and why", found)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/httpapi"
 )
 
@@ -73,12 +74,8 @@ func (h *heldRequest) finish(t *testing.T) int {
 // that is until the server has read its headers.
 func awaitHeld(t *testing.T, api *httpapi.Server, budget int64, size int) {
 	t.Helper()
-	for i := 0; httpapi.BodyFree(api, budget); i++ {
-		if i == 10000 {
-			t.Fatalf("a request with a %d KB body holds none of the budget once its headers are sent", size>>10)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testenv.WaitFor(t, fmt.Sprintf("a request with a %d KB body to hold some of the budget once its headers are sent", size>>10),
+		func() bool { return !httpapi.BodyFree(api, budget) })
 }
 
 // Concurrent requests hold at most the server's budget of request bodies:

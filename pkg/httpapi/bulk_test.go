@@ -7,27 +7,24 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/app"
 )
 
 // awaitBulk polls a bulk operation until it is no longer RUNNING.
 func (e *env) awaitBulk(key, id string) map[string]any {
 	e.t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	var op map[string]any
+	testenv.WaitFor(e.t, "bulk operation "+id+" to end", func() bool {
 		r := e.get("/v1/workflows/getBulkOperation", key, "bulk_operation_id", id)
 		if r.status != 200 {
 			e.t.Fatalf("getBulkOperation: got %d %s", r.status, r.raw)
 		}
-		op := r.body["item"].(map[string]any)
-		if op["status"] != "RUNNING" {
-			return op
-		}
-		if time.Now().After(deadline) {
-			e.t.Fatalf("bulk operation %s: still RUNNING: %v", id, op)
-		}
-	}
+		op = r.body["item"].(map[string]any)
+		return op["status"] != "RUNNING"
+	})
+	return op
 }
 
 // TestBulkCancelThroughTheAPI cancels the waiting executions of one

@@ -2,11 +2,13 @@ package httpapi_test
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/teams"
@@ -176,16 +178,13 @@ func TestIssueApprovalLinks(t *testing.T) {
 // cards: the cards go out as the wait opens.
 func (e *env) awaitOutbox(key, exID string, n int) {
 	e.t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	testenv.WaitFor(e.t, fmt.Sprintf("%d copies of %s in the outbox", n, exID), func() bool {
 		got := 0
 		for _, m := range items(e.get("/v1/adaptive-cards/outbox", key)) {
 			if m["workflow_execution_id"] == exID {
 				got++
 			}
 		}
-		if got >= n {
-			return
-		}
-	}
-	e.t.Fatalf("outbox: fewer than %d copies of %s", n, exID)
+		return got >= n
+	})
 }

@@ -12,8 +12,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
@@ -98,11 +98,7 @@ func TestLinkReplayWritesNothing(t *testing.T) {
 	approvalID := cardflow.ApprovalIDOf(out.ExecutionID, 1)
 	await := func(what string, done func() bool) {
 		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); !done(); time.Sleep(5 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: not in time", what)
-			}
-		}
+		testenv.WaitFor(t, what, done)
 	}
 	await("the approval's wait", func() bool {
 		ex, err := bolt.GetExecution(ctx, "org", ids.TwoApproverWorkflowID, out.ExecutionID)

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
-	"time"
 
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
@@ -94,14 +94,10 @@ func TestApprovalWrites(t *testing.T) {
 		}
 		// The resume comes once the wait is open, so that it never
 		// races the engine's write that opens it.
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
-			if p, err := bolt.GetProcess(ctx, "org", pid); err == nil && p.Wait != nil {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the wait of %s did not open", pid)
-			}
-		}
+		testenv.WaitFor(t, "the wait of "+pid+" to open", func() bool {
+			p, err := bolt.GetProcess(ctx, "org", pid)
+			return err == nil && p.Wait != nil
+		})
 		if _, err := st.Service.Resume(ctx, pid, []byte(`{"source": "TEAMS", "decision": "approve"}`)); err != nil {
 			t.Fatal(err)
 		}

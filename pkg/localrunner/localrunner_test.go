@@ -15,6 +15,7 @@ import (
 
 	"github.com/cardflow/cardflow/internal/dynamostoretest"
 	"github.com/cardflow/cardflow/internal/runnertest"
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/engine"
@@ -174,15 +175,10 @@ func TestRecoverEndsUnreadableExecutions(t *testing.T) {
 	}
 
 	dropped := "nor could the execution be marked FAILED"
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+	testenv.WaitFor(t, "the first execution FAILED and the second dropped", func() bool {
 		ex, err := store.GetExecution(t.Context(), "acme", "wf-1", tooDeep.WorkflowExecutionID)
-		if err == nil && ex.Status == cardflow.ExecFailed && strings.Contains(logs.String(), dropped) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("got %v, %v and log %q, want the first FAILED and the second dropped", ex, err, logs.String())
-		}
-	}
+		return err == nil && ex.Status == cardflow.ExecFailed && strings.Contains(logs.String(), dropped)
+	})
 	// With a retry delay of a millisecond, a loop would show by now.
 	time.Sleep(200 * time.Millisecond)
 	for _, id := range []string{tooDeep.WorkflowExecutionID, damaged.WorkflowExecutionID} {

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
-	"time"
 
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
@@ -99,18 +99,15 @@ func TestSampleExecutionIsARun(t *testing.T) {
 
 func await(t *testing.T, svc *app.Service, ctx context.Context, workflowID, id, status string) *cardflow.Execution {
 	t.Helper()
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		ex, err := svc.GetExecution(ctx, workflowID, id)
-		if err != nil {
+	var ex *cardflow.Execution
+	testenv.WaitFor(t, "execution "+id+" to be "+status, func() bool {
+		var err error
+		if ex, err = svc.GetExecution(ctx, workflowID, id); err != nil {
 			t.Fatal(err)
 		}
-		if ex.Status == status {
-			return ex
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("execution %s: got %s, want %s", id, ex.Status, status)
-		}
-	}
+		return ex.Status == status
+	})
+	return ex
 }
 
 func eventTypes(ex *cardflow.Execution) []string {

@@ -399,18 +399,13 @@ func TestDefinitionOnLocalStepFunctions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		testenv.WaitFor(t, "the execution asleep", func() bool {
 			ex, err := svc.GetExecution(ctx, wf.WorkflowID, out.ExecutionID)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if ex.Status == cardflow.ExecWaiting {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("got %s, want the execution asleep", ex.Status)
-			}
-		}
+			return ex.Status == cardflow.ExecWaiting
+		})
 		if err := os.WriteFile(failFile, nil, 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -447,16 +442,13 @@ func TestDefinitionOnLocalStepFunctions(t *testing.T) {
 // awaitToken polls until Park has registered its token on the wait.
 func awaitToken(t *testing.T, store cardflow.EngineStore, org, processID string) {
 	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	testenv.WaitFor(t, "Park to register its token", func() bool {
 		p, err := store.GetProcess(context.Background(), org, processID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p.Wait != nil && strings.HasPrefix(p.Wait.Token, "local-") {
-			return
-		}
-	}
-	t.Fatal("Park registered no token in 30 seconds")
+		return p.Wait != nil && strings.HasPrefix(p.Wait.Token, "local-")
+	})
 }
 
 // localSFNTools is what TestDefinitionOnLocalStepFunctions needs.

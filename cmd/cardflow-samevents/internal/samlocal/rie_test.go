@@ -154,16 +154,13 @@ func invoke(t *testing.T, rie, exe string, env []string, event []byte) invocatio
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		cmd.Wait()
 	}()
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		if c, err := net.Dial("tcp", "127.0.0.1:"+port); err == nil {
+	testenv.WaitFor(t, "the emulator to listen on port "+port, func() bool {
+		c, err := net.Dial("tcp", "127.0.0.1:"+port)
+		if err == nil {
 			c.Close()
-			break
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the emulator did not listen on port %s within 10 s:\n%s", port, out.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return err == nil
+	})
 	client := &http.Client{Timeout: time.Minute}
 	resp, err := client.Post("http://127.0.0.1:"+port+"/2015-03-31/functions/function/invocations", "application/json", bytes.NewReader(event))
 	if err != nil {
@@ -175,9 +172,7 @@ func invoke(t *testing.T, rie, exe string, env []string, event []byte) invocatio
 		t.Fatalf("invoke: %d %s, %v\n%s", resp.StatusCode, answer, err, out.String())
 	}
 	// The REPORT line follows the answer.
-	for deadline := time.Now().Add(5 * time.Second); !invokeReport.MatchString(out.String()) && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond)
-	}
+	testenv.WaitFor(t, "the REPORT line", func() bool { return invokeReport.MatchString(out.String()) })
 	inv := invocation{answer: answer, log: out.String()}
 	if m := initReport.FindStringSubmatch(inv.log); m != nil {
 		inv.init = m[1]

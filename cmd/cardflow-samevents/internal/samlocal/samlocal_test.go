@@ -424,17 +424,10 @@ func TestEvents(t *testing.T) {
 
 	// The triggered execution ran on the state machine to its card and
 	// waits there for the process id the event gave.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testenv.WaitFor(t, "the triggered execution to park at its card", func() bool {
 		p, err := store.GetProcess(ctx, samlocal.Organization, "PO-sample-trigger")
-		if err == nil && p.Wait != nil && p.Wait.Token != "" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the triggered execution did not park at its card within 10 s: %+v, %v", p, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return err == nil && p.Wait != nil && p.Wait.Token != ""
+	})
 
 	// The schedule's state went to EventBridge Scheduler.
 	if sc, ok := standin.Schedule("default", ebscheduler.Name(samlocal.Organization, f.ScheduleWorkflowID)); !ok || sc.State != "DISABLED" {
