@@ -2,8 +2,12 @@ package testenv
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"regexp"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -89,5 +93,47 @@ func TestWaitFor(t *testing.T) {
 	WaitFor(t, "the third call", func() bool { n++; return n == 3 })
 	if n != 3 {
 		t.Errorf("got %d calls, want 3", n)
+	}
+}
+
+// TestEveryPackageReports: a package whose tests can skip through this
+// package (or through mototest and dynamostoretest, which use it) has a
+// TestMain that calls Run, so that a plain go test names its skips.
+func TestEveryPackageReports(t *testing.T) {
+	root, _ := moduleRoot()
+	if root == "" {
+		t.Fatal("no go.mod above the test")
+	}
+	uses := regexp.MustCompile(`\b(testenv\.(DynamoDB|Moto|Command|Short|Skip)|mototest\.Endpoint|dynamostoretest\.Tables)\(`)
+	tests := map[string][]string{} // directory -> its test files' text
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules" || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(path, "_test.go") {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			tests[filepath.Dir(path)] = append(tests[filepath.Dir(path)], string(b))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for dir, files := range tests {
+		used, reports := false, false
+		for _, f := range files {
+			used = used || uses.MatchString(f)
+			reports = reports || strings.Contains(f, "testenv.Run(m)") || strings.Contains(f, "os.Exit(Run(m))")
+		}
+		if used && !reports {
+			rel, _ := filepath.Rel(root, dir)
+			t.Errorf("%s: its tests can skip, and no TestMain calls testenv.Run", rel)
+		}
 	}
 }
