@@ -114,6 +114,7 @@ func approvalEvents(ex map[string]any) []string {
 // the approval's rules, refusals are pages and audit events, and a late
 // click sees the decision.
 func TestApprovalPersonalLinks(t *testing.T) {
+	t.Parallel()
 	e, fake := newTeamsEnv(t)
 	admin := e.key("org-a", "read", "admin", "execute")
 	wf := e.teamsApprovalStep(admin, ownWebhooks(), map[string]any{
@@ -230,6 +231,7 @@ func TestApprovalPersonalLinks(t *testing.T) {
 // whose turn it is holds a card; the next gets theirs once the one before
 // approved. Outbox copies name their recipient and carry no link.
 func TestApprovalLinksSequentialAndOutbox(t *testing.T) {
+	t.Parallel()
 	e, fake := newTeamsEnv(t)
 	admin := e.key("org-a", "read", "admin", "execute")
 	wf := e.teamsApprovalStep(admin, ownWebhooks(), map[string]any{
@@ -298,6 +300,7 @@ func botInvoke(fake *teamstest.Server, name string, data map[string]any) map[str
 // decides, every posted copy of its card is updated, and a late click gets
 // the decision, not a second one.
 func TestApprovalBot(t *testing.T) {
+	t.Parallel()
 	e, fake := newTeamsEnv(t)
 	admin := e.key("org-a", "read", "admin", "execute")
 	profile := map[string]any{"type": "bot", "service_url": fake.ServiceURL(), "conversation_id": "19:approvers@thread.tacv2", "tenant_id": "tenant-1"}
@@ -362,6 +365,7 @@ func TestApprovalBot(t *testing.T) {
 // TestApprovalCardsUpdatedOnOverride: an admin's override updates the
 // posted copies: they say who overrode it and why.
 func TestApprovalCardsUpdatedOnOverride(t *testing.T) {
+	t.Parallel()
 	e, fake := newTeamsEnv(t)
 	admin := e.key("org-a", "read", "admin", "execute")
 	profile := map[string]any{"type": "bot", "service_url": fake.ServiceURL(), "conversation_id": "19:approvers@thread.tacv2", "tenant_id": "tenant-1"}
@@ -384,6 +388,7 @@ func TestApprovalCardsUpdatedOnOverride(t *testing.T) {
 // TestApprovalCardsUpdatedOnTimeout: when no decision comes in time, the
 // posted copies say so, and a late click gets that, not a decision.
 func TestApprovalCardsUpdatedOnTimeout(t *testing.T) {
+	t.Parallel()
 	e, fake := newTeamsEnv(t)
 	admin := e.key("org-a", "read", "admin", "execute")
 	profile := map[string]any{"type": "bot", "service_url": fake.ServiceURL(), "conversation_id": "19:approvers@thread.tacv2", "tenant_id": "tenant-1"}

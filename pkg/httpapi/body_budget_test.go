@@ -82,6 +82,7 @@ func awaitHeld(t *testing.T, api *httpapi.Server, budget int64, size int) {
 // a request past it waits until one in flight is done, and past the wait
 // is answered 503 with Retry-After, whichever endpoint it is for.
 func TestRequestBodiesInFlightAreBounded(t *testing.T) {
+	t.Parallel()
 	const budget = httpapi.MaxBodyBytes
 	held, next := paddedBody(200<<10), paddedBody(100<<10)
 	const path = "/v1/adaptive-cards/previewCard"
@@ -153,6 +154,7 @@ func TestRequestBodiesInFlightAreBounded(t *testing.T) {
 
 // A budget smaller than one body could never admit the largest request.
 func TestBodyBudgetHoldsOneBody(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	if _, err := httpapi.New(e.svc, httpapi.KeyAuthenticator{Service: e.svc}, httpapi.WithBodyBudget(httpapi.MaxBodyBytes-1, time.Second)); err == nil {
 		t.Errorf("got a server with a budget of %d bytes, want an error", httpapi.MaxBodyBytes-1)

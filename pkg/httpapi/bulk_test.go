@@ -31,6 +31,7 @@ func (e *env) awaitBulk(key, id string) map[string]any {
 // workflow in bulk: each is cancelled once, by the operation, and the
 // finished one, the other workflow's and the other organization's stay.
 func TestBulkCancelThroughTheAPI(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.key("org-a", "read", "admin", "execute")
 	wf, _ := e.publishedApproval(admin)
@@ -93,6 +94,7 @@ func TestBulkCancelThroughTheAPI(t *testing.T) {
 }
 
 func TestStartBulkOperationRefuses(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	key := e.key("org-a", "read", "execute")
 	for _, tc := range []struct {

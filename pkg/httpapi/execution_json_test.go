@@ -15,6 +15,7 @@ type storeOnly struct{ cardflow.Store }
 // the store hands it out encoded, and through a service over a store that
 // does not: both give the same bytes.
 func TestExecutionReadEitherWay(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	if _, ok := e.store.(cardflow.ExecutionJSONStore); !ok {
 		t.Fatal("the embedded store does not keep executions encoded")

@@ -44,6 +44,7 @@ func (e *env) linkReads(key, wf, exID string) map[string][]byte {
 // approver's personal link or its token. Before, the outbox's copies held
 // each approver's links, and the requester approved as each of them.
 func TestPersonalLinksNotReadable(t *testing.T) {
+	t.Parallel()
 	e, _ := newTeamsEnv(t)
 	admin := e.key("org-a", "read", "admin", "execute")
 	wf := e.teamsApprovalStep(admin, nil, map[string]any{"approvers": []any{"ann@example.com", "dan@example.com"}, "policy": "all"})
@@ -73,6 +74,7 @@ func TestPersonalLinksNotReadable(t *testing.T) {
 // read and execute keys get 403, another organization 404, and no read
 // shows the links afterwards. The links answer as their approver.
 func TestIssueApprovalLinks(t *testing.T) {
+	t.Parallel()
 	e, _ := newTeamsEnv(t)
 	admin := e.key("org-a", "read", "admin", "execute")
 	root, _, err := e.svc.CreateKey(context.Background(), app.CreateKeyInput{OrganizationID: "org-a", WorkspaceID: "org-a-ws", Scopes: []string{"read", "admin"}, Person: "root@example.com"})

@@ -10,6 +10,7 @@ import (
 // card back as it rolls a workflow back: getLatestActiveCard answers it and
 // card steps without card_version send it.
 func TestCardRollback(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.key("org-a", "read", "admin")
 	run := e.key("org-a", "read", "execute")

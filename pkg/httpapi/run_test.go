@@ -47,6 +47,7 @@ func (e *env) trigger(key, path string, body any, header ...string) response {
 }
 
 func TestApprovalRun(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.key("org-a", "read", "admin")
 	run := e.key("org-a", "read", "execute")
@@ -138,6 +139,7 @@ func TestApprovalRun(t *testing.T) {
 }
 
 func TestTriggerErrors(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.key("org-a", "read", "admin")
 	run := e.key("org-a", "read", "execute")
@@ -191,6 +193,7 @@ func TestTriggerErrors(t *testing.T) {
 }
 
 func TestIdempotencyKey(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.key("org-a", "read", "admin")
 	run := e.key("org-a", "read", "execute")
@@ -221,6 +224,7 @@ func TestIdempotencyKey(t *testing.T) {
 }
 
 func TestCancelExecution(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.key("org-a", "read", "admin")
 	run := e.key("org-a", "read", "execute")
@@ -257,6 +261,7 @@ func TestCancelExecution(t *testing.T) {
 // with one that may only act on them: the second learns the outline, not
 // the input, logs or events.
 func TestCancelAnswersByScope(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.key("org-a", "read", "admin")
 	reader := e.key("org-a", "read", "execute")
@@ -292,6 +297,7 @@ func TestCancelAnswersByScope(t *testing.T) {
 }
 
 func TestToggleSchedule(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.key("org-a", "read", "admin", "execute")
 	sched := map[string]any{
@@ -352,6 +358,7 @@ func TestToggleSchedule(t *testing.T) {
 // TestRunsTheVersionItStarted publishes a new version while an execution of
 // the old one waits.
 func TestRunsTheVersionItStarted(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.key("org-a", "read", "admin", "execute")
 	wf, cardID := e.publishedApproval(admin)

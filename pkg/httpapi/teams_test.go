@@ -200,6 +200,7 @@ func resumedEvents(ex map[string]any) int {
 }
 
 func TestTeamsBotAnswer(t *testing.T) {
+	t.Parallel()
 	e, fake := newTeamsEnv(t)
 	admin := e.key("org-a", "read", "admin")
 	run := e.key("org-a", "read", "execute")
@@ -309,6 +310,7 @@ func TestTeamsBotAnswer(t *testing.T) {
 }
 
 func TestTeamsBotSubmit(t *testing.T) {
+	t.Parallel()
 	e, fake := newTeamsEnv(t)
 	admin := e.key("org-a", "read", "admin")
 	run := e.key("org-a", "read", "execute")
@@ -415,6 +417,7 @@ func (e *env) waitState(key, wf, id string) (string, float64) {
 }
 
 func TestTeamsResponseLinks(t *testing.T) {
+	t.Parallel()
 	e, fake := newTeamsEnv(t)
 	admin := e.key("org-a", "read", "admin")
 	run := e.key("org-a", "read", "execute")
@@ -558,6 +561,7 @@ func TestTeamsResponseLinks(t *testing.T) {
 // TestTeamsResponseLinkPageEscapes sends a card whose text and choice carry
 // markup: the page shows it as text.
 func TestTeamsResponseLinkPageEscapes(t *testing.T) {
+	t.Parallel()
 	e, fake := newTeamsEnv(t)
 	admin := e.key("org-a", "read", "admin")
 	run := e.key("org-a", "read", "execute")
@@ -602,6 +606,7 @@ func TestTeamsResponseLinkPageEscapes(t *testing.T) {
 }
 
 func TestTeamsDeliveryMisconfigured(t *testing.T) {
+	t.Parallel()
 	e, _ := newTeamsEnv(t)
 	admin := e.key("org-a", "read", "admin")
 	run := e.key("org-a", "read", "execute")
@@ -624,6 +629,7 @@ func TestTeamsDeliveryMisconfigured(t *testing.T) {
 }
 
 func TestTeamsEndpointsNeedConfiguration(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	for _, path := range []string{"/v1/teams/messages", "/v1/teams/respond"} {
 		if r := e.do("POST", path, "", map[string]any{}); r.status != 404 {
@@ -633,6 +639,7 @@ func TestTeamsEndpointsNeedConfiguration(t *testing.T) {
 }
 
 func TestTeamsBotAnswerAfterCancel(t *testing.T) {
+	t.Parallel()
 	e, fake := newTeamsEnv(t)
 	admin := e.key("org-a", "read", "admin")
 	run := e.key("org-a", "read", "execute")
