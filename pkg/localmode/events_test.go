@@ -25,6 +25,7 @@ import (
 // checks what the organization's webhook receives: every status change
 // and the decision, with who decided and how.
 func TestApprovalEventsReachWebhooks(t *testing.T) {
+	t.Parallel()
 	store, err := boltstore.Open(filepath.Join(t.TempDir(), "cardflow.db"))
 	if err != nil {
 		t.Fatal(err)

@@ -21,6 +21,7 @@ import (
 // before the stack starts and one after, and waits for housekeeping to
 // delete both.
 func TestHousekeepingRunsOnATicker(t *testing.T) {
+	t.Parallel()
 	store, err := boltstore.Open(filepath.Join(t.TempDir(), "cardflow.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -62,6 +63,7 @@ func TestHousekeepingRunsOnATicker(t *testing.T) {
 // housekeeping in one organization. Housekeeping logs them by their ids,
 // skips them, and does its work for another organization all the same.
 func TestHousekeepingSkipsUnreadableRecords(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "cardflow.db")
 	store, err := boltstore.Open(path)
 	if err != nil {

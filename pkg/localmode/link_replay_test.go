@@ -55,6 +55,7 @@ func (s *approvalWriteCounter) PutExecution(ctx context.Context, e *cardflow.Exe
 // a refusal that rewrote the execution with one more event (100 replays of
 // a finished execution: 100 writes, megabytes).
 func TestLinkReplayWritesNothing(t *testing.T) {
+	t.Parallel()
 	bolt, err := boltstore.Open(filepath.Join(t.TempDir(), "cardflow.db"))
 	if err != nil {
 		t.Fatal(err)

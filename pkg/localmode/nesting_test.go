@@ -22,6 +22,7 @@ import (
 // no process record, no Idempotency-Key and no sample, and the process id
 // and the key start an execution afterwards.
 func TestTriggerTooDeepToStoreLeavesNothing(t *testing.T) {
+	t.Parallel()
 	store, err := boltstore.Open(filepath.Join(t.TempDir(), "cardflow.db"))
 	if err != nil {
 		t.Fatal(err)

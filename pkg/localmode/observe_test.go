@@ -218,6 +218,7 @@ func TestMetricsAndTraces(t *testing.T) {
 // get the API's answer for a path it does not have. This machine's
 // clients need the metrics token.
 func TestMetricsOnlyFromThisMachine(t *testing.T) {
+	t.Parallel()
 	metrics := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "metrics") })
 	api := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { http.NotFound(w, nil) })
 	h := withMetrics(api, metrics, "metrics-token-for-tests")
@@ -247,6 +248,7 @@ func TestMetricsOnlyFromThisMachine(t *testing.T) {
 // TestMetricsTokenFile: serving makes the token once, keeps it across
 // restarts, and nobody but the owner may read the file.
 func TestMetricsTokenFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	first, err := metricsToken(dir)
 	if err != nil {

@@ -67,6 +67,7 @@ func (s *writeCounter) PutSchema(ctx context.Context, sc *cardflow.Schema) error
 // outbox, one more. A trigger with the input the schema sample holds
 // writes no sample.
 func TestApprovalWrites(t *testing.T) {
+	t.Parallel()
 	bolt, err := boltstore.Open(filepath.Join(t.TempDir(), "cardflow.db"))
 	if err != nil {
 		t.Fatal(err)

@@ -75,6 +75,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 // approver at once; each is in the audit trail, and the new approver's
 // answer decides.
 func TestApprovalTimersOnTheLocalRunner(t *testing.T) {
+	t.Parallel()
 	clk := &fakeTime{t: time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)}
 	store := boltStore(t, "cardflow.db")
 	t.Cleanup(func() { store.Close() })

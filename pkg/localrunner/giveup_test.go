@@ -36,6 +36,7 @@ func (f *failingAdvancer) Advance(ctx context.Context, ref cardflow.ExecutionRef
 // the reason, in the step it was in; before, it tried for ever and the
 // record said RUNNING. A redrive runs it on from that step.
 func TestGiveUpEndsFailed(t *testing.T) {
+	t.Parallel()
 	store := boltStore(t, "cardflow.db")
 	defer store.Close()
 	eng, err := localmode.NewEngine(store, store, localmode.Config{})

@@ -25,6 +25,7 @@ import (
 )
 
 func TestContract(t *testing.T) {
+	t.Parallel()
 	runnertest.Run(t, func(t *testing.T) runnertest.Harness {
 		store := boltStore(t, "cardflow.db")
 		return harness(t, store, store)
@@ -34,6 +35,7 @@ func TestContract(t *testing.T) {
 // TestContractOnDynamoDB runs the engine and the local runner on the
 // DynamoDB store (`CARDFLOW_STORE=dynamodb make run`).
 func TestContractOnDynamoDB(t *testing.T) {
+	t.Parallel()
 	open, _ := dynamostoretest.Tables(t)
 	runnertest.Run(t, func(t *testing.T) runnertest.Harness {
 		return harness(t, open(t), boltStore(t, "outbox.db"))
@@ -107,6 +109,7 @@ func (b *logBuffer) String() string {
 // drops. Each is advanced once and never retried. Both records are written
 // into the file as bytes: the store no longer encodes such an input.
 func TestRecoverEndsUnreadableExecutions(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "cardflow.db")
 	store, err := boltstore.Open(path)
 	if err != nil {
@@ -220,6 +223,7 @@ func (b *blockingAdvancer) Advance(ctx context.Context, _ cardflow.ExecutionRef)
 // so that a cancelled execution's step stops, and the runner advances once
 // more, finds the execution ended, and lets it go.
 func TestStopCancelsTheRunningAdvance(t *testing.T) {
+	t.Parallel()
 	eng := &blockingAdvancer{entered: make(chan struct{}), cancelled: make(chan struct{})}
 	r, err := localrunner.New(eng, boltStore(t, "stop.db"))
 	if err != nil {
