@@ -199,17 +199,18 @@ func output() (io.Writer, func()) {
 	if err != nil || strings.TrimSpace(string(comm)) != "go" {
 		return os.Stdout, none
 	}
-	// A regular file is left alone: the go command's next write, at its
-	// own offset, would write over the line.
-	fi, err := os.Stat(parent + "fd/1")
-	if err != nil || fi.Mode().IsRegular() {
-		return os.Stdout, none
+	// Its output, else its error output. A regular file is left alone: the
+	// go command's next write, at its own offset, would write over the line.
+	for _, fd := range []string{"fd/1", "fd/2"} {
+		fi, err := os.Stat(parent + fd)
+		if err != nil || fi.Mode().IsRegular() {
+			continue
+		}
+		if f, err := os.OpenFile(parent+fd, os.O_WRONLY|os.O_APPEND, 0); err == nil {
+			return f, func() { _ = f.Close() }
+		}
 	}
-	f, err := os.OpenFile(parent+"fd/1", os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		return os.Stdout, none
-	}
-	return f, func() { _ = f.Close() }
+	return os.Stdout, none
 }
 
 // packageDir returns the test's directory relative to the module's root,
