@@ -218,7 +218,13 @@ func TestAdvanceOutput(t *testing.T) {
 			}
 			return ex.Status == cardflow.ExecWaiting
 		})
-		time.Sleep(50 * time.Millisecond) // let Park store its token
+		if typ != "delay" {
+			// Park stores its token once the wait is open.
+			testenv.WaitFor(t, "Park to store its token", func() bool {
+				p, err := store.GetProcess(ctx, ex.OrganizationID, ex.State.ProcessID)
+				return err == nil && p.Wait != nil && p.Wait.Token != ""
+			})
+		}
 		return ex
 	}
 	advance := func(ex *cardflow.Execution) sfnrunner.AdvanceOutput {
