@@ -47,7 +47,7 @@ func TestCorpus(t *testing.T) {
 	t.Parallel()
 	srcs := programs()
 	if testing.Short() && !*update {
-		srcs = srcs[:len(corpus)+500]
+		srcs = srcs[:len(corpus)+100]
 	}
 	env := newEnv(t, WithCacheSize(0))
 	vars := order()
