@@ -188,6 +188,7 @@ var readmeBlocks = map[string]struct {
 // leave it; the README's localhost:3000 is the server's address. Every
 // block is either run or named in readmeBlocks with the reason it is not.
 func TestReadme(t *testing.T) {
+	testenv.Short(t, "a server for the README's blocks")
 	for _, tool := range []string{"curl", "sed", "grep"} {
 		testenv.Command(t, tool)
 	}
