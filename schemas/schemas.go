@@ -42,6 +42,6 @@ func Handler() http.Handler {
 			w.WriteHeader(http.StatusNotModified)
 			return
 		}
-		w.Write(Cardflow)
+		_, _ = w.Write(Cardflow)
 	})
 }

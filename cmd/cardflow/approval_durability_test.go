@@ -8,7 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
+
+	"github.com/cardflow/cardflow/internal/testenv"
 )
 
 // TestApprovalAnswersSurviveKill kills a serving process (SIGKILL) while
@@ -16,9 +17,7 @@ import (
 // kill is in its approval after the restart, and the approvals then decide
 // and their executions end as the sample two-approver workflow says.
 func TestApprovalAnswersSurviveKill(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts real processes")
-	}
+	testenv.Short(t, "real processes to kill")
 	const n = 40
 	bin := binary(t)
 	dataDir := filepath.Join(t.TempDir(), "data")
@@ -60,13 +59,10 @@ func TestApprovalAnswersSurviveKill(t *testing.T) {
 		approvals[i] = out["service_execution_id"].(string) + "-0001"
 	}
 	for i, id := range approvals {
-		deadline := time.Now().Add(20 * time.Second)
-		for status, _ := api(t, "GET", srv.base+"/v1/approvals/getApprovalById?approval_id="+id, key, nil); status != 200; status, _ = api(t, "GET", srv.base+"/v1/approvals/getApprovalById?approval_id="+id, key, nil) {
-			if time.Now().After(deadline) {
-				t.Fatalf("approval %d did not open", i)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		testenv.WaitFor(t, fmt.Sprintf("approval %d to open", i), func() bool {
+			status, _ := api(t, "GET", srv.base+"/v1/approvals/getApprovalById?approval_id="+id, key, nil)
+			return status == 200
+		})
 	}
 
 	// ann answers every approval from four clients; the server is killed
@@ -127,18 +123,14 @@ func TestApprovalAnswersSurviveKill(t *testing.T) {
 	}
 	for i, id := range approvals {
 		ex := strings.TrimSuffix(id, "-0001")
-		deadline := time.Now().Add(30 * time.Second)
-		for {
+		testenv.WaitFor(t, fmt.Sprintf("execution %d to succeed", i), func() bool {
 			_, out := api(t, "GET", srv.base+"/v1/workflows/getWorkflowExecutionById?workflow_id="+wf+"&workflow_execution_id="+ex, key, nil)
 			item, _ := out["item"].(map[string]any)
-			if item["status"] == "SUCCEEDED" {
-				break
-			}
-			if item["status"] != "RUNNING" && item["status"] != "WAITING" || time.Now().After(deadline) {
+			if item["status"] != "SUCCEEDED" && item["status"] != "RUNNING" && item["status"] != "WAITING" {
 				t.Fatalf("execution %d: got %v in %v, want SUCCEEDED", i, item["status"], item["workflow_current_state"])
 			}
-			time.Sleep(20 * time.Millisecond)
-		}
+			return item["status"] == "SUCCEEDED"
+		})
 	}
 	srv.stop(t)
 }

@@ -14,6 +14,8 @@ import (
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+
+	"github.com/cardflow/cardflow/internal/testenv"
 )
 
 // The console in a real browser (Debian's chromium, driven over the
@@ -27,16 +29,14 @@ import (
 const axeTags = `["wcag2a","wcag2aa","wcag21a","wcag21aa"]`
 
 // browserOrSkip returns chromium's path and axe-core's source, or skips
-// the test where they are missing, unless CARDFLOW_STRICT_TESTS=1 demands
-// that it run.
+// the test where they are missing (testenv).
 func browserOrSkip(t *testing.T) (chrome, axe string) {
 	t.Helper()
+	const need = "a browser with axe-core"
+	testenv.Short(t, need)
 	unavailable := func(format string, args ...any) {
 		t.Helper()
-		if os.Getenv("CARDFLOW_STRICT_TESTS") == "1" {
-			t.Fatalf(format, args...)
-		}
-		t.Skipf(format, args...)
+		testenv.Skip(t, need, fmt.Sprintf(format, args...))
 	}
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
 		if p, err := exec.LookPath(name); err == nil {

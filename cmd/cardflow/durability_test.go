@@ -11,7 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
+
+	"github.com/cardflow/cardflow/internal/testenv"
 )
 
 // api sends a request with the key and decodes the JSON answer.
@@ -46,9 +47,7 @@ func request(method, url, key string, body any) (int, map[string]any, error) {
 // every state and checks that a restarted process finishes all of them,
 // without running a recorded step again.
 func TestSurvivesKill(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts real processes")
-	}
+	testenv.Short(t, "real processes to kill")
 	const n = 200
 	// The http step calls this server; it counts the calls per execution.
 	var mu sync.Mutex
@@ -121,13 +120,7 @@ func TestSurvivesKill(t *testing.T) {
 		ids[i] = trigger(srv.base, i)
 	}
 	for i := 0; i < n/2; i++ {
-		deadline := time.Now().Add(20 * time.Second)
-		for execStatus(srv.base, ids[i]) != "WAITING" {
-			if time.Now().After(deadline) {
-				t.Fatalf("execution %d did not reach its wait", i)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		testenv.WaitFor(t, fmt.Sprintf("execution %d to reach its wait", i), func() bool { return execStatus(srv.base, ids[i]) == "WAITING" })
 	}
 	for i := n / 2; i < n; i++ {
 		ids[i] = trigger(srv.base, i)
@@ -143,8 +136,7 @@ func TestSurvivesKill(t *testing.T) {
 		}
 	}
 	for i, id := range ids {
-		deadline := time.Now().Add(60 * time.Second)
-		for {
+		testenv.WaitFor(t, fmt.Sprintf("execution %d to succeed", i), func() bool {
 			_, out := api(t, "GET", srv.base+"/v1/workflows/getWorkflowExecutionById?workflow_id="+wf+"&workflow_execution_id="+id, key, nil)
 			item := out["item"].(map[string]any)
 			if item["status"] == "SUCCEEDED" {
@@ -164,13 +156,13 @@ func TestSurvivesKill(t *testing.T) {
 						t.Errorf("execution %d: step %s finished %d times, want once", i, s, finished[s])
 					}
 				}
-				break
+				return true
 			}
-			if item["status"] != "RUNNING" && item["status"] != "WAITING" || time.Now().After(deadline) {
+			if item["status"] != "RUNNING" && item["status"] != "WAITING" {
 				t.Fatalf("execution %d: got %v in %v, want SUCCEEDED", i, item["status"], item["workflow_current_state"])
 			}
-			time.Sleep(20 * time.Millisecond)
-		}
+			return false
+		})
 	}
 	// A call in flight at the kill may be repeated (its finish was not
 	// recorded); no call is lost.

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/webhooks"
 )
@@ -74,9 +75,7 @@ func (h *hook) types() map[string][]string {
 // and before any of their events reached the webhook, which holds every
 // delivery, and checks that after a restart every event arrives, signed.
 func TestEventsSurviveKill(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts real processes")
-	}
+	testenv.Short(t, "real processes to kill")
 	const n = 20
 	h := &hook{t: t, open: make(chan struct{}), got: map[string]cardflow.Published{}}
 	receiver := httptest.NewServer(h)
@@ -135,32 +134,18 @@ func TestEventsSurviveKill(t *testing.T) {
 		ids[i] = out["service_execution_id"].(string)
 	}
 	for i, id := range ids {
-		deadline := time.Now().Add(20 * time.Second)
-		for {
+		testenv.WaitFor(t, fmt.Sprintf("execution %d to reach its wait", i), func() bool {
 			_, out := api(t, "GET", srv.base+"/v1/workflows/getWorkflowExecutionById?workflow_id="+wf+"&workflow_execution_id="+id, key, nil)
-			if item, _ := out["item"].(map[string]any); item["status"] == "WAITING" {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("execution %d did not reach its wait", i)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+			item, _ := out["item"].(map[string]any)
+			return item["status"] == "WAITING"
+		})
 	}
 	// Deliveries are in flight, held by the receiver: none has arrived.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testenv.WaitFor(t, "a delivery to reach the receiver", func() bool {
 		h.mu.Lock()
-		held := h.held
-		h.mu.Unlock()
-		if held > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no delivery reached the receiver")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		defer h.mu.Unlock()
+		return h.held > 0
+	})
 	if got := len(h.types()); got != 0 {
 		t.Fatalf("before the kill: %d executions' events arrived, want none", got)
 	}
@@ -176,26 +161,15 @@ func TestEventsSurviveKill(t *testing.T) {
 		}
 	}
 	want := []string{cardflow.EventTypeStarted, cardflow.EventTypeWaiting, cardflow.EventTypeResumed, cardflow.EventTypeSucceeded}
-	deadline = time.Now().Add(30 * time.Second)
-	for {
+	testenv.WaitFor(t, "every execution's events", func() bool {
 		got := h.types()
-		missing := 0
 		for _, id := range ids {
 			if strings.Join(got[id], " ") != strings.Join(want, " ") {
-				missing++
+				return false
 			}
 		}
-		if missing == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			for i, id := range ids {
-				t.Errorf("execution %d: got events %v, want %v", i, got[id], want)
-			}
-			t.FailNow()
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return true
+	})
 	h.mu.Lock()
 	for _, ev := range h.got {
 		if ev.WorkflowID == wf && (ev.OrganizationID != "demo-org" || ev.WorkflowVersion != 1 || ev.Time == 0 || ev.Status == "") {

@@ -12,7 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
+
+	"github.com/cardflow/cardflow/internal/testenv"
 )
 
 // binary builds the cardflow command once per test run.
@@ -92,18 +93,14 @@ func startServer(t *testing.T, bin, dataDir string, port int) *server {
 			t.Logf("server log:\n%s", b)
 		}
 	})
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	testenv.WaitFor(t, "the server to start", func() bool {
 		resp, err := http.Get(s.base + "/v1/workflows/getOrganizationWorkflows")
 		if err == nil {
 			resp.Body.Close()
-			return s
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("server did not start: %v", err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return err == nil
+	})
+	return s
 }
 
 // stop interrupts the server and waits for a clean exit.

@@ -9,19 +9,17 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cardflow/cardflow/internal/testenv"
 )
 
 // TestMakeRunInterrupt runs `make run` on a terminal, as a person does, and
 // presses Ctrl-C: the server stops cleanly and make exits 0, saying
 // nothing about an error.
 func TestMakeRunInterrupt(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the server through make")
-	}
+	testenv.Short(t, "make run and a terminal")
 	for _, tool := range []string{"make", "bash", "script"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not installed", tool)
-		}
+		testenv.Command(t, tool)
 	}
 	port := freePort(t)
 	// script gives make a terminal; what is written to its input is typed

@@ -5,7 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/cardflow/cardflow/internal/testenv"
 )
 
 // TestOverrideCommand runs `cardflow override` and `cardflow executions`
@@ -47,7 +48,7 @@ func TestOverrideCommand(t *testing.T) {
 	approval := ex + "-0001"
 	// The approval opens as the execution reaches its step; until then
 	// overrideApproval answers 404 and changes nothing.
-	waitFor(t, func() bool {
+	testenv.WaitFor(t, "the approval to open", func() bool {
 		return getStatus(t, srv.base+"/v1/approvals/getApprovalById?approval_id="+approval, admin) == 200
 	})
 
@@ -91,16 +92,4 @@ func errText(err error) string {
 		return ""
 	}
 	return err.Error()
-}
-
-// waitFor polls until ready holds, as startServer waits for the server.
-func waitFor(t *testing.T, ready func() bool) {
-	t.Helper()
-	for range 400 {
-		if ready() {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatal("gave up waiting")
 }

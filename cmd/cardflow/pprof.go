@@ -47,7 +47,7 @@ func startPprof(ctx context.Context, addr string, contention bool, log *slog.Log
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
+	go func() { _ = srv.Serve(ln) }() // ends with ErrServerClosed when ctx does
 	go func() {
 		<-ctx.Done()
 		srv.Close()

@@ -1,15 +1,14 @@
 package main
 
 import (
-	"os/exec"
 	"strings"
+
+	"github.com/cardflow/cardflow/internal/testenv"
 )
 
 // needPython skips a block that runs a Python 3 service of its own.
 func needPython(r *readmeRun) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		r.t.Skip("the block runs its stock service with python3, which is not installed")
-	}
+	testenv.Command(r.t, "python3")
 }
 
 // checkRedrive: the stock check failed while the service had no record,

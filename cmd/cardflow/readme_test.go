@@ -12,7 +12,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/cardflow/cardflow/internal/testenv"
 )
 
 // shellBlock is a ```sh block of the README.
@@ -116,15 +117,12 @@ func (r *readmeRun) get(path string, query ...string) map[string]any {
 // execution polls an execution until it has the status.
 func (r *readmeRun) execution(workflowID, id, status string) map[string]any {
 	r.t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		item := r.get("/v1/workflows/getWorkflowExecutionById", "workflow_id", workflowID, "workflow_execution_id", id)["item"].(map[string]any)
-		if item["status"] == status {
-			return item
-		}
-		if time.Now().After(deadline) {
-			r.t.Fatalf("execution %s: got %v in %v, want %s", id, item["status"], item["workflow_current_state"], status)
-		}
-	}
+	var item map[string]any
+	testenv.WaitFor(r.t, "execution "+id+" to be "+status, func() bool {
+		item = r.get("/v1/workflows/getWorkflowExecutionById", "workflow_id", workflowID, "workflow_execution_id", id)["item"].(map[string]any)
+		return item["status"] == status
+	})
+	return item
 }
 
 // item returns an answer's item.
@@ -190,10 +188,9 @@ var readmeBlocks = map[string]struct {
 // leave it; the README's localhost:3000 is the server's address. Every
 // block is either run or named in readmeBlocks with the reason it is not.
 func TestReadme(t *testing.T) {
+	testenv.Short(t, "a server for the README's blocks")
 	for _, tool := range []string{"curl", "sed", "grep"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("the README's examples use %s, which is not installed", tool)
-		}
+		testenv.Command(t, tool)
 	}
 	bin := binary(t)
 	// Outbound calls may reach this machine, as the blocks that call a
@@ -284,13 +281,14 @@ func checkTryIt(r *readmeRun) {
 	}
 	// The execution is recorded WAITING before its card goes out.
 	var sent map[string]any
-	for deadline := time.Now().Add(10 * time.Second); sent == nil && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	testenv.WaitFor(t, "the card in the outbox", func() bool {
 		for _, d := range r.get("/v1/adaptive-cards/outbox", "limit", "30")["items"].([]any) {
 			if d := d.(map[string]any); d["workflow_execution_id"] == id {
 				sent = d
 			}
 		}
-	}
+		return sent != nil
+	})
 	if sent == nil || sent["card_id"] != card["card_id"] || !strings.Contains(jsonText(sent["card_payload"]), "Ann asks for 3 days off") {
 		t.Errorf("outbox: got %v, want the new card saying \"Ann asks for 3 days off\"", jsonText(sent))
 	}

@@ -103,7 +103,7 @@ func setSecret(k secrets.Key, dir string, in io.Reader, stderr io.Writer) error 
 	}
 	v := strings.TrimRight(string(b), "\r\n")
 	if v == "" {
-		return errors.New("the value is empty: give it on standard input, such as printf '%s' \"$VALUE\" | cardflow secrets set ...")
+		return errors.New("the value is empty: give it on standard input, such as printf '%s' \"$VALUE\" | cardflow secrets set NAME")
 	}
 	file := filepath.Join(dir, filepath.FromSlash(k.Path()))
 	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {

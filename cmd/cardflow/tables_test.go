@@ -11,6 +11,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/dynamostore"
 	"github.com/cardflow/cardflow/pkg/dynamostore/dynamoclient"
@@ -18,18 +19,10 @@ import (
 
 // dynamoDB returns DYNAMODB_ENDPOINT and a table prefix of the test's own,
 // whose tables are deleted when the test ends. Without an endpoint the test
-// is skipped, or fails where CARDFLOW_STRICT_TESTS=1 demands that every test
-// run.
+// is skipped (testenv.DynamoDB).
 func dynamoDB(t *testing.T) (endpoint, prefix string) {
 	t.Helper()
-	endpoint = os.Getenv("DYNAMODB_ENDPOINT")
-	if endpoint == "" {
-		const why = "DYNAMODB_ENDPOINT is not set: run `make test`, which starts DynamoDB Local"
-		if os.Getenv("CARDFLOW_STRICT_TESTS") == "1" {
-			t.Fatal(why)
-		}
-		t.Skip(why)
-	}
+	endpoint = testenv.DynamoDB(t)
 	prefix = "cardflow-test-" + strings.ToLower(cardflow.NewID(time.Now())) + "-"
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

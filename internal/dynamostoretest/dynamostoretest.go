@@ -5,12 +5,12 @@ package dynamostoretest
 
 import (
 	"context"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/dynamostore"
 	"github.com/cardflow/cardflow/pkg/dynamostore/dynamoclient"
@@ -18,18 +18,11 @@ import (
 
 // Tables creates the tables under a prefix of their own at
 // $DYNAMODB_ENDPOINT and returns what opens a store over them, and the
-// prefix (for other processes). Without the endpoint it skips the test, or
-// fails it under CARDFLOW_STRICT_TESTS=1.
+// prefix (for other processes). Without the endpoint it skips the test
+// (testenv.DynamoDB).
 func Tables(tb testing.TB) (open func(tb testing.TB) *dynamostore.Store, prefix string) {
 	tb.Helper()
-	ep := os.Getenv("DYNAMODB_ENDPOINT")
-	if ep == "" {
-		const why = "DYNAMODB_ENDPOINT is not set: run `make test`, which starts DynamoDB Local"
-		if os.Getenv("CARDFLOW_STRICT_TESTS") == "1" {
-			tb.Fatal(why)
-		}
-		tb.Skip(why)
-	}
+	ep := testenv.DynamoDB(tb)
 	ctx := context.Background()
 	client, err := dynamoclient.New(ctx, ep, "")
 	if err != nil {

@@ -5,7 +5,6 @@
 package mototest
 
 import (
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 )
 
@@ -22,19 +22,11 @@ const (
 	Account = "123456789012"
 )
 
-// Endpoint returns $MOTO_ENDPOINT. Without it the test is skipped, or fails
-// where CARDFLOW_STRICT_TESTS=1 demands that every test run.
+// Endpoint returns $MOTO_ENDPOINT. Without it the test is skipped
+// (testenv.Moto).
 func Endpoint(tb testing.TB) string {
 	tb.Helper()
-	ep := os.Getenv("MOTO_ENDPOINT")
-	if ep == "" {
-		const why = "MOTO_ENDPOINT is not set: run `make test`, which starts moto, or `make moto && tools/moto/run.sh go test ./...`"
-		if os.Getenv("CARDFLOW_STRICT_TESTS") == "1" {
-			tb.Fatal(why)
-		}
-		tb.Skip(why)
-	}
-	return ep
+	return testenv.Moto(tb)
 }
 
 // Credentials are what clients sign with; moto accepts any.

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
@@ -82,36 +83,24 @@ func publishWait(t *testing.T, svc *app.Service) string {
 // await polls the execution until it has finished.
 func await(t *testing.T, store cardflow.Store, workflowID, id string) *cardflow.Execution {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		ex, err := store.GetExecution(t.Context(), "acme", workflowID, id)
-		if err != nil {
+	var ex *cardflow.Execution
+	testenv.WaitFor(t, "execution "+id+" to finish", func() bool {
+		var err error
+		if ex, err = store.GetExecution(t.Context(), "acme", workflowID, id); err != nil {
 			t.Fatal(err)
 		}
-		if !ex.Open() {
-			return ex
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("execution %s is still %s in %s", id, ex.Status, ex.WorkflowCurrentState)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return !ex.Open()
+	})
+	return ex
 }
 
 // awaitWaiting polls the execution until its wait is open.
 func awaitWaiting(t *testing.T, store cardflow.Store, processID string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testenv.WaitFor(t, "process "+processID+" to open its wait", func() bool {
 		p, err := store.GetProcess(t.Context(), "acme", processID)
-		if err == nil && p.Wait != nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("process %s opened no wait: %v", processID, err)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return err == nil && p.Wait != nil
+	})
 }
 
 // TestHousekeepEndsAnExecutionWhoseTimerWasLost: the process that ran an

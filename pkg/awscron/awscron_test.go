@@ -65,6 +65,7 @@ func runNext(t *testing.T, tests []nextCase) {
 // TestAWSExamples runs every example of the cron and rate tables in the
 // EventBridge and EventBridge Scheduler user guides. 2026-03-06 is a Friday.
 func TestAWSExamples(t *testing.T) {
+	t.Parallel()
 	const friday = "2026-03-06T17:50:00Z"
 	runNext(t, []nextCase{
 		{name: "10:00 every day", expr: "cron(0 10 * * ? *)", from: friday,
@@ -130,6 +131,7 @@ func TestAWSExamples(t *testing.T) {
 // 2026-10-25; America/New_York from 02:00 EST to 03:00 EDT on 2026-03-08 and
 // from 02:00 EDT back to 01:00 EST on 2026-11-01.
 func TestDaylightSavingTime(t *testing.T) {
+	t.Parallel()
 	runNext(t, []nextCase{
 		{name: "Berlin spring, skipped", expr: "cron(30 2 * * ? *)", zone: "Europe/Berlin", from: "2026-03-28T00:00:00Z",
 			want: []string{"2026-03-28T02:30:00+01:00", "2026-03-30T02:30:00+02:00", "2026-03-31T02:30:00+02:00"}},
@@ -186,6 +188,7 @@ func TestDaylightSavingTime(t *testing.T) {
 // TestDays covers the day fields: L, W, #, leap years and wrapping ranges.
 // 2026-01-01 is a Thursday; 2028 is a leap year, 2100 is not.
 func TestDays(t *testing.T) {
+	t.Parallel()
 	runNext(t, []nextCase{
 		{name: "February 29", expr: "cron(0 0 29 2 ? *)", from: "2026-01-01T00:00:00Z",
 			want: []string{"2028-02-29T00:00:00Z", "2032-02-29T00:00:00Z", "2036-02-29T00:00:00Z"}},
@@ -243,6 +246,7 @@ func TestDays(t *testing.T) {
 
 // TestYears covers the year field's range, 1970-2199.
 func TestYears(t *testing.T) {
+	t.Parallel()
 	runNext(t, []nextCase{
 		{name: "years ending", expr: "cron(0 0 1 1 ? 2026-2027)", from: "2026-06-01T00:00:00Z",
 			want: []string{"2027-01-01T00:00:00Z"}},
@@ -258,6 +262,7 @@ func TestYears(t *testing.T) {
 
 // TestStart covers WithStart, EventBridge Scheduler's StartDate.
 func TestStart(t *testing.T) {
+	t.Parallel()
 	runNext(t, []nextCase{
 		{name: "cron fires on the start", expr: "cron(0 10 * * ? *)", start: "2026-03-10T10:00:00Z", from: "2026-03-06T00:00:00Z",
 			want: []string{"2026-03-10T10:00:00Z", "2026-03-11T10:00:00Z", "2026-03-12T10:00:00Z"}},
@@ -277,6 +282,7 @@ func TestStart(t *testing.T) {
 }
 
 func TestValid(t *testing.T) {
+	t.Parallel()
 	for _, expr := range []string{
 		// Accepted by EventBridge (localstack/localstack#13572).
 		"cron(0-15/1 8-8 ? * 2,3,4,5,6,7 *)",
@@ -300,6 +306,7 @@ func TestValid(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ expr, zone, want string }{
 		{"cron(0 10 ? * 8 *)", "", "day-of-week: 8 is out of range 1-7"},
 		{"cron(0 10 ? * 0 *)", "", "day-of-week: 0 is out of range 1-7"},
@@ -385,6 +392,7 @@ func TestErrors(t *testing.T) {
 }
 
 func TestKindAndString(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		expr string
 		want Kind
@@ -409,6 +417,7 @@ func TestKindAndString(t *testing.T) {
 // TestNextIsStrict checks that Next never returns its argument and that
 // every fire time follows from the one before.
 func TestNextIsStrict(t *testing.T) {
+	t.Parallel()
 	s := mustParse(t, "cron(0 10 * * ? *)", "")
 	at := date(t, "2026-03-06T10:00:00Z")
 	got, ok := s.Next(at)

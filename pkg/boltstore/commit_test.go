@@ -9,6 +9,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 )
 
 func openCommitter(t testing.TB) (*bolt.DB, *committer) {
@@ -130,8 +131,8 @@ func TestCommitterClosed(t *testing.T) {
 	c.close() // twice is not an error
 	db.Close()
 	err := c.write(func(tx *bolt.Tx) error { return tx.Bucket([]byte("b")).Put([]byte("k"), []byte("v")) })
-	if !errors.Is(err, bolt.ErrDatabaseNotOpen) {
-		t.Errorf("got %v, want %v", err, bolt.ErrDatabaseNotOpen)
+	if !errors.Is(err, bolterrors.ErrDatabaseNotOpen) {
+		t.Errorf("got %v, want %v", err, bolterrors.ErrDatabaseNotOpen)
 	}
 }
 

@@ -118,9 +118,8 @@ func decodeHead(v []byte) (*cardflow.Execution, error) {
 // File formats, in the meta bucket: Open brings an older file up to
 // fileFormat and records it.
 const (
-	// formatObjectPayloads: execution payloads are JSON objects.
-	formatObjectPayloads = 1
-	// formatParts: executions are stored in parts.
+	// formatParts: executions are stored in parts (format 1 held JSON
+	// object payloads).
 	formatParts = 2
 	fileFormat  = formatParts
 )

@@ -11,6 +11,7 @@ import (
 // only a pair's first is reported as first, and pairs past the cap are
 // counted together.
 func TestCountRefusal(t *testing.T) {
+	t.Parallel()
 	a := &cardflow.Approval{}
 	for i, c := range []struct {
 		actor, reason string
@@ -40,6 +41,7 @@ func TestCountRefusal(t *testing.T) {
 // TestOverrideWith: an override decides an open approval and keeps its
 // answers; the output says how; a decided approval is a conflict.
 func TestOverrideWith(t *testing.T) {
+	t.Parallel()
 	a := &cardflow.Approval{ApprovalID: "A", Approvers: []string{"ann@example.com", "bob@example.com"}, Policy: cardflow.PolicyAll, Status: cardflow.ApprovalPending}
 	if r := a.Answer([]string{"ann@example.com"}, cardflow.ApprovalAnswer{Actor: "ann@example.com", At: 1, Decision: cardflow.DecisionApprove}); r != nil {
 		t.Fatal(r.Message)

@@ -9,6 +9,7 @@ import (
 // self-approval, whatever the templated requester says; and the quorum
 // counts them out.
 func TestApprovalRefusesWhoTriggered(t *testing.T) {
+	t.Parallel()
 	three := []string{"ann@example.com", "bob@example.com", "cy@example.com"}
 	type answer struct{ who, decision string }
 	cases := []struct {
@@ -69,6 +70,7 @@ func TestApprovalRefusesWhoTriggered(t *testing.T) {
 
 // A cancelled approval takes no answer and no reassignment, and says why.
 func TestApprovalCancelledRefuses(t *testing.T) {
+	t.Parallel()
 	a := &Approval{ApprovalID: "A", StepName: "Approve", Approvers: []string{"ann@example.com"}, Policy: PolicyFirst, Status: ApprovalCancelled, AllowReassign: true}
 	r := a.Answer([]string{"ann@example.com"}, ApprovalAnswer{Decision: DecisionApprove})
 	if r == nil || r.Error().Code != ECONFLICT || !strings.Contains(r.Message, "was cancelled") {

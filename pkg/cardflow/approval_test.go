@@ -7,6 +7,7 @@ import (
 )
 
 func TestApprovalPolicies(t *testing.T) {
+	t.Parallel()
 	type answer struct{ who, decision string }
 	three := []string{"ann@example.com", "bob@example.com", "cy@example.com"}
 	cases := []struct {
@@ -52,6 +53,7 @@ func TestApprovalPolicies(t *testing.T) {
 }
 
 func TestApprovalRefusals(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		policy string
@@ -93,6 +95,7 @@ func TestApprovalRefusals(t *testing.T) {
 }
 
 func TestApprovalUnsent(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		policy  string

@@ -32,6 +32,7 @@ func TestMarshalWithinStopsAtTheLimit(t *testing.T) {
 
 // Within the limit it writes what encoding/json writes.
 func TestMarshalWithinWritesAsEncodingJSON(t *testing.T) {
+	t.Parallel()
 	tests := []any{
 		nil, "x<&>\u2028", 1.5, int64(3), []any{}, map[string]any{"b": 1.0, "a": []any{"x", nil, true}},
 		map[string]any{"error": "a", "step": "b"},

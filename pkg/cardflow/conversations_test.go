@@ -9,6 +9,7 @@ import (
 )
 
 func TestParseTeamsTenants(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		in   string
 		want map[string]string
@@ -38,6 +39,7 @@ func TestParseTeamsTenants(t *testing.T) {
 }
 
 func TestBotConversations(t *testing.T) {
+	t.Parallel()
 	bot := map[string]any{"type": "bot", "service_url": "https://smba.trafficmanager.net/emea/", "conversation_id": "19:team"}
 	step := func(id string, delivery any) cardflow.Step {
 		cfg := map[string]any{}

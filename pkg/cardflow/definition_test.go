@@ -82,6 +82,7 @@ func approval() *cardflow.Workflow {
 }
 
 func TestValidateDefinition(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		change func(w *cardflow.Workflow)
@@ -154,6 +155,7 @@ func TestValidateDefinition(t *testing.T) {
 }
 
 func TestParseDuration(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want string // time.Duration string, or "error"
@@ -190,6 +192,7 @@ func TestParseDuration(t *testing.T) {
 }
 
 func TestParseAge(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want string // time.Duration string, or "error"

@@ -7,6 +7,7 @@ import (
 )
 
 func TestEventsOfAWrite(t *testing.T) {
+	t.Parallel()
 	ev := func(typ string) Event { return Event{At: 5, Type: typ, StepID: "s", Step: "S"} }
 	decided := Event{At: 6, Type: EventApprovalDecided, StepID: "a", Step: "Approve", Actor: "ann@example.com", Message: "approved"}
 	tests := []struct {
@@ -64,6 +65,7 @@ func TestEventsOfAWrite(t *testing.T) {
 }
 
 func TestEventIDsStayTheSameAcrossWrites(t *testing.T) {
+	t.Parallel()
 	e := &Execution{WorkflowExecutionID: "x", Status: ExecRunning, WorkflowEventLog: EventLog{Events: []Event{{Type: EventStarted}}, Total: 1}}
 	w, err := e.Split()
 	if err != nil {
@@ -93,6 +95,7 @@ func TestEventIDsStayTheSameAcrossWrites(t *testing.T) {
 }
 
 func TestWebhookSecretStaysOutOfLogsAndLists(t *testing.T) {
+	t.Parallel()
 	w := &Webhook{WebhookID: "W1", OrganizationID: "acme", URL: "https://hooks.example.com/x", Secret: "whsec_do-not-show",
 		PreviousSecret: "whsec_nor-this", PreviousSecretUntil: 1}
 	var logs strings.Builder

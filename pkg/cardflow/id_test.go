@@ -16,6 +16,7 @@ import (
 // monotonic source adds less than 2^32 to the previous id, which makes
 // neighbours guessable).
 func TestNewIDRandomness(t *testing.T) {
+	t.Parallel()
 	now := time.UnixMilli(1_767_225_600_000)
 	const n = 2000
 	near := new(big.Int).Lsh(big.NewInt(1), 32)
@@ -50,6 +51,7 @@ func TestNewIDRandomness(t *testing.T) {
 
 // TestNewIDTimeOrder checks that ids sort by their millisecond.
 func TestNewIDTimeOrder(t *testing.T) {
+	t.Parallel()
 	start := time.UnixMilli(1_767_225_600_000)
 	for i := range 1000 {
 		earlier, later := cardflow.NewID(start.Add(time.Duration(i)*time.Millisecond)), cardflow.NewID(start.Add(time.Duration(i+1)*time.Millisecond))

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cardflow/cardflow/internal/testenv"
 )
 
 // module prefixes the packages of this repository.
@@ -101,9 +103,8 @@ func violations(imports map[string][]string, l layer) []string {
 // TestLayers checks the import graph of the repository's non-test code
 // against layers (see docs/DECISIONS.md, "Layers").
 func TestLayers(t *testing.T) {
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skipf("no go command: %v", err)
-	}
+	t.Parallel()
+	testenv.Command(t, "go")
 	cmd := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...")
 	cmd.Dir = filepath.Join("..", "..")
 	out, err := cmd.CombinedOutput()
@@ -134,6 +135,7 @@ func TestLayers(t *testing.T) {
 }
 
 func TestLayerViolations(t *testing.T) {
+	t.Parallel()
 	imports := map[string][]string{
 		"app":      {"domain", "store"},
 		"http":     {"app", "domain"},

@@ -10,6 +10,7 @@ import (
 )
 
 func TestPayloadOf(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string // JSON
 		want string
@@ -38,6 +39,7 @@ func TestPayloadOf(t *testing.T) {
 // however it was built or stored: {} where nothing is set, and a value of a
 // record from before payloads were objects wrapped as PayloadOf wraps it.
 func TestExecutionPayloads(t *testing.T) {
+	t.Parallel()
 	running := &cardflow.Execution{WorkflowExecutionID: "ex-1", Status: cardflow.ExecRunning, WorkflowInputPayload: map[string]any{"amount": 2500.0}}
 	view, err := json.Marshal(running)
 	if err != nil {
@@ -78,6 +80,7 @@ func TestExecutionPayloads(t *testing.T) {
 // were always objects: the payload and its schema read as an input of
 // today would give them.
 func TestSchemaRecordPayloads(t *testing.T) {
+	t.Parallel()
 	for _, old := range []string{`[1, 2]`, `5`, `"x"`, `null`, `{"amount": 5}`} {
 		var v any
 		if err := json.Unmarshal([]byte(old), &v); err != nil {

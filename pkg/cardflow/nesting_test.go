@@ -15,6 +15,7 @@ func nested(n int, inner string) string {
 }
 
 func TestNesting(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, json string
 		want       int
@@ -39,6 +40,7 @@ func TestNesting(t *testing.T) {
 }
 
 func TestCheckNesting(t *testing.T) {
+	t.Parallel()
 	if err := cardflow.CheckNesting("the body", []byte(nested(cardflow.MaxNesting, "1"))); err != nil {
 		t.Errorf("%d levels: got %v, want nil", cardflow.MaxNesting, err)
 	}
@@ -52,6 +54,7 @@ func TestCheckNesting(t *testing.T) {
 }
 
 func TestPrune(t *testing.T) {
+	t.Parallel()
 	shallow := `{"a": [1, "[[[", {"b": null}], "c": "\"]"}`
 	for _, tc := range []struct {
 		name, json, want string

@@ -10,6 +10,7 @@ import (
 // and encodes the others: what it writes is what it writes when it
 // encodes every part.
 func TestSplitReusesUnchangedParts(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		change func(e *Execution)

@@ -49,6 +49,7 @@ func joinWrite(t *testing.T, stored map[string][]byte, w *ExecutionWrite, revisi
 }
 
 func TestSplitJoin(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		change func(e *Execution)
@@ -75,6 +76,7 @@ func TestSplitJoin(t *testing.T) {
 }
 
 func TestSplitWritesWhatChanged(t *testing.T) {
+	t.Parallel()
 	e := partsExecution()
 	stored := map[string][]byte{}
 	w, err := e.Split()
@@ -111,6 +113,7 @@ func names(parts []Part) []string {
 }
 
 func TestSplitCap(t *testing.T) {
+	t.Parallel()
 	e := partsExecution()
 	big := strings.Repeat("x", 300<<10)
 	e.State.Outputs = map[string]any{"a": big, "b": big, "c": big}
@@ -135,6 +138,7 @@ func TestSplitCap(t *testing.T) {
 }
 
 func TestJoinUnreadablePart(t *testing.T) {
+	t.Parallel()
 	e := partsExecution()
 	w, err := e.Split()
 	if err != nil {
@@ -169,6 +173,7 @@ func TestJoinUnreadablePart(t *testing.T) {
 // whatever the values hold: characters json.Marshal escapes, no logs, no
 // input, a modifier.
 func TestExecutionJSONIsMarshal(t *testing.T) {
+	t.Parallel()
 	by := `ann "<&>" ` + "\u2028 ü"
 	for _, tc := range []struct {
 		name   string

@@ -139,6 +139,7 @@ func sameRead(t *testing.T, head []byte, parts []Part) {
 // Executions in the layout Split writes are walked, never decoded, and
 // read as decoding them whole reads them, whatever their strings hold.
 func TestStoredReadsWalked(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(19, 27))
 	executions := []*Execution{partsExecution(), approvalExecution()}
 	for range 500 {
@@ -162,6 +163,7 @@ func TestStoredReadsWalked(t *testing.T) {
 // Records in any other layout, or damaged, read as decoding them whole
 // reads them.
 func TestStoredReadsOtherLayouts(t *testing.T) {
+	t.Parallel()
 	w, err := partsExecution().Split()
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 )
 
 func TestRedrivable(t *testing.T) {
+	t.Parallel()
 	steps := []Step{{ID: "start", Name: "Order"}, {ID: "check", Name: "Check stock"}, {ID: "no", Name: "Rejected", Type: "end"}}
 	for _, tc := range []struct {
 		name   string
@@ -38,6 +39,7 @@ func TestRedrivable(t *testing.T) {
 }
 
 func TestRedrive(t *testing.T) {
+	t.Parallel()
 	ex := &Execution{WorkflowExecutionID: "ex-1", Status: ExecTimedOut, ModifiedOn: 5,
 		WorkflowOutputPayload: map[string]any{"error": "no answer", "step": "ask"},
 		WorkflowEventLog:      EventLog{Events: []Event{{Type: EventStarted}, {Type: EventTimedOut}}, Total: 2},
@@ -71,6 +73,7 @@ func TestRedrive(t *testing.T) {
 }
 
 func TestReopenProcess(t *testing.T) {
+	t.Parallel()
 	ex := &Execution{WorkflowExecutionID: "ex-1", WorkflowID: "wf-1", WorkflowEventLog: EventLog{Total: 9}}
 	for _, tc := range []struct {
 		name      string

@@ -3,6 +3,7 @@ package cardflow
 import "testing"
 
 func TestTrimSpecSpace(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{" \t\n\r\v\f", ""},
 		{"\u00a0\u2003\u3000\ufeff\u2028\u2029", ""},

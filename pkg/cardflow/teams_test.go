@@ -8,6 +8,7 @@ import (
 )
 
 func TestValidateTeamsDelivery(t *testing.T) {
+	t.Parallel()
 	bot := map[string]any{"type": "bot", "service_url": "https://smba.trafficmanager.net/emea/", "conversation_id": "19:abc@thread.v2", "tenant_id": "t1"}
 	tests := []struct {
 		name         string
@@ -58,6 +59,7 @@ func TestValidateTeamsDelivery(t *testing.T) {
 }
 
 func TestDeliveryOnOtherStep(t *testing.T) {
+	t.Parallel()
 	w := approval()
 	w.WorkflowSteps[3].Config["delivery"] = map[string]any{"type": "bot"}
 	err := w.ValidateDefinition(kinds)
@@ -67,6 +69,7 @@ func TestDeliveryOnOtherStep(t *testing.T) {
 }
 
 func TestTeamsProfile(t *testing.T) {
+	t.Parallel()
 	integrations := map[string]any{"teams": map[string]any{"type": "bot", "service_url": "https://s/", "conversation_id": "a"}}
 	got := cardflow.TeamsProfile(integrations, map[string]any{"conversation_id": "b"})
 	if got["type"] != "bot" || got["conversation_id"] != "b" || got["service_url"] != "https://s/" {

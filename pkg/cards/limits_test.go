@@ -68,6 +68,7 @@ func TestFunctionsAreBoundedBeforeTheyBuild(t *testing.T) {
 }
 
 func TestSizedFunctionsKeepTheirResults(t *testing.T) {
+	t.Parallel()
 	data := map[string]any{"name": "Ada", "tags": []any{"a", "b"}, "n": 2.0}
 	tests := []struct {
 		text string
@@ -156,6 +157,7 @@ func TestRepeatedBindingsAreBoundedByTheBytesTheyProduce(t *testing.T) {
 const maxRefusedAlloc = 8 << 20
 
 func TestCardsWithinTheBoundExpand(t *testing.T) {
+	t.Parallel()
 	obj := map[string]any{"a": strings.Repeat("<", 1000), "n": 1.5, "ok": true, "none": nil, "l": []any{"x", 2.0}}
 	data := map[string]any{"obj": obj, "items": []any{1.0, 2.0, 3.0}}
 	// Just under the bound: the card's text and three copies of obj, about
@@ -212,6 +214,7 @@ func TestFunctionWorkIsBoundedPerExpansion(t *testing.T) {
 // for each of many items expands, though 400 reads of 200 KB passed the
 // 64 MB the budget was.
 func TestReadingTheDataBuildsNothing(t *testing.T) {
+	t.Parallel()
 	items := make([]any, 400)
 	for i := range items {
 		items[i] = float64(i)

@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/cardflow/cardflow/internal/testenv"
 )
 
 // templatingCase is a file of testdata/templating: a template, the data it
@@ -61,6 +63,8 @@ func readTemplatingCases(t *testing.T) []templatingCase {
 // expansion fails. node runs in UTC with the en-US locale, the only ones
 // Expand knows.
 func TestExpandAgreesWithMicrosoftTemplating(t *testing.T) {
+	t.Parallel()
+	testenv.Short(t, microsoft)
 	dir := filepath.Join(repoRoot(t), "tools", "adaptivecards")
 	node, err := exec.LookPath("node")
 	if err != nil {

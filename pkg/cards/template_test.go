@@ -22,6 +22,7 @@ func decodeJSON(t *testing.T, s string) map[string]any {
 // TestCheck covers what saveCard refuses in a card's bindings, and that
 // the message names the place.
 func TestCheck(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name, card string
 		want       string // "" for accepted, else the whole message
@@ -59,6 +60,7 @@ func TestCheck(t *testing.T) {
 
 // TestExpandCard covers what a card step sends and why it refuses to.
 func TestExpandCard(t *testing.T) {
+	t.Parallel()
 	const data = `{"name": "Ann", "amount": 1200, "items": [{"n": 1}, {"n": 2}]}`
 	for _, tt := range []struct {
 		name, card string
@@ -98,6 +100,7 @@ func TestExpandCard(t *testing.T) {
 // TestExpandInputs: a template and its data may come as raw JSON or as Go
 // values, and the template expands the same for every data given.
 func TestExpandInputs(t *testing.T) {
+	t.Parallel()
 	type person struct {
 		Name string `json:"name"`
 		Age  int    `json:"age"`
@@ -130,6 +133,7 @@ func TestExpandInputs(t *testing.T) {
 
 // TestExpandLimits: repetition cannot make a template expand without end.
 func TestExpandLimits(t *testing.T) {
+	t.Parallel()
 	items := make([]any, 400)
 	for i := range items {
 		items[i] = i
@@ -157,6 +161,7 @@ func TestExpandLimits(t *testing.T) {
 // TestExpandConcurrently: a compiled template serves many expansions at
 // once, and leaves the data it is given as it was (run with -race).
 func TestExpandConcurrently(t *testing.T) {
+	t.Parallel()
 	tmpl, err := Compile(json.RawMessage(`{"body": [{"$data": "${items}", "text": "${name}", "all": "${$root}", "made": "${createArray(o['none'], name)}"}]}`))
 	if err != nil {
 		t.Fatal(err)

@@ -39,6 +39,7 @@ func card(body string) string {
 }
 
 func TestValidate(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, card, want string
 	}{
@@ -159,6 +160,7 @@ func TestValidate(t *testing.T) {
 // TestValidateGoValues validates cards built in Go rather than decoded, whose
 // numbers need not be float64.
 func TestValidateGoValues(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		card map[string]any
@@ -261,6 +263,7 @@ func readCorpus(t *testing.T) []corpusCard {
 }
 
 func TestValidateCorpus(t *testing.T) {
+	t.Parallel()
 	seen := make(map[string]bool)
 	for _, c := range readCorpus(t) {
 		seen[c.name] = true
@@ -526,6 +529,7 @@ var goOnlyTests = []struct {
 }
 
 func TestValidateGoOnly(t *testing.T) {
+	t.Parallel()
 	for _, tt := range goOnlyTests {
 		got := message(t, tt.name, Validate(decode(t, tt.name, []byte(tt.card))))
 		if got != tt.want {

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/cardflow/cardflow/internal/storetest"
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/dynamostore"
 	"github.com/cardflow/cardflow/pkg/dynamostore/dynamoclient"
@@ -30,7 +31,7 @@ var shared struct {
 }
 
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := testenv.Run(m)
 	if shared.client != nil && shared.err == nil {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		for _, t := range dynamostore.Tables(shared.prefix) {
@@ -43,20 +44,10 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// endpoint returns DYNAMODB_ENDPOINT. Without it the test is skipped, or
-// fails where CARDFLOW_STRICT_TESTS=1 demands that every test run.
+// endpoint returns DynamoDB Local's address (testenv.DynamoDB).
 func endpoint(tb testing.TB) string {
 	tb.Helper()
-	ep := os.Getenv("DYNAMODB_ENDPOINT")
-	if ep == "" {
-		const why = "DYNAMODB_ENDPOINT is not set: run `make test`, which starts DynamoDB Local, " +
-			"or `tools/dynamodblocal/run.sh go test ./pkg/dynamostore/`"
-		if os.Getenv("CARDFLOW_STRICT_TESTS") == "1" {
-			tb.Fatal(why)
-		}
-		tb.Skip(why)
-	}
-	return ep
+	return testenv.DynamoDB(tb)
 }
 
 // tables creates this run's tables once and returns their prefix.

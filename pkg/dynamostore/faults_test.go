@@ -19,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
 
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
@@ -232,15 +233,11 @@ func (e *faultEnv) approval() string {
 func (e *faultEnv) waiting(workflow, processID string) string {
 	e.t.Helper()
 	id, _ := e.must("POST", "/v1/workflows/triggerworkflow/"+workflow+"?process_id="+processID, map[string]any{})["service_execution_id"].(string)
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	testenv.WaitFor(e.t, "execution "+id+" to open its wait", func() bool {
 		p, err := e.store.GetProcess(context.Background(), e.org, processID)
-		if err == nil && p.ExecutionID == id && p.Wait != nil {
-			return id
-		}
-		if time.Now().After(deadline) {
-			e.t.Fatalf("execution %s: no open wait after 20s (%v)", id, err)
-		}
-	}
+		return err == nil && p.ExecutionID == id && p.Wait != nil
+	})
+	return id
 }
 
 // faultOp is one operation under test: prepare makes what it needs (with
@@ -374,16 +371,7 @@ func TestInjectedFaults(t *testing.T) {
 func (e *faultEnv) checkInvariants(t *testing.T, what string) {
 	t.Helper()
 	ctx := context.Background()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		running := e.running(t)
-		if running == "" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Errorf("%s: execution %s is still RUNNING after 10s", what, running)
-			break
-		}
-	}
+	testenv.WaitFor(t, what+": no execution RUNNING", func() bool { return e.running(t) == "" })
 	latest := map[string]int{} // "workflow <id>" or "card <id>" -> versions marked latest
 	for after := (*cardflow.WorkflowKey)(nil); ; {
 		page, err := e.store.ListWorkflows(ctx, e.org, cardflow.ListOptions[cardflow.WorkflowKey]{Limit: cardflow.MaxLimit, After: after})

@@ -89,6 +89,7 @@ func checkEMF(t *testing.T, line []byte) map[string]any {
 }
 
 func TestLines(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	now := time.Date(2026, 11, 27, 8, 0, 0, 0, time.UTC)
 	w := emf.New(&out, func() time.Time { return now })

@@ -44,9 +44,10 @@ func programs() []string {
 }
 
 func TestCorpus(t *testing.T) {
+	t.Parallel()
 	srcs := programs()
 	if testing.Short() && !*update {
-		srcs = srcs[:len(corpus)+500]
+		srcs = srcs[:len(corpus)+100]
 	}
 	env := newEnv(t, WithCacheSize(0))
 	vars := order()
@@ -74,7 +75,8 @@ func TestCorpus(t *testing.T) {
 		if testing.Short() && strings.HasPrefix(gotLines[i], "]") {
 			break
 		}
-		if gotLines[i] != wantLines[i] {
+		// Cut short, the corpus ends on a line the full one follows with a comma.
+		if g, w := gotLines[i], wantLines[i]; g != w && (!testing.Short() || g+"," != w) {
 			if changed++; changed <= 20 {
 				t.Errorf("line %d changed:\n got  %s\n want %s", i+1, gotLines[i], wantLines[i])
 			}

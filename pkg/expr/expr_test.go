@@ -52,6 +52,7 @@ func order() Vars {
 }
 
 func TestEval(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	tests := []struct {
 		src  string
@@ -123,6 +124,7 @@ func TestEval(t *testing.T) {
 }
 
 func TestEvalErrors(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	tests := []struct {
 		src, want string
@@ -153,6 +155,7 @@ func TestEvalErrors(t *testing.T) {
 }
 
 func TestEvalBool(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	tests := []struct {
 		src     string
@@ -186,6 +189,7 @@ func TestEvalBool(t *testing.T) {
 }
 
 func TestCompileBool(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	tests := []struct {
 		src     string
@@ -211,6 +215,7 @@ func TestCompileBool(t *testing.T) {
 }
 
 func TestCompileErrors(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	long := strings.Repeat("1 + ", 1100) + "1"
 	deep := strings.Repeat("(", 40) + "1" + strings.Repeat(")", 40)
@@ -247,6 +252,7 @@ func TestCompileErrors(t *testing.T) {
 }
 
 func TestCompileErrorMessage(t *testing.T) {
+	t.Parallel()
 	_, err := newEnv(t).Compile("input.amount > 1000 && inpt.ok")
 	got, want := err.Error(), "line 1, column 24: undeclared reference to 'inpt' (did you mean 'int' or 'input'?)"
 	if got != want {
@@ -255,6 +261,7 @@ func TestCompileErrorMessage(t *testing.T) {
 }
 
 func TestLimitsAreOptions(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t, WithMaxLength(10), WithMaxNesting(4))
 	tests := []struct {
 		src, want string
@@ -292,6 +299,7 @@ func numbers(n int) Vars {
 }
 
 func TestCostLimit(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	p, err := env.Compile(quadratic)
 	if err != nil {
@@ -314,6 +322,7 @@ func TestCostLimit(t *testing.T) {
 // share one limit: each placeholder alone is well under it, all together are
 // not.
 func TestCostLimitAddsUp(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t, WithCostLimit(5000)) // quadratic costs 1854 on ten numbers
 	one := "{{ " + quadratic + " }}"
 	vars := numbers(10)
@@ -346,6 +355,7 @@ func TestCostLimitAddsUp(t *testing.T) {
 }
 
 func TestContextCancellation(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t, WithCostLimit(1<<62))
 	p, err := env.Compile(quadratic)
 	if err != nil {
@@ -381,6 +391,7 @@ func TestContextCancellation(t *testing.T) {
 }
 
 func TestConcurrentUse(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t, WithCacheSize(8))
 	tmpl, err := env.CompileTemplate("{{ input.n }}: {{ input.n * 2 }}")
 	if err != nil {
@@ -420,6 +431,7 @@ func TestConcurrentUse(t *testing.T) {
 }
 
 func TestCache(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t, WithCacheSize(2))
 	compile := func(src string) *Program {
 		t.Helper()

@@ -149,6 +149,7 @@ func TestTemplatesAreBoundedBeforeTheyAreWritten(t *testing.T) {
 // The budget belongs to one Eval call: a Value whose strings each build
 // below the cap fails once together they pass the budget.
 func TestBudgetIsSharedByTheExpressionsOfOneEval(t *testing.T) {
+	t.Parallel()
 	// A cost limit that lets the budget speak first.
 	env := newEnv(t, WithCostLimit(1<<40))
 	items := make([]any, 40)
@@ -176,6 +177,7 @@ func TestBudgetIsSharedByTheExpressionsOfOneEval(t *testing.T) {
 }
 
 func TestGuardedCallsKeepTheirResults(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	tests := []struct {
 		src  string
@@ -308,6 +310,7 @@ func TestSharedReferencesAreCountedAsWritten(t *testing.T) {
 
 // What shared references build within the limits evaluates as before.
 func TestSharedReferencesWithinTheLimits(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	vars := Vars{Input: map[string]any{"s": "ab", "items": []any{map[string]any{"id": "x"}, map[string]any{"id": "y"}}}}
 	tests := []struct {
@@ -336,6 +339,7 @@ func TestSharedReferencesWithinTheLimits(t *testing.T) {
 // Every evaluation runs under a deadline that cel-go looks at between the
 // steps of comprehensions, and under its caller's context.
 func TestEvaluationStopsAtItsDeadlineOrCancel(t *testing.T) {
+	t.Parallel()
 	// Ten billion steps: without the deadline it would run for hours.
 	const endless = "lists.range(100000).all(i, lists.range(100000).all(j, i + j >= 0))"
 	p, err := newEnv(t, WithCostLimit(1<<62), WithTimeout(time.Millisecond)).Compile(endless)

@@ -32,6 +32,7 @@ func purchase(t *testing.T) Vars {
 // literals mix with them, and whole results are written as whole numbers.
 // It also evaluates every expression and template README.md shows.
 func TestNumbers(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	tests := []struct {
 		src  string
@@ -126,6 +127,7 @@ func TestNumbers(t *testing.T) {
 
 // TestNumberErrors holds what is refused or fails, and where.
 func TestNumberErrors(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	tests := []struct {
 		src, want string
@@ -157,6 +159,7 @@ func TestNumberErrors(t *testing.T) {
 // of number an expression meets: whatever compiles never fails at run time
 // for mixing ints, uints and doubles.
 func TestNumbersNeverMismatch(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t, WithCacheSize(0))
 	vars := purchase(t)
 	atoms := []string{
@@ -177,8 +180,12 @@ func TestNumbersNeverMismatch(t *testing.T) {
 		}
 		return "(" + gen(depth-1) + " " + op + " " + gen(depth-1) + ")"
 	}
+	n := 3000
+	if testing.Short() {
+		n = 500 // the quick tier
+	}
 	compiled := 0
-	for range 3000 {
+	for range n {
 		src := gen(3)
 		p, err := env.Compile(src)
 		if err != nil {
@@ -189,7 +196,7 @@ func TestNumbersNeverMismatch(t *testing.T) {
 			t.Errorf("%s: %v", src, err)
 		}
 	}
-	if compiled < 1000 {
-		t.Errorf("only %d of 3000 generated expressions compiled, want most", compiled)
+	if compiled < n/3 {
+		t.Errorf("only %d of %d generated expressions compiled, want most", compiled, n)
 	}
 }

@@ -7,6 +7,7 @@ import (
 )
 
 func TestTemplatePlaceholders(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	tests := []struct {
 		src          string

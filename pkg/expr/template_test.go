@@ -8,6 +8,7 @@ import (
 )
 
 func TestTemplate(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	tests := []struct {
 		src  string
@@ -62,6 +63,7 @@ func TestTemplate(t *testing.T) {
 }
 
 func TestTemplateCompileErrors(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	tests := []struct {
 		src  string
@@ -93,6 +95,7 @@ func TestTemplateCompileErrors(t *testing.T) {
 }
 
 func TestTemplateEvalErrors(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	tests := []struct {
 		src, want string
@@ -115,6 +118,7 @@ func TestTemplateEvalErrors(t *testing.T) {
 }
 
 func TestValue(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	config := map[string]any{
 		"method": "POST",
@@ -181,6 +185,7 @@ func TestValue(t *testing.T) {
 }
 
 func TestValueErrors(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	compileTests := []struct {
 		value    any

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cardflow/cardflow/internal/fakes/teamstest"
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/teams"
 )
@@ -59,14 +60,13 @@ func (e *env) teamsApprovalStep(admin string, profile, config map[string]any) st
 // approval step records the approval and posts its cards.
 func (e *env) awaitApproval(org, id string, done ...func(*cardflow.Approval) bool) *cardflow.Approval {
 	e.t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		a, err := e.store.GetApproval(context.Background(), org, id)
-		if err == nil && (len(done) == 0 || done[0](a)) {
-			return a
-		}
-	}
-	e.t.Fatalf("approval %s: not there in time", id)
-	return nil
+	var a *cardflow.Approval
+	testenv.WaitFor(e.t, "approval "+id, func() bool {
+		got, err := e.store.GetApproval(context.Background(), org, id)
+		a = got
+		return err == nil && (len(done) == 0 || done[0](a))
+	})
+	return a
 }
 
 // ownWebhooks is a webhook profile that posts each approver's copy to a
@@ -114,6 +114,7 @@ func approvalEvents(ex map[string]any) []string {
 // the approval's rules, refusals are pages and audit events, and a late
 // click sees the decision.
 func TestApprovalPersonalLinks(t *testing.T) {
+	t.Parallel()
 	e, fake := newTeamsEnv(t)
 	admin := e.key("org-a", "read", "admin", "execute")
 	wf := e.teamsApprovalStep(admin, ownWebhooks(), map[string]any{
@@ -230,6 +231,7 @@ func TestApprovalPersonalLinks(t *testing.T) {
 // whose turn it is holds a card; the next gets theirs once the one before
 // approved. Outbox copies name their recipient and carry no link.
 func TestApprovalLinksSequentialAndOutbox(t *testing.T) {
+	t.Parallel()
 	e, fake := newTeamsEnv(t)
 	admin := e.key("org-a", "read", "admin", "execute")
 	wf := e.teamsApprovalStep(admin, ownWebhooks(), map[string]any{
@@ -243,6 +245,9 @@ func TestApprovalLinksSequentialAndOutbox(t *testing.T) {
 		t.Fatalf("sequential: %d cards at the start, want ann's alone", n)
 	}
 	links := personalLinks(t, []map[string]any{first[0].Body})
+	if _, ok := links["ann@example.com"]; !ok || len(links) != 1 {
+		t.Fatalf("sequential: got cards for %v, want ann's", links)
+	}
 	ann := e.personKey("org-a", "ann@example.com")
 	if r := e.do("POST", "/v1/approvals/answerApproval", ann, map[string]any{"approval_id": cardflow.ApprovalIDOf(exID, 1), "decision": "approve"}); r.status != 200 {
 		t.Fatalf("ann approves: got %d %s", r.status, r.raw)
@@ -262,7 +267,7 @@ func TestApprovalLinksSequentialAndOutbox(t *testing.T) {
 	e.awaitStatus(admin, wf2, ex2, "WAITING")
 	// The cards go out as the wait opens: read the outbox until both are in.
 	var got []string
-	for deadline := time.Now().Add(10 * time.Second); len(got) < 2 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	testenv.WaitFor(t, "both copies in the outbox", func() bool {
 		got = nil
 		for _, m := range items(e.get("/v1/adaptive-cards/outbox", admin)) {
 			if m["workflow_execution_id"] != ex2 {
@@ -273,7 +278,8 @@ func TestApprovalLinksSequentialAndOutbox(t *testing.T) {
 			}
 			got = append(got, fmt.Sprintf("%s %s %s", m["channel"], m["recipient"], m["status"]))
 		}
-	}
+		return len(got) >= 2
+	})
 	slices.Sort(got)
 	if want := []string{"outbox ann@example.com DELIVERED", "outbox bob@example.com DELIVERED"}; !slices.Equal(got, want) {
 		t.Errorf("outbox: got %q, want %q", got, want)
@@ -294,6 +300,7 @@ func botInvoke(fake *teamstest.Server, name string, data map[string]any) map[str
 // decides, every posted copy of its card is updated, and a late click gets
 // the decision, not a second one.
 func TestApprovalBot(t *testing.T) {
+	t.Parallel()
 	e, fake := newTeamsEnv(t)
 	admin := e.key("org-a", "read", "admin", "execute")
 	profile := map[string]any{"type": "bot", "service_url": fake.ServiceURL(), "conversation_id": "19:approvers@thread.tacv2", "tenant_id": "tenant-1"}
@@ -358,6 +365,7 @@ func TestApprovalBot(t *testing.T) {
 // TestApprovalCardsUpdatedOnOverride: an admin's override updates the
 // posted copies: they say who overrode it and why.
 func TestApprovalCardsUpdatedOnOverride(t *testing.T) {
+	t.Parallel()
 	e, fake := newTeamsEnv(t)
 	admin := e.key("org-a", "read", "admin", "execute")
 	profile := map[string]any{"type": "bot", "service_url": fake.ServiceURL(), "conversation_id": "19:approvers@thread.tacv2", "tenant_id": "tenant-1"}
@@ -380,6 +388,7 @@ func TestApprovalCardsUpdatedOnOverride(t *testing.T) {
 // TestApprovalCardsUpdatedOnTimeout: when no decision comes in time, the
 // posted copies say so, and a late click gets that, not a decision.
 func TestApprovalCardsUpdatedOnTimeout(t *testing.T) {
+	t.Parallel()
 	e, fake := newTeamsEnv(t)
 	admin := e.key("org-a", "read", "admin", "execute")
 	profile := map[string]any{"type": "bot", "service_url": fake.ServiceURL(), "conversation_id": "19:approvers@thread.tacv2", "tenant_id": "tenant-1"}

@@ -27,6 +27,7 @@ func auditEvents(ex map[string]any) []string {
 // in an approval step is 403 for any key, admin included, and changes
 // nothing: the execution still waits and the approval takes answers.
 func TestResumeCannotDecideApprovals(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.key("org-a", "read", "admin", "execute")
 	boss := e.personKey("org-a", "boss@example.com")
@@ -76,6 +77,7 @@ func TestResumeCannotDecideApprovals(t *testing.T) {
 // its actor and reason; the step leaves by the decision's exit, and its
 // output says overridden and lists only the answers given.
 func TestOverrideApproval(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.key("org-a", "read", "admin", "execute")
 	otherAdmin := e.key("org-b", "read", "admin", "execute")
@@ -189,6 +191,7 @@ func TestOverrideApproval(t *testing.T) {
 // the execution's log and a count on the approval record, so the log
 // keeps the start, the opening and the answers.
 func TestRefusalsAreCounted(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.key("org-a", "read", "admin", "execute")
 	ann, cy, eve := e.personKey("org-a", "ann@example.com"), e.personKey("org-a", "cy@example.com"), e.personKey("org-a", "eve@example.com")

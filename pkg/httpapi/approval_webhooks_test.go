@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/cardflow/cardflow/internal/fakes/teamstest"
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 )
 
@@ -42,6 +42,7 @@ func shared(fake *teamstest.Server) []teamstest.Request {
 // workflow is saved, with what to add; approver_webhooks that leave out a
 // listed approver is refused too.
 func TestApprovalWebhookSharedIsRefused(t *testing.T) {
+	t.Parallel()
 	e, _ := newTeamsEnv(t)
 	admin := e.key("org-a", "read", "admin", "execute")
 	for _, c := range []struct {
@@ -81,6 +82,7 @@ func TestApprovalWebhookSharedIsRefused(t *testing.T) {
 // webhook receives their copy alone, whose links name them, and no other
 // approver's link; the shared webhook gets the card once without any link.
 func TestApprovalWebhooksArePersonal(t *testing.T) {
+	t.Parallel()
 	e, fake := newTeamsEnv(t)
 	admin := e.key("org-a", "read", "admin", "execute")
 	profile := ownWebhooks()
@@ -137,6 +139,7 @@ func TestApprovalWebhooksArePersonal(t *testing.T) {
 // without a webhook of their own, fails the step when it opens with a
 // plain reason; nobody's copy is sent.
 func TestApprovalWebhookTemplatedApprover(t *testing.T) {
+	t.Parallel()
 	e, fake := newTeamsEnv(t)
 	admin := e.key("org-a", "read", "admin", "execute")
 	wf := e.teamsApprovalStep(admin, ownWebhooks(), map[string]any{"approvers": []any{"ann@example.com", "{{ input.manager }}"}, "policy": "all"})
@@ -156,6 +159,7 @@ func TestApprovalWebhookTemplatedApprover(t *testing.T) {
 // without a webhook of their own sends them nothing, says so in the log,
 // and the approval waits on; the other approver's answer still counts.
 func TestApprovalWebhookReassignedWithoutOwn(t *testing.T) {
+	t.Parallel()
 	e, fake := newTeamsEnv(t)
 	admin := e.key("org-a", "read", "admin", "execute")
 	wf := e.teamsApprovalStep(admin, ownWebhooks(), map[string]any{
@@ -169,14 +173,15 @@ func TestApprovalWebhookReassignedWithoutOwn(t *testing.T) {
 	}
 	e.awaitApproval("org-a", id, func(a *cardflow.Approval) bool { return slices.Contains(a.Sent, "dan@example.com") })
 	var found string
-	for deadline := time.Now().Add(10 * time.Second); found == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	testenv.WaitFor(t, "the event that dan's card was not sent", func() bool {
 		ex := e.get("/v1/workflows/getWorkflowExecutionById", admin, "workflow_id", wf, "workflow_execution_id", exID).body["item"].(map[string]any)
 		for _, ev := range ex["workflow_event_log"].(map[string]any)["events"].([]any) {
 			if msg := str(ev.(map[string]any)["message"]); strings.HasPrefix(msg, "card not sent to dan@example.com") {
 				found = msg
 			}
 		}
-	}
+		return found != ""
+	})
 	if !strings.Contains(found, "no webhook of their own for dan@example.com: add approver_webhooks") {
 		t.Errorf("event: got %q, want one saying dan's card was not sent and why", found)
 	}

@@ -8,6 +8,7 @@ import (
 // TestPendingApprovalFilters: the filters refuse what the spec refuses
 // and take what it allows.
 func TestPendingApprovalFilters(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	key := e.key("org-a", "read")
 	long := strings.Repeat("é", 300) + "@example.com"

@@ -65,6 +65,7 @@ func (e *env) publishedQuorum(admin string, extra map[string]any) string {
 // runner: only listed approvers count, the requester is refused, two
 // approvals decide, and every answer and refusal is in the event log.
 func TestApprovalThroughTheAPI(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.key("org-a", "read", "admin", "execute")
 	ann, bob, cy, eve := e.personKey("org-a", "ann@example.com"), e.personKey("org-a", "bob@example.com"), e.personKey("org-a", "CY@example.com"), e.personKey("org-a", "eve@example.com")
@@ -170,6 +171,7 @@ func TestApprovalThroughTheAPI(t *testing.T) {
 // reassignment needs allow_reassign and is kept on the approval record.
 // (Overrides: TestOverrideApproval.)
 func TestApprovalRejectAndReassign(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.key("org-a", "read", "admin", "execute")
 	ann, cy := e.personKey("org-a", "ann@example.com"), e.personKey("org-a", "cy@example.com")

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/httpapi"
 )
 
@@ -73,18 +74,15 @@ func (h *heldRequest) finish(t *testing.T) int {
 // that is until the server has read its headers.
 func awaitHeld(t *testing.T, api *httpapi.Server, budget int64, size int) {
 	t.Helper()
-	for i := 0; httpapi.BodyFree(api, budget); i++ {
-		if i == 10000 {
-			t.Fatalf("a request with a %d KB body holds none of the budget once its headers are sent", size>>10)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testenv.WaitFor(t, fmt.Sprintf("a request with a %d KB body to hold some of the budget once its headers are sent", size>>10),
+		func() bool { return !httpapi.BodyFree(api, budget) })
 }
 
 // Concurrent requests hold at most the server's budget of request bodies:
 // a request past it waits until one in flight is done, and past the wait
 // is answered 503 with Retry-After, whichever endpoint it is for.
 func TestRequestBodiesInFlightAreBounded(t *testing.T) {
+	t.Parallel()
 	const budget = httpapi.MaxBodyBytes
 	held, next := paddedBody(200<<10), paddedBody(100<<10)
 	const path = "/v1/adaptive-cards/previewCard"
@@ -156,6 +154,7 @@ func TestRequestBodiesInFlightAreBounded(t *testing.T) {
 
 // A budget smaller than one body could never admit the largest request.
 func TestBodyBudgetHoldsOneBody(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	if _, err := httpapi.New(e.svc, httpapi.KeyAuthenticator{Service: e.svc}, httpapi.WithBodyBudget(httpapi.MaxBodyBytes-1, time.Second)); err == nil {
 		t.Errorf("got a server with a budget of %d bytes, want an error", httpapi.MaxBodyBytes-1)

@@ -7,33 +7,31 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/app"
 )
 
 // awaitBulk polls a bulk operation until it is no longer RUNNING.
 func (e *env) awaitBulk(key, id string) map[string]any {
 	e.t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	var op map[string]any
+	testenv.WaitFor(e.t, "bulk operation "+id+" to end", func() bool {
 		r := e.get("/v1/workflows/getBulkOperation", key, "bulk_operation_id", id)
 		if r.status != 200 {
 			e.t.Fatalf("getBulkOperation: got %d %s", r.status, r.raw)
 		}
-		op := r.body["item"].(map[string]any)
-		if op["status"] != "RUNNING" {
-			return op
-		}
-		if time.Now().After(deadline) {
-			e.t.Fatalf("bulk operation %s: still RUNNING: %v", id, op)
-		}
-	}
+		op = r.body["item"].(map[string]any)
+		return op["status"] != "RUNNING"
+	})
+	return op
 }
 
 // TestBulkCancelThroughTheAPI cancels the waiting executions of one
 // workflow in bulk: each is cancelled once, by the operation, and the
 // finished one, the other workflow's and the other organization's stay.
 func TestBulkCancelThroughTheAPI(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.key("org-a", "read", "admin", "execute")
 	wf, _ := e.publishedApproval(admin)
@@ -96,6 +94,7 @@ func TestBulkCancelThroughTheAPI(t *testing.T) {
 }
 
 func TestStartBulkOperationRefuses(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	key := e.key("org-a", "read", "execute")
 	for _, tc := range []struct {

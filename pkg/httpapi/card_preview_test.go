@@ -9,6 +9,7 @@ import (
 )
 
 func TestPreviewCard(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ids := loadSample(t, e, "org-a")
 	reader := e.key("org-a", "read")
@@ -46,6 +47,7 @@ func TestPreviewCard(t *testing.T) {
 // with a read key as with an admin key. The answer is now a 400 naming
 // the limit, and each preview counts against the organization's rate.
 func TestPreviewCardIsBoundedAndRateLimited(t *testing.T) {
+	t.Parallel()
 	// A token every 100 s: nothing refills while the test runs.
 	e := newLimitedEnv(t, cardflow.Limits{RatePerSecond: 0.01, Burst: 4})
 	admin, reader := e.key("org-a", "read", "admin"), e.key("org-a", "read")

@@ -8,6 +8,7 @@ import (
 // TestSaveWorkflowIntegrations: a bad SAP profile or step call setting is a
 // 400 that names the field, and saves nothing.
 func TestSaveWorkflowIntegrations(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.key("org-i", "read", "admin")
 	profile := func(change func(map[string]any)) map[string]any {

@@ -246,6 +246,7 @@ func (e *env) snapshot(a tenant) string {
 // without A's records), a key of A without the route's scope (403), and a
 // revoked key of A (401). None of them may change any record of A.
 func TestTenantIsolation(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a := e.newTenant("org-a")
 	e.newTenant("org-b")

@@ -56,6 +56,7 @@ func wantThrottled(t *testing.T, what string, r response, min int) {
 // its keys asks, while another organization's go on; an override raises
 // one organization's limit at once.
 func TestRateLimitPerOrganization(t *testing.T) {
+	t.Parallel()
 	// A token every 100 s: nothing refills while the test runs.
 	e := newLimitedEnv(t, cardflow.Limits{RatePerSecond: 0.01, Burst: 3})
 	a1, a2 := e.key("org-a", "read"), e.key("org-a", "read")
@@ -87,6 +88,7 @@ func TestRateLimitPerOrganization(t *testing.T) {
 // until one organization holds its cap: the next trigger is 429, another
 // organization still starts, and cancelling one frees its place.
 func TestOpenExecutionCap(t *testing.T) {
+	t.Parallel()
 	e := newLimitedEnv(t, cardflow.Limits{MaxOpenExecutions: 2})
 	admin := e.key("org-a", "read", "admin", "execute")
 	other := e.key("org-b", "read", "admin", "execute")

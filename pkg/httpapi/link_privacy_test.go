@@ -2,11 +2,13 @@ package httpapi_test
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/teams"
@@ -42,6 +44,7 @@ func (e *env) linkReads(key, wf, exID string) map[string][]byte {
 // approver's personal link or its token. Before, the outbox's copies held
 // each approver's links, and the requester approved as each of them.
 func TestPersonalLinksNotReadable(t *testing.T) {
+	t.Parallel()
 	e, _ := newTeamsEnv(t)
 	admin := e.key("org-a", "read", "admin", "execute")
 	wf := e.teamsApprovalStep(admin, nil, map[string]any{"approvers": []any{"ann@example.com", "dan@example.com"}, "policy": "all"})
@@ -71,6 +74,7 @@ func TestPersonalLinksNotReadable(t *testing.T) {
 // read and execute keys get 403, another organization 404, and no read
 // shows the links afterwards. The links answer as their approver.
 func TestIssueApprovalLinks(t *testing.T) {
+	t.Parallel()
 	e, _ := newTeamsEnv(t)
 	admin := e.key("org-a", "read", "admin", "execute")
 	root, _, err := e.svc.CreateKey(context.Background(), app.CreateKeyInput{OrganizationID: "org-a", WorkspaceID: "org-a-ws", Scopes: []string{"read", "admin"}, Person: "root@example.com"})
@@ -176,16 +180,13 @@ func TestIssueApprovalLinks(t *testing.T) {
 // cards: the cards go out as the wait opens.
 func (e *env) awaitOutbox(key, exID string, n int) {
 	e.t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	testenv.WaitFor(e.t, fmt.Sprintf("%d copies of %s in the outbox", n, exID), func() bool {
 		got := 0
 		for _, m := range items(e.get("/v1/adaptive-cards/outbox", key)) {
 			if m["workflow_execution_id"] == exID {
 				got++
 			}
 		}
-		if got >= n {
-			return
-		}
-	}
-	e.t.Fatalf("outbox: fewer than %d copies of %s", n, exID)
+		return got >= n
+	})
 }

@@ -77,6 +77,7 @@ func checkSequence(t *testing.T, what string, got, want []string) {
 }
 
 func TestPagination(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := as("org-a")
 	key := e.key("org-a", "read")
@@ -219,6 +220,7 @@ func TestPagination(t *testing.T) {
 }
 
 func TestForeignPageKey(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	idsA := loadSample(t, e, "org-a")
 	loadSample(t, e, "org-b")
@@ -267,6 +269,7 @@ func TestForeignPageKey(t *testing.T) {
 // TestQueryParameters: every query parameter of the lists is read exactly
 // as openapi.yaml describes it, and anything else is a 400 that says why.
 func TestQueryParameters(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ids := loadSample(t, e, "org-a")
 	key := e.key("org-a", "read")

@@ -71,6 +71,7 @@ func (e *env) executionCount(key, workflowID string) int {
 // nothing is written. Before the limit, a trigger 10,000 levels deep was
 // stored as a record that could not be read back.
 func TestBodiesNestAtMost64Levels(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.key("org-a", "read", "admin")
 	run := e.key("org-a", "read", "execute")
@@ -187,6 +188,7 @@ func TestStepOutputsNestAtMost64Levels(t *testing.T) {
 // process record that cannot be read back. Cancelling or resuming them is
 // a 409 that says so, not a 500, and no retry is invited.
 func TestUnreadableExecutionsAreConflicts(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	run := e.key("org-a", "read", "execute")
 	ctx := context.Background()
@@ -235,6 +237,7 @@ func TestUnreadableExecutionsAreConflicts(t *testing.T) {
 // an activity nested too deep, and through a response link whose signed
 // choice is: both are refused, saying how deep, and the wait stays open.
 func TestTeamsAnswersNestAtMost64Levels(t *testing.T) {
+	t.Parallel()
 	e, fake := newTeamsEnv(t)
 	admin := e.key("org-a", "read", "admin")
 	run := e.key("org-a", "read", "execute")

@@ -30,6 +30,7 @@ func holdBody() map[string]any {
 // output and a schema record's mock payload are JSON objects, whatever the
 // trigger body was and wherever the execution is.
 func TestPayloadsAreObjects(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.key("org-a", "read", "admin")
 	run := e.key("org-a", "read", "execute")

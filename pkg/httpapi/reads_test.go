@@ -31,6 +31,7 @@ func loadSampleB(t testing.TB, e *env, org string) sample.IDs {
 }
 
 func TestReadEndpoints(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ids := loadSample(t, e, "org-a")
 	key := e.key("org-a", "read")
@@ -193,6 +194,7 @@ func TestReadEndpoints(t *testing.T) {
 }
 
 func TestNotFound(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ids := loadSample(t, e, "org-a")
 	mine := e.key("org-a", "read")

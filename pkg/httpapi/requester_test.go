@@ -24,6 +24,7 @@ func selfApproval() map[string]any {
 // may not approve through the API, and the quorum counts him out: one
 // rejection of the other two decides.
 func TestSelfApprovalByWhoTriggered(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.key("org-a", "read", "admin", "execute")
 	ann, bob, cy := e.personKey("org-a", "ann@example.com"), e.personKey("org-a", "bob@example.com"), e.personKey("org-a", "cy@example.com")
@@ -74,6 +75,7 @@ func TestSelfApprovalByWhoTriggered(t *testing.T) {
 // TestSelfApprovalByWhoTriggeredThroughTeams: neither bob's personal link
 // nor his click on the bot's card counts, and both show who asked.
 func TestSelfApprovalByWhoTriggeredThroughTeams(t *testing.T) {
+	t.Parallel()
 	e, fake := newTeamsEnv(t)
 	admin := e.key("org-a", "read", "admin", "execute")
 	bob := e.personKey("org-a", "bob@example.com")
@@ -142,6 +144,7 @@ func (e *env) closed(key, id string) *cardflow.Approval {
 // TestCancelClosesApproval: cancelling an execution cancels its open
 // approval; the bot's copies say so; clicks, links and the API get 409.
 func TestCancelClosesApproval(t *testing.T) {
+	t.Parallel()
 	e, fake := newTeamsEnv(t)
 	admin := e.key("org-a", "read", "admin", "execute")
 	ann := e.personKey("org-a", "ann@example.com")
@@ -196,6 +199,7 @@ func TestCancelClosesApproval(t *testing.T) {
 // (the card cannot go out) or that its runner gives up on closes the
 // approval the step opened.
 func TestFailureClosesApproval(t *testing.T) {
+	t.Parallel()
 	e, _ := newTeamsEnv(t)
 	admin := e.key("org-a", "read", "admin", "execute")
 	ann := e.personKey("org-a", "ann@example.com")
@@ -220,6 +224,7 @@ func TestFailureClosesApproval(t *testing.T) {
 // An answer to an approval whose execution ended without closing it (its
 // runner stopped in between) closes it and gets 409.
 func TestAnswerClosesApprovalOfEndedExecution(t *testing.T) {
+	t.Parallel()
 	e, _ := newTeamsEnv(t)
 	admin := e.key("org-a", "read", "admin", "execute")
 	ann := e.personKey("org-a", "ann@example.com")

@@ -2,13 +2,15 @@ package httpapi_test
 
 import (
 	"testing"
-	"time"
+
+	"github.com/cardflow/cardflow/internal/testenv"
 )
 
 // TestCardRollback checks that publishing an older card version rolls the
 // card back as it rolls a workflow back: getLatestActiveCard answers it and
 // card steps without card_version send it.
 func TestCardRollback(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.key("org-a", "read", "admin")
 	run := e.key("org-a", "read", "execute")
@@ -27,13 +29,14 @@ func TestCardRollback(t *testing.T) {
 		id := str(e.trigger(run, "/v1/workflows/triggerworkflow/"+wf, map[string]any{"amount": 5000}).body["service_execution_id"])
 		e.awaitStatus(run, wf, id, "WAITING")
 		var sent map[string]any
-		for deadline := time.Now().Add(5 * time.Second); sent == nil && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		testenv.WaitFor(t, "the card in the outbox", func() bool {
 			for _, d := range items(e.get("/v1/adaptive-cards/outbox", run)) {
 				if d["workflow_execution_id"] == id {
 					sent = d
 				}
 			}
-		}
+			return sent != nil
+		})
 		if sent == nil || sent["card_version"] != float64(publish) {
 			t.Errorf("run %d after publishing version %d: the card step sent %v, want version %d", i, publish, jsonOf(sent), publish)
 		}

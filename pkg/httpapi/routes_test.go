@@ -11,6 +11,7 @@ import (
 // TestEveryRouteNeedsAKey walks every route the server knows, so a new
 // endpoint cannot forget authentication or the error shape.
 func TestEveryRouteNeedsAKey(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	api, err := httpapi.New(e.svc, httpapi.KeyAuthenticator{Service: e.svc})
 	if err != nil {
@@ -31,6 +32,7 @@ func TestEveryRouteNeedsAKey(t *testing.T) {
 // TestNewEndpoints checks that a server of some endpoints, as one Lambda
 // function per endpoint builds it, answers only their routes.
 func TestNewEndpoints(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	auth := httpapi.KeyAuthenticator{Service: e.svc}
 	for _, tc := range []struct {

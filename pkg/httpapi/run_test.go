@@ -5,27 +5,23 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/cardflow/cardflow/internal/testenv"
 )
 
 // awaitStatus polls an execution until it has the status.
 func (e *env) awaitStatus(key, workflowID, id, status string) map[string]any {
 	e.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
+	var item map[string]any
+	testenv.WaitFor(e.t, "execution "+id+" to be "+status, func() bool {
 		r := e.get("/v1/workflows/getWorkflowExecutionById", key, "workflow_id", workflowID, "workflow_execution_id", id)
 		if r.status != 200 {
 			e.t.Fatalf("getWorkflowExecutionById: got %d %s", r.status, r.raw)
 		}
-		item := r.body["item"].(map[string]any)
-		if item["status"] == status {
-			return item
-		}
-		if time.Now().After(deadline) {
-			e.t.Fatalf("execution %s: got %s in %v, want %s", id, item["status"], item["workflow_current_state"], status)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		item = r.body["item"].(map[string]any)
+		return item["status"] == status
+	})
+	return item
 }
 
 // publishedApproval publishes a card and the approval workflow that uses it.
@@ -51,6 +47,7 @@ func (e *env) trigger(key, path string, body any, header ...string) response {
 }
 
 func TestApprovalRun(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.key("org-a", "read", "admin")
 	run := e.key("org-a", "read", "execute")
@@ -71,11 +68,10 @@ func TestApprovalRun(t *testing.T) {
 
 	// The card went to the outbox with the process id that resumes it.
 	var out response
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if out = e.get("/v1/adaptive-cards/outbox", run); len(items(out)) > 0 {
-			break
-		}
-	}
+	testenv.WaitFor(t, "the card in the outbox", func() bool {
+		out = e.get("/v1/adaptive-cards/outbox", run)
+		return len(items(out)) > 0
+	})
 	if got := items(out); len(got) != 1 || got[0]["process_id"] != "PO-1" || got[0]["workflow_execution_id"] != id ||
 		jsonOf(got[0]["data"]) != `{"amount":5000}` {
 		t.Fatalf("outbox: got %s, want one card for PO-1 with amount 5000", out.raw)
@@ -143,6 +139,7 @@ func TestApprovalRun(t *testing.T) {
 }
 
 func TestTriggerErrors(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.key("org-a", "read", "admin")
 	run := e.key("org-a", "read", "execute")
@@ -196,6 +193,7 @@ func TestTriggerErrors(t *testing.T) {
 }
 
 func TestIdempotencyKey(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.key("org-a", "read", "admin")
 	run := e.key("org-a", "read", "execute")
@@ -226,6 +224,7 @@ func TestIdempotencyKey(t *testing.T) {
 }
 
 func TestCancelExecution(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.key("org-a", "read", "admin")
 	run := e.key("org-a", "read", "execute")
@@ -262,6 +261,7 @@ func TestCancelExecution(t *testing.T) {
 // with one that may only act on them: the second learns the outline, not
 // the input, logs or events.
 func TestCancelAnswersByScope(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.key("org-a", "read", "admin")
 	reader := e.key("org-a", "read", "execute")
@@ -297,6 +297,7 @@ func TestCancelAnswersByScope(t *testing.T) {
 }
 
 func TestToggleSchedule(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.key("org-a", "read", "admin", "execute")
 	sched := map[string]any{
@@ -357,6 +358,7 @@ func TestToggleSchedule(t *testing.T) {
 // TestRunsTheVersionItStarted publishes a new version while an execution of
 // the old one waits.
 func TestRunsTheVersionItStarted(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.key("org-a", "read", "admin", "execute")
 	wf, cardID := e.publishedApproval(admin)

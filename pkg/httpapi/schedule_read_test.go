@@ -5,6 +5,7 @@ import (
 )
 
 func TestGetWorkflowSchedule(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ids := loadSample(t, e, "org-a")
 	reader := e.key("org-a", "read")

@@ -12,6 +12,7 @@ import (
 )
 
 func TestSearchExecutions(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := as("org-a")
 	key := e.key("org-a", "read")

@@ -312,7 +312,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(status)
-	w.Write(buf.Bytes())
+	_, _ = w.Write(buf.Bytes())
 }
 
 // ok answers 200 with "message": "success" and the given fields.
@@ -347,9 +347,9 @@ func okItemJSON(w http.ResponseWriter, item []byte) error {
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(head)+len(item)+len(tail)))
 	w.WriteHeader(http.StatusOK)
-	io.WriteString(w, head)
-	w.Write(item)
-	io.WriteString(w, tail)
+	_, _ = io.WriteString(w, head)
+	_, _ = w.Write(item)
+	_, _ = io.WriteString(w, tail)
 	return nil
 }
 

@@ -69,6 +69,7 @@ func hasAny(q url.Values, fields openapi3.Schemas) bool {
 // A request openapi.yaml allows is answered as it documents, never
 // refused with 400 or failed with 500; one it forbids is refused with 400.
 func TestSpecAgreesWithAnswers(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, httpapi.WithTeams())
 	admin := e.key("org-a", "read", "execute", "admin")
 	unlinked := cardBody("")
@@ -138,6 +139,7 @@ func TestSpecAgreesWithAnswers(t *testing.T) {
 // parts joined by a dot; openapi.yaml says so, and an empty one, which
 // it allowed, is refused.
 func TestSpecResponseLinkToken(t *testing.T) {
+	t.Parallel()
 	e, _ := newTeamsEnv(t)
 	for _, tc := range []struct {
 		method, token string

@@ -181,7 +181,7 @@ func (s *Server) writeLinkPage(w http.ResponseWriter, r *http.Request, page *app
 	h.Set("X-Robots-Tag", "noindex, nofollow")
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
-		io.WriteString(w, b.String())
+		_, _ = io.WriteString(w, b.String())
 	}
 }
 

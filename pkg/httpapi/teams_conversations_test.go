@@ -15,6 +15,7 @@ import (
 // conversation was A's fails its card step, posting nothing, once it is
 // B's.
 func TestTeamsCrossOrganizationPost(t *testing.T) {
+	t.Parallel()
 	e, fake := newTeamsEnv(t)
 	adminA, adminB := e.key("org-a", "read", "admin"), e.key("org-b", "read", "admin")
 	run := e.key("org-a", "read", "execute")
@@ -64,6 +65,7 @@ func TestTeamsCrossOrganizationPost(t *testing.T) {
 // nothing, whoever clicks; the same card in A's conversation still
 // answers.
 func TestTeamsCrossOrganizationClick(t *testing.T) {
+	t.Parallel()
 	e, fake := newTeamsEnv(t)
 	adminA, adminB := e.key("org-a", "read", "admin"), e.key("org-b", "read", "admin")
 	run := e.key("org-a", "read", "execute")
@@ -105,6 +107,7 @@ func TestTeamsCrossOrganizationClick(t *testing.T) {
 // tenant is 403, and a claim that left it out moves to the tenant's
 // organization at the first activity there.
 func TestTeamsInstallationRegisters(t *testing.T) {
+	t.Parallel()
 	e, fake := newTeamsEnv(t)
 	adminA, adminB := e.key("org-a", "read", "admin"), e.key("org-b", "read", "admin")
 	token := fake.Token(t, time.Now(), fake.ServiceURL())

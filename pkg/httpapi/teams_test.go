@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"html"
 	"io"
 	"net/http"
@@ -17,6 +18,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 
 	"github.com/cardflow/cardflow/internal/fakes/teamstest"
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/httpapi"
@@ -137,13 +139,12 @@ func (e *env) registerBotConversation(admin string, profile map[string]any) {
 // awaitRequests waits until the fake has n requests under prefix.
 func awaitRequests(t *testing.T, fake *teamstest.Server, prefix string, n int) []teamstest.Request {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if got := fake.Requests(prefix); len(got) >= n {
-			return got
-		}
-	}
-	t.Fatalf("got %d requests to %s, want %d", len(fake.Requests(prefix)), prefix, n)
-	return nil
+	var got []teamstest.Request
+	testenv.WaitFor(t, fmt.Sprintf("%d requests to %s", n, prefix), func() bool {
+		got = fake.Requests(prefix)
+		return len(got) >= n
+	})
+	return got
 }
 
 // cardActions returns the actions of the card in a posted activity or
@@ -182,12 +183,10 @@ func invoke(fake *teamstest.Server, from string, data map[string]any) map[string
 // answer claims it rather than being kept for it.
 func (e *env) awaitWaitOpen(org, processID string) {
 	e.t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if p, err := e.store.GetProcess(context.Background(), org, processID); err == nil && p.Wait != nil {
-			return
-		}
-	}
-	e.t.Fatalf("the wait of process %s did not open", processID)
+	testenv.WaitFor(e.t, "the wait of process "+processID+" to open", func() bool {
+		p, err := e.store.GetProcess(context.Background(), org, processID)
+		return err == nil && p.Wait != nil
+	})
 }
 
 func resumedEvents(ex map[string]any) int {
@@ -201,6 +200,7 @@ func resumedEvents(ex map[string]any) int {
 }
 
 func TestTeamsBotAnswer(t *testing.T) {
+	t.Parallel()
 	e, fake := newTeamsEnv(t)
 	admin := e.key("org-a", "read", "admin")
 	run := e.key("org-a", "read", "execute")
@@ -310,6 +310,7 @@ func TestTeamsBotAnswer(t *testing.T) {
 }
 
 func TestTeamsBotSubmit(t *testing.T) {
+	t.Parallel()
 	e, fake := newTeamsEnv(t)
 	admin := e.key("org-a", "read", "admin")
 	run := e.key("org-a", "read", "execute")
@@ -416,6 +417,7 @@ func (e *env) waitState(key, wf, id string) (string, float64) {
 }
 
 func TestTeamsResponseLinks(t *testing.T) {
+	t.Parallel()
 	e, fake := newTeamsEnv(t)
 	admin := e.key("org-a", "read", "admin")
 	run := e.key("org-a", "read", "execute")
@@ -559,6 +561,7 @@ func TestTeamsResponseLinks(t *testing.T) {
 // TestTeamsResponseLinkPageEscapes sends a card whose text and choice carry
 // markup: the page shows it as text.
 func TestTeamsResponseLinkPageEscapes(t *testing.T) {
+	t.Parallel()
 	e, fake := newTeamsEnv(t)
 	admin := e.key("org-a", "read", "admin")
 	run := e.key("org-a", "read", "execute")
@@ -603,6 +606,7 @@ func TestTeamsResponseLinkPageEscapes(t *testing.T) {
 }
 
 func TestTeamsDeliveryMisconfigured(t *testing.T) {
+	t.Parallel()
 	e, _ := newTeamsEnv(t)
 	admin := e.key("org-a", "read", "admin")
 	run := e.key("org-a", "read", "execute")
@@ -625,6 +629,7 @@ func TestTeamsDeliveryMisconfigured(t *testing.T) {
 }
 
 func TestTeamsEndpointsNeedConfiguration(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	for _, path := range []string{"/v1/teams/messages", "/v1/teams/respond"} {
 		if r := e.do("POST", path, "", map[string]any{}); r.status != 404 {
@@ -634,6 +639,7 @@ func TestTeamsEndpointsNeedConfiguration(t *testing.T) {
 }
 
 func TestTeamsBotAnswerAfterCancel(t *testing.T) {
+	t.Parallel()
 	e, fake := newTeamsEnv(t)
 	admin := e.key("org-a", "read", "admin")
 	run := e.key("org-a", "read", "execute")

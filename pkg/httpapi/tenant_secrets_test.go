@@ -20,6 +20,7 @@ import (
 
 	"github.com/cardflow/cardflow/internal/fakes/saptest"
 	"github.com/cardflow/cardflow/internal/fakes/teamstest"
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/httpapi"
 	"github.com/cardflow/cardflow/pkg/localmode"
@@ -194,9 +195,7 @@ func TestSecretsBelongToTheirOrganization(t *testing.T) {
 			}
 			mu.Unlock()
 			// The execution is recorded WAITING before its card goes out.
-			for deadline := time.Now().Add(10 * time.Second); len(hookA.Requests(""))-posted < 1 && time.Now().Before(deadline); {
-				time.Sleep(10 * time.Millisecond)
-			}
+			testenv.WaitFor(t, "org-a's webhook to get the card", func() bool { return len(hookA.Requests(""))-posted >= 1 })
 			if got := len(hookA.Requests("")) - posted; got != 1 {
 				t.Errorf("org-a's webhook got %d posts, want 1", got)
 			}

@@ -46,6 +46,7 @@ func (e *env) waitAsync(path, key string) <-chan response {
 }
 
 func TestWaitForExecution(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.key("org-a", "read", "admin", "execute")
 	wf, _ := e.publishedApproval(admin)

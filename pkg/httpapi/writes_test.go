@@ -42,6 +42,7 @@ func counts(t *testing.T, e *env, key string) (workflows, cards float64) {
 }
 
 func TestWriteFlow(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.key("org-a", "read", "admin")
 
@@ -117,6 +118,7 @@ func minimalBody() map[string]any {
 }
 
 func TestBadWrites(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.key("org-a", "read", "admin")
 	cardID := str(e.do("POST", "/v1/adaptive-cards/saveCard", admin, cardBody("")).body["item"].(map[string]any)["card_id"])
@@ -181,6 +183,7 @@ func TestBadWrites(t *testing.T) {
 }
 
 func TestAuth(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ids := loadSample(t, e, "org-a")
 	reader := e.key("org-a", "read")

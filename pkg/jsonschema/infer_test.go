@@ -61,6 +61,7 @@ func reread(t *testing.T, v any) any {
 }
 
 func TestInfer(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, value, want string
 	}{
@@ -150,6 +151,7 @@ func TestInfer(t *testing.T) {
 }
 
 func TestInferGoValues(t *testing.T) {
+	t.Parallel()
 	type line struct {
 		SKU string  `json:"sku"`
 		Qty int     `json:"qty"`
@@ -185,6 +187,7 @@ func TestInferGoValues(t *testing.T) {
 }
 
 func TestInferIsDeterministic(t *testing.T) {
+	t.Parallel()
 	a := `{"k": "x", "n": 1, "m": null}`
 	b := `{"z": [1], "k": "2024-05-01", "n": 2.5, "a": {"b": true}}`
 	first, _ := json.Marshal(Infer(decode(t, "["+a+","+b+"]")))
@@ -221,6 +224,7 @@ const purchaseOrder = `{
 }`
 
 func TestInferPurchaseOrder(t *testing.T) {
+	t.Parallel()
 	value := decode(t, purchaseOrder)
 	schema := check(t, value)
 

@@ -87,10 +87,10 @@ func reply(w http.ResponseWriter, v any, err error) {
 	w.Header().Set("Content-Type", "application/json")
 	if err != nil {
 		w.WriteHeader(http.StatusBadRequest)
-		json.NewEncoder(w).Encode(errorResponse{Message: cardflow.ErrorMessage(err), Code: cardflow.ErrorCode(err)})
+		_ = json.NewEncoder(w).Encode(errorResponse{Message: cardflow.ErrorMessage(err), Code: cardflow.ErrorCode(err)})
 		return
 	}
-	json.NewEncoder(w).Encode(v)
+	_ = json.NewEncoder(w).Encode(v)
 }
 
 // Client is a Manager that talks to a Handler on a unix socket.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/httpapi"
 )
 
@@ -53,9 +54,7 @@ var linksHeavy = map[string][]string{
 // builds it and fails when one links a heavy package it does not need, so
 // that read endpoints and Park stay small.
 func TestFunctionLinks(t *testing.T) {
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skipf("no go command: %v", err)
-	}
+	testenv.Command(t, "go")
 	cmd := exec.Command("go", "list", "-tags", "lambda.norpc", "-f", "{{.ImportPath}} {{join .Deps \" \"}}", "./functions/...")
 	cmd.Dir = filepath.Join("..", "..")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH=arm64")

@@ -134,7 +134,7 @@ func (p *conns) conn(ctx context.Context, s *slot) (*wireConn, error) {
 		return nil, err
 	}
 	// A call under way when ctx ends fails at once.
-	context.AfterFunc(ctx, func() { nc.SetDeadline(time.Unix(1, 0)) })
+	context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Unix(1, 0)) })
 	c = &wireConn{Conn: nc, r: bufio.NewReader(nc)}
 	p.mu.Lock()
 	s.conn = c

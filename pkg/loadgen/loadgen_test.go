@@ -291,7 +291,7 @@ func (s *approvalServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		e := s.execs[s.pids[strings.TrimPrefix(r.URL.Path, "/v1/workflows/resumeworkflow/")]]
 		if e == nil || e.way == rtResumeRefused {
-			http.Error(w, `{"message":"no card waits"}`, 409)
+			http.Error(w, `{"message":"no card waits"}`, http.StatusConflict)
 			return
 		}
 		e.resumed, e.status = true, "RUNNING"

@@ -10,6 +10,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
@@ -20,6 +21,7 @@ import (
 // before the stack starts and one after, and waits for housekeeping to
 // delete both.
 func TestHousekeepingRunsOnATicker(t *testing.T) {
+	t.Parallel()
 	store, err := boltstore.Open(filepath.Join(t.TempDir(), "cardflow.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -42,15 +44,10 @@ func TestHousekeepingRunsOnATicker(t *testing.T) {
 	}
 	gone := func(key string) {
 		t.Helper()
-		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		testenv.WaitFor(t, "housekeeping to delete idempotency record "+key, func() bool {
 			_, err := store.GetIdempotency(t.Context(), "acme", key, 0)
-			if cardflow.ErrorCode(err) == cardflow.ENOTFOUND {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("idempotency record %s: got %v, want it deleted by housekeeping", key, err)
-			}
-		}
+			return cardflow.ErrorCode(err) == cardflow.ENOTFOUND
+		})
 	}
 	expired("before-start")
 	if _, err := st.Start(t.Context()); err != nil {
@@ -66,6 +63,7 @@ func TestHousekeepingRunsOnATicker(t *testing.T) {
 // housekeeping in one organization. Housekeeping logs them by their ids,
 // skips them, and does its work for another organization all the same.
 func TestHousekeepingSkipsUnreadableRecords(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "cardflow.db")
 	store, err := boltstore.Open(path)
 	if err != nil {

@@ -73,6 +73,7 @@ func roundTrip(c net.Conn, r *bufio.Reader, wait time.Duration) (string, error) 
 // server closes the connection once the header timeout has passed, though
 // bytes keep arriving.
 func TestSlowHeadersClosed(t *testing.T) {
+	t.Parallel()
 	addr := startAPI(t, Limits{ReadHeaderTimeout: 300 * time.Millisecond})
 	c := dial(t, addr)
 	stop := make(chan struct{})
@@ -108,6 +109,7 @@ func TestSlowHeadersClosed(t *testing.T) {
 // allowed and reads none of it: the write timeout closes that connection,
 // and the next one is served.
 func TestSlowReaderClosed(t *testing.T) {
+	t.Parallel()
 	addr := startAPI(t, Limits{MaxConns: 1, WriteTimeout: 300 * time.Millisecond, ReadHeaderTimeout: guard, IdleTimeout: guard})
 	stalled := dial(t, addr)
 	if _, err := io.WriteString(stalled, "GET /large HTTP/1.1\r\nHost: cardflow\r\n\r\n"); err != nil {
@@ -122,6 +124,7 @@ func TestSlowReaderClosed(t *testing.T) {
 // TestConnectionLimit holds the limit's connections open: the next
 // connection gets no answer until one of them closes.
 func TestConnectionLimit(t *testing.T) {
+	t.Parallel()
 	addr := startAPI(t, Limits{MaxConns: 2, ReadHeaderTimeout: guard, IdleTimeout: guard})
 	var held []net.Conn
 	for i := range 2 {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
@@ -101,11 +102,7 @@ func linkReplayWritesNothing(t *testing.T, open func(t *testing.T, outbox *bolts
 	approvalID := cardflow.ApprovalIDOf(out.ExecutionID, 1)
 	await := func(what string, done func() bool) {
 		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); !done(); time.Sleep(5 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: not in time", what)
-			}
-		}
+		testenv.WaitFor(t, what, done)
 	}
 	// The wait opens on the process record once the cards went out: no
 	// write of the engine's is left for the replays to meet.

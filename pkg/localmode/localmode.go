@@ -470,7 +470,9 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("admin socket: %w", err)
 	}
-	os.Chmod(sockPath, 0o600)
+	if err := os.Chmod(sockPath, 0o600); err != nil {
+		return fmt.Errorf("admin socket: %w", err)
+	}
 
 	ui, err := console.New()
 	if err != nil {
@@ -496,8 +498,9 @@ func Run(ctx context.Context, cfg Config) error {
 	defer cancel()
 	// Waiting requests answer now, so that they do not hold the shutdown.
 	st.Changes.Close()
-	srv.Shutdown(shutdownCtx)
-	admin.Shutdown(shutdownCtx)
+	// Past the deadline the servers close anyway; the error says no more.
+	_ = srv.Shutdown(shutdownCtx)
+	_ = admin.Shutdown(shutdownCtx)
 	os.Remove(sockPath)
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil

@@ -11,6 +11,7 @@ import (
 // TestRunAddressInUse: a server whose address is taken says so and writes
 // nothing, not even the data directory.
 func TestRunAddressInUse(t *testing.T) {
+	t.Parallel()
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -27,6 +28,7 @@ func TestRunAddressInUse(t *testing.T) {
 }
 
 func TestBaseURL(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ addr, want string }{
 		{"127.0.0.1:3000", "http://127.0.0.1:3000"},
 		{"[::1]:3000", "http://[::1]:3000"},
@@ -48,6 +50,7 @@ func TestBaseURL(t *testing.T) {
 // TestUpdateDemoURL: a restart points demo.env at the address it listens
 // on now, and gives a file of an older version the CLI's lines.
 func TestUpdateDemoURL(t *testing.T) {
+	t.Parallel()
 	const ids = "KEY=cfk_a_b\nWORKFLOW_ID=W\n"
 	tests := []struct{ name, before, want string }{
 		{"same address", ids + "export CARDFLOW_API_KEY=cfk_a_b\nexport CARDFLOW_URL=http://127.0.0.1:4000\n", ids + "export CARDFLOW_API_KEY=cfk_a_b\nexport CARDFLOW_URL=http://127.0.0.1:4000\n"},

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
@@ -21,6 +22,7 @@ import (
 // no process record, no Idempotency-Key and no sample, and the process id
 // and the key start an execution afterwards.
 func TestTriggerTooDeepToStoreLeavesNothing(t *testing.T) {
+	t.Parallel()
 	store, err := boltstore.Open(filepath.Join(t.TempDir(), "cardflow.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -73,18 +75,13 @@ func TestTriggerTooDeepToStoreLeavesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatalf("trigger with the process id and key again: %v", err)
 	}
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+	testenv.WaitFor(t, "the execution to succeed", func() bool {
 		ex, err := svc.GetExecution(ctx, w.WorkflowID, out.ExecutionID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ex.Status == cardflow.ExecSucceeded {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("execution: got %s, want SUCCEEDED", ex.Status)
-		}
-	}
+		return ex.Status == cardflow.ExecSucceeded
+	})
 }
 
 func errOf[T any](_ T, err error) error { return err }

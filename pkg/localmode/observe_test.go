@@ -18,6 +18,7 @@ import (
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
@@ -169,9 +170,7 @@ func TestMetricsAndTraces(t *testing.T) {
 		return body
 	}
 	finished := []byte(`cardflow_executions_finished_total{status="SUCCEEDED"} 1`)
-	for deadline := time.Now().Add(10 * time.Second); !bytes.Contains(metrics(), finished) && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond)
-	}
+	testenv.WaitFor(t, "the finished execution in the metrics", func() bool { return bytes.Contains(metrics(), finished) })
 
 	if err := tp.Shutdown(context.Background()); err != nil {
 		t.Fatalf("flush the spans: %v", err)
@@ -219,6 +218,7 @@ func TestMetricsAndTraces(t *testing.T) {
 // get the API's answer for a path it does not have. This machine's
 // clients need the metrics token.
 func TestMetricsOnlyFromThisMachine(t *testing.T) {
+	t.Parallel()
 	metrics := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "metrics") })
 	api := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { http.NotFound(w, nil) })
 	h := withMetrics(api, metrics, "metrics-token-for-tests")
@@ -248,6 +248,7 @@ func TestMetricsOnlyFromThisMachine(t *testing.T) {
 // TestMetricsTokenFile: serving makes the token once, keeps it across
 // restarts, and nobody but the owner may read the file.
 func TestMetricsTokenFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	first, err := metricsToken(dir)
 	if err != nil {
@@ -315,14 +316,10 @@ func TestMetricsUnreadableFromAWorkflow(t *testing.T) {
 			t.Fatal(err)
 		}
 		var ex *cardflow.Execution
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-			if ex, err = svc.GetExecution(ctx, wf.WorkflowID, out.ExecutionID); err == nil && !ex.Open() {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("execution %s did not end", out.ExecutionID)
-			}
-		}
+		testenv.WaitFor(t, "execution "+out.ExecutionID+" to end", func() bool {
+			ex, err = svc.GetExecution(ctx, wf.WorkflowID, out.ExecutionID)
+			return err == nil && !ex.Open()
+		})
 		got, _ := json.Marshal(ex)
 		if ex.Status != cardflow.ExecFailed || bytes.Contains(got, []byte("go_goroutines")) || bytes.Contains(got, []byte("cardflow_executions")) {
 			t.Errorf("GET %s from a step: got %s with %.300s, want FAILED without metrics", target, ex.Status, got)

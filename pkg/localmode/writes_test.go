@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/cardflow/cardflow/internal/dynamostoretest"
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
@@ -122,14 +122,10 @@ func approvalWrites(t *testing.T, open func(t *testing.T, outbox *boltstore.Stor
 		}
 		// The resume comes once the wait is open, so that it never
 		// races the engine's write that opens it.
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
-			if p, err := store.GetProcess(ctx, org, pid); err == nil && p.Wait != nil {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the wait of %s did not open", pid)
-			}
-		}
+		testenv.WaitFor(t, "the wait of "+pid+" to open", func() bool {
+			p, err := store.GetProcess(ctx, org, pid)
+			return err == nil && p.Wait != nil
+		})
 		if _, err := st.Service.Resume(ctx, pid, []byte(`{"source": "TEAMS", "decision": "approve"}`)); err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/cards"
@@ -65,11 +66,7 @@ func (f *fakeTime) add(d time.Duration) {
 // eventually polls cond while the runner's goroutines work.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(2 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited in vain for %s", what)
-		}
-	}
+	testenv.WaitFor(t, what, cond)
 }
 
 // TestApprovalTimersOnTheLocalRunner: on the local runner, with its clock
@@ -78,6 +75,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 // approver at once; each is in the audit trail, and the new approver's
 // answer decides.
 func TestApprovalTimersOnTheLocalRunner(t *testing.T) {
+	t.Parallel()
 	clk := &fakeTime{t: time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)}
 	store := boltStore(t, "cardflow.db")
 	t.Cleanup(func() { store.Close() })

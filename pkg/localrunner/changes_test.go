@@ -23,6 +23,7 @@ func signaled(ch <-chan struct{}) bool {
 }
 
 func TestChanges(t *testing.T) {
+	t.Parallel()
 	c := localrunner.NewChanges()
 	a := cardflow.ExecutionRef{OrganizationID: "org", WorkflowID: "wf", ExecutionID: "a"}
 	b := a
@@ -85,6 +86,7 @@ func (s spyWatcher) drain() {
 // answers with the change it waited for. A request that missed its
 // wake-up would answer the WAITING execution after 25 s, and fail.
 func TestWaitWakesOnChange(t *testing.T) {
+	t.Parallel()
 	store := boltStore(t, "cardflow.db")
 	st, err := localmode.NewStack(store, store, localmode.Config{})
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/cards"
@@ -35,6 +36,7 @@ func (f *failingAdvancer) Advance(ctx context.Context, ref cardflow.ExecutionRef
 // the reason, in the step it was in; before, it tried for ever and the
 // record said RUNNING. A redrive runs it on from that step.
 func TestGiveUpEndsFailed(t *testing.T) {
+	t.Parallel()
 	store := boltStore(t, "cardflow.db")
 	defer store.Close()
 	eng, err := localmode.NewEngine(store, store, localmode.Config{})
@@ -72,18 +74,14 @@ func TestGiveUpEndsFailed(t *testing.T) {
 	}
 	await := func(status string) *cardflow.Execution {
 		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-			ex, err := svc.GetExecution(ctx, w.WorkflowID, out.ExecutionID)
-			if err != nil {
+		var ex *cardflow.Execution
+		testenv.WaitFor(t, "the execution to be "+status, func() bool {
+			if ex, err = svc.GetExecution(ctx, w.WorkflowID, out.ExecutionID); err != nil {
 				t.Fatal(err)
 			}
-			if ex.Status == status {
-				return ex
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("execution is %s in %q, want %s", ex.Status, ex.WorkflowCurrentState, status)
-			}
-		}
+			return ex.Status == status
+		})
+		return ex
 	}
 	await(cardflow.ExecWaiting)
 	adv.failing.Store(true)

@@ -108,7 +108,9 @@ func (r *Runner) Recover(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	for _, ref := range refs {
-		r.spawn(ref)
+		if err := r.spawn(ref); err != nil {
+			return 0, err
+		}
 	}
 	return len(refs), nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cardflow/cardflow/internal/dynamostoretest"
 	"github.com/cardflow/cardflow/internal/runnertest"
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/engine"
@@ -24,6 +25,7 @@ import (
 )
 
 func TestContract(t *testing.T) {
+	t.Parallel()
 	runnertest.Run(t, func(t *testing.T) runnertest.Harness {
 		store := boltStore(t, "cardflow.db")
 		return harness(t, store, store)
@@ -33,6 +35,7 @@ func TestContract(t *testing.T) {
 // TestContractOnDynamoDB runs the engine and the local runner on the
 // DynamoDB store (`CARDFLOW_STORE=dynamodb make run`).
 func TestContractOnDynamoDB(t *testing.T) {
+	t.Parallel()
 	open, _ := dynamostoretest.Tables(t)
 	runnertest.Run(t, func(t *testing.T) runnertest.Harness {
 		return harness(t, open(t), boltStore(t, "outbox.db"))
@@ -106,6 +109,7 @@ func (b *logBuffer) String() string {
 // drops. Each is advanced once and never retried. Both records are written
 // into the file as bytes: the store no longer encodes such an input.
 func TestRecoverEndsUnreadableExecutions(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "cardflow.db")
 	store, err := boltstore.Open(path)
 	if err != nil {
@@ -174,15 +178,10 @@ func TestRecoverEndsUnreadableExecutions(t *testing.T) {
 	}
 
 	dropped := "nor could the execution be marked FAILED"
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+	testenv.WaitFor(t, "the first execution FAILED and the second dropped", func() bool {
 		ex, err := store.GetExecution(t.Context(), "acme", "wf-1", tooDeep.WorkflowExecutionID)
-		if err == nil && ex.Status == cardflow.ExecFailed && strings.Contains(logs.String(), dropped) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("got %v, %v and log %q, want the first FAILED and the second dropped", ex, err, logs.String())
-		}
-	}
+		return err == nil && ex.Status == cardflow.ExecFailed && strings.Contains(logs.String(), dropped)
+	})
 	// With a retry delay of a millisecond, a loop would show by now.
 	time.Sleep(200 * time.Millisecond)
 	for _, id := range []string{tooDeep.WorkflowExecutionID, damaged.WorkflowExecutionID} {
@@ -224,6 +223,7 @@ func (b *blockingAdvancer) Advance(ctx context.Context, _ cardflow.ExecutionRef)
 // so that a cancelled execution's step stops, and the runner advances once
 // more, finds the execution ended, and lets it go.
 func TestStopCancelsTheRunningAdvance(t *testing.T) {
+	t.Parallel()
 	eng := &blockingAdvancer{entered: make(chan struct{}), cancelled: make(chan struct{})}
 	r, err := localrunner.New(eng, boltStore(t, "stop.db"))
 	if err != nil {

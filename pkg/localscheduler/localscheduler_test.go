@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cardflow/cardflow/internal/schedulertest"
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/localscheduler"
 )
@@ -113,16 +114,11 @@ func TestLoopFires(t *testing.T) {
 	if err := s.Put(context.Background(), sc); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
+	testenv.WaitFor(t, "the run", func() bool {
 		f.mu.Lock()
-		n := len(f.got)
-		f.mu.Unlock()
-		if n > 0 {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		defer f.mu.Unlock()
+		return len(f.got) > 0
+	})
 	if got, want := f.take(), []string{"once@" + at.Format(time.RFC3339)}; !slices.Equal(got, want) {
 		t.Errorf("got %v, want %v", got, want)
 	}

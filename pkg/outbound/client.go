@@ -235,7 +235,7 @@ func (t *retrying) RoundTrip(req *http.Request) (*http.Response, error) {
 			return resp, err
 		}
 		if resp != nil {
-			io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // drained for reuse, at best
 			resp.Body.Close()
 		}
 		if err := t.cfg.Sleep(req.Context(), wait); err != nil {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/outbox"
@@ -214,11 +215,7 @@ func (c *counter) count() int {
 
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 10 s", what)
-		}
-	}
+	testenv.WaitFor(t, what, cond)
 }
 
 // relayTo starts the local relay, with the webhooks publisher, on s; the

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
-	"time"
 
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
@@ -48,11 +48,11 @@ func TestSampleExecutionIsARun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := await(t, svc, ctx, ids.ApprovalWorkflowID, out.ExecutionID, cardflow.ExecWaiting)
+	await(t, svc, ctx, ids.ApprovalWorkflowID, out.ExecutionID, cardflow.ExecWaiting)
 	if _, err := svc.Resume(ctx, "PO-1", []byte(`{"source": "TEAMS", "decision": "approve"}`)); err != nil {
 		t.Fatal(err)
 	}
-	want = await(t, svc, ctx, ids.ApprovalWorkflowID, out.ExecutionID, cardflow.ExecSucceeded)
+	want := await(t, svc, ctx, ids.ApprovalWorkflowID, out.ExecutionID, cardflow.ExecSucceeded)
 
 	if got.Status != cardflow.ExecSucceeded || got.WorkflowVersion != 2 || got.WorkflowCurrentState != want.WorkflowCurrentState {
 		t.Errorf("sample execution: got %s of version %d in %q, want SUCCEEDED of version 2 in %q", got.Status, got.WorkflowVersion, got.WorkflowCurrentState, want.WorkflowCurrentState)
@@ -99,18 +99,15 @@ func TestSampleExecutionIsARun(t *testing.T) {
 
 func await(t *testing.T, svc *app.Service, ctx context.Context, workflowID, id, status string) *cardflow.Execution {
 	t.Helper()
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		ex, err := svc.GetExecution(ctx, workflowID, id)
-		if err != nil {
+	var ex *cardflow.Execution
+	testenv.WaitFor(t, "execution "+id+" to be "+status, func() bool {
+		var err error
+		if ex, err = svc.GetExecution(ctx, workflowID, id); err != nil {
 			t.Fatal(err)
 		}
-		if ex.Status == status {
-			return ex
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("execution %s: got %s, want %s", id, ex.Status, status)
-		}
-	}
+		return ex.Status == status
+	})
+	return ex
 }
 
 func eventTypes(ex *cardflow.Execution) []string {

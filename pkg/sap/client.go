@@ -338,7 +338,7 @@ func (c *Client) fetchToken(ctx context.Context, secret string) (string, error) 
 		Error       string `json:"error"`
 		Description string `json:"error_description"`
 	}
-	json.Unmarshal(raw, &tok)
+	_ = json.Unmarshal(raw, &tok) // an answer that is no JSON has no token: reported below
 	if resp.StatusCode != http.StatusOK || tok.AccessToken == "" {
 		msg := fmt.Sprintf("OAuth token request to %s answered %s", c.p.Auth.TokenURL, resp.Status)
 		if tok.Error != "" {

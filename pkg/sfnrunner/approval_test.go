@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cardflow/cardflow/internal/fakes/sfnfake"
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 )
@@ -15,11 +16,7 @@ import (
 // until polls cond while the state machine runs.
 func until(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(approvalTimeout); !cond(); time.Sleep(pollInterval) {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited in vain for %s", what)
-		}
-	}
+	testenv.WaitFor(t, what, cond)
 }
 
 // TestApprovalOnStepFunctions runs an approval step on the Step Functions

@@ -3,9 +3,9 @@ package sfnrunner_test
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/cardflow/cardflow/internal/fakes/sfnfake"
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 )
@@ -33,11 +33,7 @@ func TestAdvanceFailsForGood(t *testing.T) {
 	awaitStatus(t, svc, wf, id, cardflow.ExecWaiting)
 	// The store goes out of reach while the execution sleeps.
 	st.failAdvance.Store(1000)
-	for deadline := time.Now().Add(20 * time.Second); st.fake.Status(id) == sfnfake.StatusRunning; time.Sleep(pollInterval) {
-		if time.Now().After(deadline) {
-			t.Fatal("the state machine still runs")
-		}
-	}
+	testenv.WaitFor(t, "the state machine to end", func() bool { return st.fake.Status(id) != sfnfake.StatusRunning })
 	if got := st.fake.Status(id); got != sfnfake.StatusFailed {
 		t.Errorf("state machine: got %s, want FAILED", got)
 	}
@@ -76,16 +72,13 @@ func TestAdvanceFailsForGood(t *testing.T) {
 // awaitStatus polls the execution until it has status.
 func awaitStatus(t *testing.T, svc *app.Service, wf, id, status string) *cardflow.Execution {
 	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(pollInterval) {
-		ex, err := svc.GetExecution(testContext(), wf, id)
-		if err != nil {
+	var ex *cardflow.Execution
+	testenv.WaitFor(t, "execution "+id+" to be "+status, func() bool {
+		var err error
+		if ex, err = svc.GetExecution(testContext(), wf, id); err != nil {
 			t.Fatal(err)
 		}
-		if ex.Status == status {
-			return ex
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("execution %s is %s, want %s", id, ex.Status, status)
-		}
-	}
+		return ex.Status == status
+	})
+	return ex
 }

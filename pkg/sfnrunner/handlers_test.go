@@ -15,6 +15,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/cardflow/cardflow/internal/fakes/sfnfake"
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
@@ -96,29 +97,26 @@ func newParkFixture(t *testing.T, change func(p *cardflow.Process)) *parkFixture
 // await polls until the state machine execution has ended.
 func (f *parkFixture) await(t *testing.T) string {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if s := f.fake.Status(f.ref.ExecutionID); s != sfnfake.StatusRunning {
-			return s
-		}
-	}
-	t.Fatal("the execution did not end")
-	return ""
+	var s string
+	testenv.WaitFor(t, "the execution to end", func() bool {
+		s = f.fake.Status(f.ref.ExecutionID)
+		return s != sfnfake.StatusRunning
+	})
+	return s
 }
 
 // parked polls until Park has stored its token, and returns the wait.
 func (f *parkFixture) parked(t *testing.T) *cardflow.Process {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		p, err := f.store.GetProcess(context.Background(), "org-1", "P-1")
-		if err != nil {
+	var p *cardflow.Process
+	testenv.WaitFor(t, "Park to store its token", func() bool {
+		var err error
+		if p, err = f.store.GetProcess(context.Background(), "org-1", "P-1"); err != nil {
 			t.Fatal(err)
 		}
-		if p.Wait.Token != "" {
-			return p
-		}
-	}
-	t.Fatal("Park stored no token")
-	return nil
+		return p.Wait.Token != ""
+	})
+	return p
 }
 
 func TestParkAndWake(t *testing.T) {
@@ -213,18 +211,21 @@ func TestAdvanceOutput(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-			ex, err := svc.GetExecution(ctx, workflowID, out.ExecutionID)
-			if err != nil {
+		var ex *cardflow.Execution
+		testenv.WaitFor(t, "the execution to wait", func() bool {
+			if ex, err = svc.GetExecution(ctx, workflowID, out.ExecutionID); err != nil {
 				t.Fatal(err)
 			}
-			if ex.Status == cardflow.ExecWaiting {
-				time.Sleep(50 * time.Millisecond) // let Park store its token
-				return ex
-			}
+			return ex.Status == cardflow.ExecWaiting
+		})
+		if typ != "delay" {
+			// Park stores its token once the wait is open.
+			testenv.WaitFor(t, "Park to store its token", func() bool {
+				p, err := store.GetProcess(ctx, ex.OrganizationID, ex.State.ProcessID)
+				return err == nil && p.Wait != nil && p.Wait.Token != ""
+			})
 		}
-		t.Fatal("the execution did not wait")
-		return nil
+		return ex
 	}
 	advance := func(ex *cardflow.Execution) sfnrunner.AdvanceOutput {
 		t.Helper()
@@ -284,37 +285,30 @@ func TestResumeAfterDeadline(t *testing.T) {
 		t.Fatal(err)
 	}
 	var deadline time.Time
-	for limit := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+	testenv.WaitFor(t, "Park to store its token", func() bool {
 		p, err := store.GetProcess(context.Background(), "org-1", "LATE-1")
 		if err != nil {
 			t.Fatal(err)
 		}
 		if p.Wait != nil && p.Wait.Token != "" {
 			deadline = time.UnixMilli(p.Wait.Deadline)
-			break
+			return true
 		}
-		if time.Now().After(limit) {
-			t.Fatal("Park stored no token")
-		}
-	}
+		return false
+	})
 	time.Sleep(time.Until(deadline) + 10*time.Millisecond)
 	if _, err := svc.Resume(ctx, "LATE-1", []byte(`{"decision": "approve"}`)); cardflow.ErrorCode(err) != cardflow.ECONFLICT {
 		t.Fatalf("resume after the deadline: got %v, want CONFLICT", err)
 	}
-	for limit := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		ex, err := svc.GetExecution(ctx, workflowID, out.ExecutionID)
-		if err != nil {
+	var ex *cardflow.Execution
+	testenv.WaitFor(t, "the execution to end", func() bool {
+		if ex, err = svc.GetExecution(ctx, workflowID, out.ExecutionID); err != nil {
 			t.Fatal(err)
 		}
-		if !ex.Open() {
-			if ex.Status != cardflow.ExecTimedOut {
-				t.Errorf("got %s, want TIMED_OUT", ex.Status)
-			}
-			break
-		}
-		if time.Now().After(limit) {
-			t.Fatal("the execution did not end")
-		}
+		return !ex.Open()
+	})
+	if ex.Status != cardflow.ExecTimedOut {
+		t.Errorf("got %s, want TIMED_OUT", ex.Status)
 	}
 }
 
@@ -417,11 +411,7 @@ func TestAdvanceEndsUnreadable(t *testing.T) {
 			t.Fatal(err)
 		}
 		id := ex.WorkflowExecutionID
-		for deadline := time.Now().Add(10 * time.Second); st.fake.Status(id) == sfnfake.StatusRunning; time.Sleep(5 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatal("the state machine execution still runs")
-			}
-		}
+		testenv.WaitFor(t, "the state machine execution to end", func() bool { return st.fake.Status(id) != sfnfake.StatusRunning })
 		c, _ := st.fake.Counts(id)
 		if got := st.fake.Status(id); got != sfnfake.StatusFailed || c.Invocations[advanceARN] != 1 {
 			t.Errorf("state machine: got %s after %d Advance invocations, want FAILED after one", got, c.Invocations[advanceARN])

@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
 	"github.com/cardflow/cardflow/internal/dynamostoretest"
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
@@ -46,7 +47,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	os.Exit(testenv.Run(m))
 }
 
 // runTask plays the Lambda service integration for aws-local-stepfunctions'
@@ -243,6 +244,7 @@ func (r *localSFN) result(id string) error {
 // fifth whose Advance fails for good, which GiveUp records, and which is
 // then redriven.
 func TestDefinitionOnLocalStepFunctions(t *testing.T) {
+	testenv.Short(t, localSFNTools)
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
@@ -397,18 +399,13 @@ func TestDefinitionOnLocalStepFunctions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		testenv.WaitFor(t, "the execution asleep", func() bool {
 			ex, err := svc.GetExecution(ctx, wf.WorkflowID, out.ExecutionID)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if ex.Status == cardflow.ExecWaiting {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("got %s, want the execution asleep", ex.Status)
-			}
-		}
+			return ex.Status == cardflow.ExecWaiting
+		})
 		if err := os.WriteFile(failFile, nil, 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -445,22 +442,19 @@ func TestDefinitionOnLocalStepFunctions(t *testing.T) {
 // awaitToken polls until Park has registered its token on the wait.
 func awaitToken(t *testing.T, store cardflow.EngineStore, org, processID string) {
 	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	testenv.WaitFor(t, "Park to register its token", func() bool {
 		p, err := store.GetProcess(context.Background(), org, processID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p.Wait != nil && strings.HasPrefix(p.Wait.Token, "local-") {
-			return
-		}
-	}
-	t.Fatal("Park registered no token in 30 seconds")
+		return p.Wait != nil && strings.HasPrefix(p.Wait.Token, "local-")
+	})
 }
+
+// localSFNTools is what TestDefinitionOnLocalStepFunctions needs.
+const localSFNTools = "Node.js with asl-validator and aws-local-stepfunctions"
 
 func unavailable(t *testing.T, why string) {
 	t.Helper()
-	if os.Getenv("CARDFLOW_STRICT_TESTS") == "1" {
-		t.Fatalf("%s; run %q in the repository root", why, npmCommand)
-	}
-	t.Skipf("%s; run %q in the repository root", why, npmCommand)
+	testenv.Skip(t, localSFNTools, fmt.Sprintf("%s; run %q in the repository root", why, npmCommand))
 }

@@ -36,7 +36,7 @@ func TestStartJoinsTheTrace(t *testing.T) {
 		ctx  context.Context
 		want string
 	}{
-		{context.WithValue(context.Background(), lambdaTraceKey, header), header},
+		{context.WithValue(context.Background(), lambdaTraceKey, header), header}, //nolint:staticcheck // aws-lambda-go keys the header by this string
 		{context.Background(), ""},
 	} {
 		rec.starts = nil

@@ -7,6 +7,7 @@ import (
 )
 
 func TestApprovalConfig(t *testing.T) {
+	t.Parallel()
 	two := []any{"ann@example.com", "0f5e3c1a-2b4d-4e6f-8a9b-0c1d2e3f4a5b"}
 	testConfigs(t, steps.Approval, []configCase{
 		{name: "first", config: obj{"card_id": "C1", "approvers": two, "policy": "first"}},

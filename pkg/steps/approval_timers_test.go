@@ -7,6 +7,7 @@ import (
 )
 
 func TestApprovalTimersConfig(t *testing.T) {
+	t.Parallel()
 	base := func(extra obj) obj {
 		c := obj{"card_id": "C1", "approvers": []any{"ann@example.com", "bob@example.com"}, "policy": "all", "timeout": "PT72H"}
 		for k, v := range extra {

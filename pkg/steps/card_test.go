@@ -12,6 +12,7 @@ import (
 )
 
 func TestCardConfig(t *testing.T) {
+	t.Parallel()
 	testConfigs(t, steps.Card, []configCase{
 		{name: "latest version", config: obj{"card_id": "C1"}},
 		{name: "everything", config: obj{"card_id": "C1", "card_version": 2.0, "data": obj{"amount": "{{ input.amount }}"}, "timeout": "PT72H", "delivery": obj{"type": "outbox"}}},
@@ -42,6 +43,7 @@ func (c *cardVersions) GetLatestActiveCard(context.Context, string, string) (*ca
 // One card step sends whichever version is latest when it runs, though it
 // compiles a version's template once.
 func TestCardStepSendsTheLatestVersion(t *testing.T) {
+	t.Parallel()
 	env, err := expr.NewEnv()
 	if err != nil {
 		t.Fatal(err)

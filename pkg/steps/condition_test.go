@@ -7,6 +7,7 @@ import (
 )
 
 func TestConditionConfig(t *testing.T) {
+	t.Parallel()
 	testConfigs(t, steps.Condition, []configCase{
 		{name: "none", config: nil},
 		// Refused on save, so a misplaced when does not go unseen; versions

@@ -7,6 +7,7 @@ import (
 )
 
 func TestDelayConfig(t *testing.T) {
+	t.Parallel()
 	testConfigs(t, steps.Delay, []configCase{
 		{name: "duration", config: obj{"duration": "PT5M"}},
 		{name: "until", config: obj{"until": "timestamp(input.at)"}},

@@ -7,6 +7,7 @@ import (
 )
 
 func TestEndConfig(t *testing.T) {
+	t.Parallel()
 	testConfigs(t, steps.End, []configCase{
 		{name: "bare", config: nil},
 		{name: "failed with output", config: obj{"status": "FAILED", "output": obj{"why": "{{ steps.check.output }}"}}},

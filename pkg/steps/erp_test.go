@@ -7,6 +7,7 @@ import (
 )
 
 func TestERPConfig(t *testing.T) {
+	t.Parallel()
 	profile := obj{"erp": obj{"type": "SAP", "base_url": "https://sap.example.com", "client": "100", "auth": obj{"type": "basic", "secret": "sap-prod"}}}
 	call := func(extra obj) obj {
 		c := obj{"service": "/sap/opu/odata/sap/API_PURCHASEORDER_PROCESS_SRV", "entity": "A_PurchaseOrder('{{ input.po }}')"}

@@ -7,6 +7,7 @@ import (
 )
 
 func TestHTTPConfig(t *testing.T) {
+	t.Parallel()
 	call := func(extra obj) obj {
 		c := obj{"method": "GET", "url": "https://api.example.com/orders/{{ input.id }}"}
 		for k, v := range extra {

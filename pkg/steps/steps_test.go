@@ -66,13 +66,15 @@ func testConfigs(t *testing.T, kind steps.Kind, cases []configCase) {
 				if cerr != nil {
 					t.Errorf("compile: got %v, want no error", cerr)
 				}
-			default:
+			case tc.by == validating:
 				if verr == nil || !strings.Contains(verr.Error(), tc.want) {
 					t.Errorf("validate: got %v, want an error containing %q", verr, tc.want)
 				}
 				if cerr == nil || verr == nil || cerr.Error() != verr.Error() {
 					t.Errorf("compile: got %v, want the error validate gives", cerr)
 				}
+			default:
+				t.Fatalf("no finder %d", tc.by)
 			}
 		})
 	}
@@ -113,6 +115,7 @@ func approval() *cardflow.Workflow {
 }
 
 func TestApprovalUsesEveryKind(t *testing.T) {
+	t.Parallel()
 	w := approval()
 	if err := w.ValidateDefinition(steps.Kinds); err != nil {
 		t.Fatalf("got %v, want a valid workflow", err)
@@ -131,6 +134,7 @@ func TestApprovalUsesEveryKind(t *testing.T) {
 // TestUnknownTypeListsKinds: the definition rules know the kinds only from
 // the registry, so its names are what a wrong type is told to use.
 func TestUnknownTypeListsKinds(t *testing.T) {
+	t.Parallel()
 	w := approval()
 	w.WorkflowSteps[2].Type = "loop"
 	names := steps.Kinds.Names()
@@ -144,6 +148,7 @@ func TestUnknownTypeListsKinds(t *testing.T) {
 }
 
 func TestTraits(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		role  cardflow.StepRole
@@ -178,6 +183,7 @@ func TestTraits(t *testing.T) {
 }
 
 func TestNewRegistry(t *testing.T) {
+	t.Parallel()
 	if _, err := steps.NewRegistry(steps.Wait, steps.End, steps.Wait); err == nil || !strings.Contains(err.Error(), `"wait" is registered twice`) {
 		t.Errorf("got %v, want the second wait refused", err)
 	}

@@ -7,6 +7,7 @@ import (
 )
 
 func TestTransformConfig(t *testing.T) {
+	t.Parallel()
 	testConfigs(t, steps.Transform, []configCase{
 		{name: "object", config: obj{"output": obj{"total": "{{ input.a + input.b }}"}}},
 		{name: "null", config: obj{"output": nil}},

@@ -7,6 +7,7 @@ import (
 )
 
 func TestTriggerConfig(t *testing.T) {
+	t.Parallel()
 	testConfigs(t, steps.Trigger, []configCase{
 		{name: "request", config: obj{"kind": "REQUEST"}},
 		{name: "schedule", config: obj{"kind": "SCHEDULE", "expression": "cron(0 8 ? * MON-FRI *)", "timezone": "Europe/Berlin"}},

@@ -122,6 +122,7 @@ var hostile = []struct {
 // path segment and in the query, and checks the exact request the server
 // got: each value is one path segment and one query value, as it was.
 func TestHTTPURLValues(t *testing.T) {
+	t.Parallel()
 	srv := newReceiver(t)
 	config := obj{"method": "GET", "url": srv.URL + "/items/{{ input.v }}/details?q={{ input.v }}&n=1"}
 	for _, tc := range hostile {
@@ -157,6 +158,7 @@ func TestHTTPURLValues(t *testing.T) {
 // port; one that is the whole url is taken as it is and still goes
 // through the outbound address guard.
 func TestHTTPURLPlaceholders(t *testing.T) {
+	t.Parallel()
 	srv := newReceiver(t)
 	host, port, _ := strings.Cut(strings.TrimPrefix(srv.URL, "http://"), ":")
 	for _, tc := range []struct {
@@ -199,6 +201,7 @@ func TestHTTPURLPlaceholders(t *testing.T) {
 // to the SAP stand-in: each is quoted as OData quotes a string, then
 // escaped as a path segment, and SAP reads it as the one key it was.
 func TestERPEntityValues(t *testing.T) {
+	t.Parallel()
 	srv := saptest.New(saptest.Config{Client: "100", User: "CARDFLOW", Password: "Welcome-2026"})
 	t.Cleanup(srv.Close)
 	profile := obj{"erp": obj{"type": "SAP", "base_url": srv.URL, "client": "100", "auth": obj{"type": "basic", "secret": "sap-test"}}}
@@ -231,6 +234,7 @@ func TestERPEntityValues(t *testing.T) {
 // TestERPEntityBareValues: outside quotes a value must be a plain token,
 // since OData reads %28 and %27 as ( and ', and may not be a dot segment.
 func TestERPEntityBareValues(t *testing.T) {
+	t.Parallel()
 	srv := saptest.New(saptest.Config{Client: "100", User: "CARDFLOW", Password: "Welcome-2026"})
 	t.Cleanup(srv.Close)
 	profile := obj{"erp": obj{"type": "SAP", "base_url": srv.URL, "client": "100", "auth": obj{"type": "basic", "secret": "sap-test"}}}
@@ -276,6 +280,7 @@ func TestERPEntityBareValues(t *testing.T) {
 // it must be a plain token, and an option that is one placeholder is
 // taken as it is.
 func TestERPODataOptionValues(t *testing.T) {
+	t.Parallel()
 	srv := saptest.New(saptest.Config{Client: "100", User: "CARDFLOW", Password: "Welcome-2026"})
 	t.Cleanup(srv.Close)
 	profile := obj{"erp": obj{"type": "SAP", "base_url": srv.URL, "client": "100", "auth": obj{"type": "basic", "secret": "sap-test"}}}

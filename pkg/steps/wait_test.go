@@ -7,6 +7,7 @@ import (
 )
 
 func TestWaitConfig(t *testing.T) {
+	t.Parallel()
 	testConfigs(t, steps.Wait, []configCase{
 		{name: "for ever", config: nil},
 		{name: "with timeout", config: obj{"timeout": "P1W"}},

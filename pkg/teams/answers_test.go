@@ -17,6 +17,7 @@ import (
 )
 
 func TestVerifyActivity(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ref := teams.Ref{OrganizationID: "org-a", ProcessID: "PO-4711", ExecutionID: "ex1", Wait: 2}
 	token := signAction(t, ref, teams.Offer{Data: map[string]any{"decision": "approve", "verb": "approve"}})
@@ -112,6 +113,7 @@ func signAction(t *testing.T, ref teams.Ref, offer teams.Offer) string {
 // its data and the card's input ids, one token served every button, and
 // an answer could carry any decision and any field.
 func TestVerifyActivityOffers(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ref := teams.Ref{OrganizationID: "org-a", ProcessID: "PO-4711", ExecutionID: "ex1", Wait: 1}
 	inputs := []string{"comment", "until"}
@@ -192,6 +194,7 @@ func TestVerifyActivityOffers(t *testing.T) {
 }
 
 func TestVerifyResponseLink(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	link := func(choice any, expires time.Time) string {
 		t.Helper()
@@ -248,6 +251,7 @@ func signedLink(t *testing.T, payload string) string {
 }
 
 func TestResponseLinkConfirmation(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
 	ref := teams.Ref{OrganizationID: "org-a", ProcessID: "PO-4711", ExecutionID: "ex1", Wait: 1, Choice: map[string]any{"decision": "approve"}, Title: "Approve", Expires: f.clock.now().Add(time.Hour).Unix()}
@@ -286,6 +290,7 @@ func TestResponseLinkConfirmation(t *testing.T) {
 }
 
 func TestDecisionReplies(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	o := cardflow.CardOutcome{Title: "Manager approval", Decision: &cardflow.Resume{Actor: "teams:aad-ann", Payload: map[string]any{"decision": "approve"}}}
 	reply := f.in.DecisionReply(o)

@@ -173,7 +173,7 @@ func (c *Connector) Send(ctx context.Context, conv Conversation, card map[string
 	var r struct {
 		ID string `json:"id"`
 	}
-	json.Unmarshal(body, &r)
+	_ = json.Unmarshal(body, &r) // the id is optional: without one the card cannot be updated
 	return r.ID, nil
 }
 

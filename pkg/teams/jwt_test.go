@@ -18,6 +18,7 @@ import (
 )
 
 func TestVerify(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	now := f.clock.now()
 	other, err := rsa.GenerateKey(rand.Reader, 2048)
@@ -78,6 +79,7 @@ func TestVerify(t *testing.T) {
 // TestVerifyEndorsements publishes keys with and without endorsements: a
 // key that lists them must endorse msteams; one that lists none may sign.
 func TestVerifyEndorsements(t *testing.T) {
+	t.Parallel()
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		t.Fatal(err)
@@ -123,6 +125,7 @@ func TestVerifyEndorsements(t *testing.T) {
 }
 
 func TestVerifyCachesKeys(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
 	svc := f.fake.ServiceURL()
@@ -154,6 +157,7 @@ func TestVerifyCachesKeys(t *testing.T) {
 }
 
 func TestSignedTokens(t *testing.T) {
+	t.Parallel()
 	key := []byte(signingKey)
 	now := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
 	ref := teams.Ref{OrganizationID: "org-a", ProcessID: "PO-1", ExecutionID: "ex1", Wait: 2, Choice: map[string]any{"decision": "approve"}, Expires: now.Add(time.Hour).Unix()}
@@ -200,6 +204,7 @@ func TestSignedTokens(t *testing.T) {
 }
 
 func TestParseAnswer(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		activity teams.Activity
@@ -245,6 +250,7 @@ func TestParseAnswer(t *testing.T) {
 }
 
 func TestDecisionCard(t *testing.T) {
+	t.Parallel()
 	res := &cardflow.Resume{Source: "TEAMS", Actor: "teams:aad-1", ReceivedOn: time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC).UnixMilli(),
 		Payload: map[string]any{"source": "TEAMS", "decision": "approve", "amount": 4800.0, "responder": map[string]any{"name": "Ann Example"}}}
 	card := teams.DecisionCard(cardflow.CardOutcome{Title: "Manager approval", Decision: res})

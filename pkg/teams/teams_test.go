@@ -141,6 +141,7 @@ func answerActions(v any) []map[string]any {
 }
 
 func TestOutboxIsTheDefault(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	for _, p := range []map[string]any{nil, {"type": "outbox"}} {
 		if err := f.in.Deliver(context.Background(), delivery(p)); err != nil {
@@ -156,6 +157,7 @@ func TestOutboxIsTheDefault(t *testing.T) {
 }
 
 func TestWebhookDelivery(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	if err := f.in.Deliver(context.Background(), delivery(map[string]any{"type": "webhook", "webhook_secret": "approvals-hook"})); err != nil {
 		t.Fatal(err)
@@ -223,6 +225,7 @@ func TestWebhookDelivery(t *testing.T) {
 }
 
 func TestWebhookFailures(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		secret   string // webhook_secret
@@ -265,6 +268,7 @@ func TestWebhookFailures(t *testing.T) {
 }
 
 func TestWebhookLinksNeedPublicURL(t *testing.T) {
+	t.Parallel()
 	fake := teamstest.New(t)
 	sec := secretMap{"signing": signingKey, "hook": fake.WebhookURL()}
 	in, err := teams.New(teams.Config{SigningSecret: "signing"}, &outbox{}, sec, sec.everyone, teams.WithHTTPClient(fake.Client()))
@@ -288,6 +292,7 @@ func botProfile(fake *teamstest.Server) map[string]any {
 }
 
 func TestBotDelivery(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
 	if err := f.in.Deliver(ctx, delivery(botProfile(f.fake))); err != nil {
@@ -357,6 +362,7 @@ func TestBotDelivery(t *testing.T) {
 }
 
 func TestBotDeliveryFailures(t *testing.T) {
+	t.Parallel()
 	fake := teamstest.New(t)
 	mk := func(appSecret string, hosts []string) *teams.Integration {
 		in, err := teams.New(teams.Config{
@@ -399,6 +405,7 @@ func TestBotDeliveryFailures(t *testing.T) {
 }
 
 func TestSecretNotSetFailsTheStep(t *testing.T) {
+	t.Parallel()
 	none := secrets.Env{Lookup: func(string) (string, bool) { return "", false }}
 	in, err := teams.New(teams.Config{}, &outbox{}, secrets.ForDeployment(none), func(org string) teams.Secrets { return secrets.ForOrganization(none, org) })
 	if err != nil {
@@ -416,6 +423,7 @@ func TestSecretNotSetFailsTheStep(t *testing.T) {
 // names org-b's webhook, the signing key, the bot secret or nothing that
 // exists fails with one message and posts nothing anywhere.
 func TestWebhookSecretsAreTheOrganizations(t *testing.T) {
+	t.Parallel()
 	fake, fakeB := teamstest.New(t), teamstest.New(t)
 	env := map[string]string{
 		secrets.EnvName(secrets.DeploymentKey("signing")):                signingKey,
@@ -456,6 +464,7 @@ func TestWebhookSecretsAreTheOrganizations(t *testing.T) {
 // the log, could use to answer as the approver. IssueApprovalLinks makes
 // that approver's links, on request.
 func TestOutboxCopyCarriesNoLink(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	d := delivery(nil)
 	d.ApprovalID, d.Approvers, d.Approver = "ex1-0001", []string{"ann@example.com"}, "ann@example.com"
@@ -499,6 +508,7 @@ func TestOutboxCopyCarriesNoLink(t *testing.T) {
 // with what to add and nothing is posted. A card step's card, which names
 // nobody, still goes to webhook_secret.
 func TestApprovalCopyGoesToItsApproversWebhook(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	profile := map[string]any{"type": "webhook", "webhook_secret": "approvals-hook", "approver_webhooks": map[string]any{"ANN@example.com": "ann-hook"}}
 	copyFor := func(who string) *cardflow.Delivery {
@@ -531,6 +541,7 @@ func TestApprovalCopyGoesToItsApproversWebhook(t *testing.T) {
 // approval keeps the card's text and drops every button that answers,
 // wherever it sits, and the refresh.
 func TestAnnouncementHasNoAnswer(t *testing.T) {
+	t.Parallel()
 	card := approvalCard()
 	card["selectAction"] = map[string]any{"type": "Action.Submit", "data": "row"}
 	got := teams.Announcement(card, []string{"ann@example.com", "dan@example.com"})

@@ -9,6 +9,7 @@ import (
 )
 
 func TestTake(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 27, 8, 0, 0, 0, time.UTC)
 	b := tokenbucket.New(func() time.Time { return now })
 	l := cardflow.Limits{RatePerSecond: 2, Burst: 3}

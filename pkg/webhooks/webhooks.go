@@ -374,7 +374,7 @@ func (p *Publisher) deliver(ctx context.Context, w *cardflow.Webhook, ev *cardfl
 		return fmt.Errorf("webhook %s: %w", w.WebhookID, err)
 	}
 	defer resp.Body.Close()
-	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // drained for reuse, at best
 	if resp.StatusCode/100 != 2 {
 		return fmt.Errorf("webhook %s answered %s", w.WebhookID, strings.TrimSpace(resp.Status))
 	}

@@ -81,6 +81,7 @@ func (r rounds) wait(t *testing.T, n int) {
 }
 
 func TestRetriesWithBackoffUntilEveryWebhookTakesIt(t *testing.T) {
+	t.Parallel()
 	clock := time.Unix(1_800_000_000, 0)
 	var mu sync.Mutex
 	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
@@ -172,6 +173,7 @@ func (s *syncBuffer) String() string {
 // delivered and published meanwhile, and Publish never waits for the held
 // ones. Once the held receiver answers, its events are published too.
 func TestSlowReceiverHoldsBackNoOtherOrganization(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	var held sync.WaitGroup
 	held.Add(1)
@@ -231,6 +233,7 @@ func TestSlowReceiverHoldsBackNoOtherOrganization(t *testing.T) {
 }
 
 func TestVerify(t *testing.T) {
+	t.Parallel()
 	now := time.Unix(1_800_000_000, 0)
 	body := []byte(`{"id":"X-000001"}`)
 	sig, err := webhooks.Sign([]string{"whsec_a2V5LW9uZQ==", "whsec_a2V5LXR3bw=="}, "X-000001", now, body)

@@ -213,7 +213,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(out)
+	_ = json.NewEncoder(w).Encode(out)
 }
 
 func writeError(w http.ResponseWriter, e *apiError) {
@@ -224,7 +224,7 @@ func writeError(w http.ResponseWriter, e *apiError) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("x-amzn-ErrorType", e.typ)
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(map[string]string{"Message": e.msg})
+	_ = json.NewEncoder(w).Encode(map[string]string{"Message": e.msg})
 }
 
 var (

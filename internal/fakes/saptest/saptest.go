@@ -258,7 +258,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			s.json(w, http.StatusOK, s.envelope(s.entity(o), false))
 		case http.MethodPatch, http.MethodPut, "MERGE":
 			var in map[string]any
-			json.NewDecoder(r.Body).Decode(&in)
+			_ = json.NewDecoder(r.Body).Decode(&in) // a body that is no JSON changes nothing
 			for k, v := range in {
 				o[k] = v
 			}
@@ -344,7 +344,7 @@ func (s *Server) json(w http.ResponseWriter, status int, v any) {
 		w.Header().Set("Odata-Version", "4.0")
 	}
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v)
+	_ = json.NewEncoder(w).Encode(v)
 }
 
 // odataError answers an error the way the version shapes it.
@@ -401,5 +401,5 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	}
 	tok := random()
 	s.tokens[tok] = true
-	json.NewEncoder(w).Encode(map[string]any{"access_token": tok, "token_type": "bearer", "expires_in": 43199, "scope": r.PostForm.Get("scope")})
+	_ = json.NewEncoder(w).Encode(map[string]any{"access_token": tok, "token_type": "bearer", "expires_in": 43199, "scope": r.PostForm.Get("scope")})
 }

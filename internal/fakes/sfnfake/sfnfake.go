@@ -141,7 +141,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.srv = &http.Server{Handler: http.HandlerFunc(s.serveHTTP), ReadHeaderTimeout: 10 * time.Second}
-	go s.srv.Serve(ln)
+	go func() { _ = s.srv.Serve(ln) }() // ends with ErrServerClosed on Close
 	return s, nil
 }
 
@@ -263,10 +263,10 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			ae = &apiError{status: http.StatusInternalServerError, typ: "InternalServerError", message: err.Error()}
 		}
 		w.WriteHeader(ae.status)
-		json.NewEncoder(w).Encode(map[string]string{"__type": "com.amazonaws.swf.service.v2.model#" + ae.typ, "message": ae.message})
+		_ = json.NewEncoder(w).Encode(map[string]string{"__type": "com.amazonaws.swf.service.v2.model#" + ae.typ, "message": ae.message})
 		return
 	}
-	json.NewEncoder(w).Encode(out)
+	_ = json.NewEncoder(w).Encode(out)
 }
 
 func decode(body []byte, v any) error {

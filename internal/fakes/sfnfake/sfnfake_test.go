@@ -15,6 +15,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/cardflow/cardflow/internal/fakes/sfnfake"
+	"github.com/cardflow/cardflow/internal/testenv"
 )
 
 const fnARN = "arn:aws:lambda:us-east-1:123456789012:function:f"
@@ -49,17 +50,15 @@ func code(err error) string {
 // await polls the execution's status until it is not RUNNING.
 func await(t *testing.T, c *sfn.Client, arn string) *sfn.DescribeExecutionOutput {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		out, err := c.DescribeExecution(context.Background(), &sfn.DescribeExecutionInput{ExecutionArn: aws.String(arn)})
-		if err != nil {
+	var out *sfn.DescribeExecutionOutput
+	testenv.WaitFor(t, "the execution to end", func() bool {
+		var err error
+		if out, err = c.DescribeExecution(context.Background(), &sfn.DescribeExecutionInput{ExecutionArn: aws.String(arn)}); err != nil {
 			t.Fatal(err)
 		}
-		if out.Status != "RUNNING" || time.Now().After(deadline) {
-			return out
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return out.Status != "RUNNING"
+	})
+	return out
 }
 
 // The token task: the function hands the token out and the test ends it.

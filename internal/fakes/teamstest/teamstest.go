@@ -115,7 +115,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	req := Request{Method: r.Method, Path: r.URL.Path, Authorization: r.Header.Get("Authorization"), Raw: raw}
-	json.Unmarshal(raw, &req.Body)
+	_ = json.Unmarshal(raw, &req.Body) // Raw keeps a body that is no JSON
 	switch {
 	case r.URL.Path == "/openid":
 		writeJSON(w, 200, map[string]any{"issuer": Issuer, "jwks_uri": s.URL + "/keys", "id_token_signing_alg_values_supported": []string{"RS256"}})
@@ -186,7 +186,7 @@ func parseForm(raw []byte) (map[string]string, error) {
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v)
+	_ = json.NewEncoder(w).Encode(v)
 }
 
 // JWK is the JSON Web Key of pub, as Bot Framework publishes its keys.

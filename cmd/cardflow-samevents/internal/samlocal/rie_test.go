@@ -34,6 +34,7 @@ import (
 	"github.com/cardflow/cardflow/cmd/cardflow-samevents/internal/samlocal"
 	"github.com/cardflow/cardflow/internal/fakes/teamstest"
 	"github.com/cardflow/cardflow/internal/mototest"
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/ebscheduler"
 	"github.com/cardflow/cardflow/pkg/lambdamode"
 	"github.com/cardflow/cardflow/pkg/secrets"
@@ -45,20 +46,18 @@ var root = filepath.Join("..", "..", "..", "..")
 // rieBinary returns AWS's Lambda Runtime Interface Emulator for this
 // machine's architecture, as the SAM CLI that `make aws-tools` installs
 // ships it ($AWS_LAMBDA_RIE names another). Without it the test is
-// skipped, or fails where CARDFLOW_STRICT_TESTS=1 demands that every test run.
+// skipped (testenv).
 func rieBinary(t *testing.T) string {
 	t.Helper()
+	const need = "AWS's Lambda Runtime Interface Emulator"
+	testenv.Short(t, need)
 	if p := os.Getenv("AWS_LAMBDA_RIE"); p != "" {
 		return p
 	}
 	arch := map[string]string{"amd64": "x86_64", "arm64": "arm64"}[runtime.GOARCH]
 	found, _ := filepath.Glob(filepath.Join(root, ".cache", "awstools", "lib", "python3*", "site-packages", "samcli", "local", "rapid", "aws-lambda-rie-"+arch))
 	if len(found) == 0 {
-		why := "no aws-lambda-rie-" + arch + " in SAM CLI's virtualenv: run `make aws-tools` (`make test` does)"
-		if os.Getenv("CARDFLOW_STRICT_TESTS") == "1" {
-			t.Fatal(why)
-		}
-		t.Skip(why)
+		testenv.Skip(t, need, "no aws-lambda-rie-"+arch+" in SAM CLI's virtualenv: run `make aws-tools` (`make test` does)")
 	}
 	p, err := filepath.Abs(found[0])
 	if err != nil {
@@ -155,16 +154,13 @@ func invoke(t *testing.T, rie, exe string, env []string, event []byte) invocatio
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		cmd.Wait()
 	}()
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		if c, err := net.Dial("tcp", "127.0.0.1:"+port); err == nil {
+	testenv.WaitFor(t, "the emulator to listen on port "+port, func() bool {
+		c, err := net.Dial("tcp", "127.0.0.1:"+port)
+		if err == nil {
 			c.Close()
-			break
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the emulator did not listen on port %s within 10 s:\n%s", port, out.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return err == nil
+	})
 	client := &http.Client{Timeout: time.Minute}
 	resp, err := client.Post("http://127.0.0.1:"+port+"/2015-03-31/functions/function/invocations", "application/json", bytes.NewReader(event))
 	if err != nil {
@@ -176,9 +172,7 @@ func invoke(t *testing.T, rie, exe string, env []string, event []byte) invocatio
 		t.Fatalf("invoke: %d %s, %v\n%s", resp.StatusCode, answer, err, out.String())
 	}
 	// The REPORT line follows the answer.
-	for deadline := time.Now().Add(5 * time.Second); !invokeReport.MatchString(out.String()) && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond)
-	}
+	testenv.WaitFor(t, "the REPORT line", func() bool { return invokeReport.MatchString(out.String()) })
 	inv := invocation{answer: answer, log: out.String()}
 	if m := initReport.FindStringSubmatch(inv.log); m != nil {
 		inv.init = m[1]

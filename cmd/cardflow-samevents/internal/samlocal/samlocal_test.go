@@ -25,6 +25,7 @@ import (
 	"github.com/cardflow/cardflow/internal/fakes/ebschedulertest"
 	"github.com/cardflow/cardflow/internal/fakes/sfnfake"
 	"github.com/cardflow/cardflow/internal/fakes/teamstest"
+	"github.com/cardflow/cardflow/internal/testenv"
 	"github.com/cardflow/cardflow/pkg/app"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/cards"
@@ -44,21 +45,13 @@ import (
 	"github.com/cardflow/cardflow/pkg/teams"
 )
 
-// endpoint returns DYNAMODB_ENDPOINT. Without it the test is skipped, or
-// fails where CARDFLOW_STRICT_TESTS=1 demands that every test run.
+// endpoint returns DynamoDB Local's address (testenv.DynamoDB).
 func endpoint(t *testing.T) string {
 	t.Helper()
-	ep := os.Getenv("DYNAMODB_ENDPOINT")
-	if ep == "" {
-		const why = "DYNAMODB_ENDPOINT is not set: run `make test`, which starts DynamoDB Local, " +
-			"or `tools/dynamodblocal/run.sh go test ./cmd/cardflow-samevents/internal/samlocal/`"
-		if os.Getenv("CARDFLOW_STRICT_TESTS") == "1" {
-			t.Fatal(why)
-		}
-		t.Skip(why)
-	}
-	return ep
+	return testenv.DynamoDB(t)
 }
+
+func TestMain(m *testing.M) { os.Exit(testenv.Run(m)) }
 
 // newTables creates tables of their own for one test and deletes them at
 // its end.
@@ -431,17 +424,10 @@ func TestEvents(t *testing.T) {
 
 	// The triggered execution ran on the state machine to its card and
 	// waits there for the process id the event gave.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testenv.WaitFor(t, "the triggered execution to park at its card", func() bool {
 		p, err := store.GetProcess(ctx, samlocal.Organization, "PO-sample-trigger")
-		if err == nil && p.Wait != nil && p.Wait.Token != "" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the triggered execution did not park at its card within 10 s: %+v, %v", p, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return err == nil && p.Wait != nil && p.Wait.Token != ""
+	})
 
 	// The schedule's state went to EventBridge Scheduler.
 	if sc, ok := standin.Schedule("default", ebscheduler.Name(samlocal.Organization, f.ScheduleWorkflowID)); !ok || sc.State != "DISABLED" {
