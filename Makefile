@@ -124,6 +124,22 @@ $(NODE_SFN)/node_modules/.package-lock.json: $(NODE_SFN)/package-lock.json
 	@command -v node >/dev/null || { echo "make test needs Node.js (node and npm) to check the Step Functions definition"; exit 1; }
 	npm ci --prefix $(NODE_SFN) --no-audit --no-fund
 
+## SAP CAP (tools/sapcap): SAP's OData server with a purchase-order service over V4 and, through
+## SAP's community adapter, V2, for pkg/sap's tests of the ERP client
+NODE_SAPCAP = tools/sapcap
+node-deps: $(NODE_SAPCAP)/node_modules/.package-lock.json
+
+$(NODE_SAPCAP)/node_modules/.package-lock.json: $(NODE_SAPCAP)/package-lock.json
+	@command -v node >/dev/null || { echo "make test needs Node.js (node and npm) to test the ERP client against SAP CAP"; exit 1; }
+	npm ci --prefix $(NODE_SAPCAP) --no-audit --no-fund
+
+## sapcap: the CAP purchase-order service on 127.0.0.1:$SAPCAP_PORT (4004) until interrupted,
+## user cardflow, password sapcap-pa55; SAPCAP_CSRF=0 drops the CSRF check SAP puts before it
+SAPCAP_PORT ?= 4004
+.PHONY: sapcap
+sapcap: $(NODE_SAPCAP)/node_modules/.package-lock.json
+	cd $(NODE_SAPCAP) && node_modules/.bin/cds-serve --port $(SAPCAP_PORT)
+
 ## bench-sfn: state transitions, Lambda requests and durations, DynamoDB request units and
 ## the cost per 1,000 executions of the sample approval, on the fake Step Functions and DynamoDB Local
 bench-sfn:

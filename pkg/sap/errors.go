@@ -13,12 +13,17 @@ type Error struct {
 	Status      int
 	Code        string
 	Message     string
-	Details     []string
+	// Target is the property the message is about, when SAP names one.
+	Target  string
+	Details []string
 }
 
 func (e *Error) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s: SAP answered %d %s", e.Method, redactQuery(e.URL), e.Status, http.StatusText(e.Status))
+	if e.Target != "" {
+		b.WriteString(": " + e.Target)
+	}
 	if e.Message != "" {
 		b.WriteString(": " + e.Message)
 	}
@@ -44,6 +49,11 @@ func (c *Client) odataError(method, url string, r *Response) *Error {
 		}
 		e.Code, _ = oe["code"].(string)
 		e.Message = messageOf(oe["message"])
+		// CAP names the property at fault; "/#TRANSIENT#" and the like
+		// name nothing a person can change.
+		if t, _ := oe["target"].(string); !strings.ContainsAny(t, "/#") {
+			e.Target = t
+		}
 		var details []any
 		if inner, ok := oe["innererror"].(map[string]any); ok {
 			details, _ = inner["errordetails"].([]any)

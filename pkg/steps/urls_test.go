@@ -213,7 +213,8 @@ func TestERPEntityValues(t *testing.T) {
 			out := runCall(t, steps.ERP, config, obj{"po": tc.value}, profile, sec)
 			calls := srv.Calls()[seen:]
 			seen += len(calls)
-			wantQ := url.Values{"$select": {tc.value}, "sap-client": {"100"}}.Encode()
+			// Spaces go as %20: OData has no + for a space.
+			wantQ := strings.ReplaceAll(url.Values{"$select": {tc.value}, "sap-client": {"100"}}.Encode(), "+", "%20")
 			want := fmt.Sprintf("GET %s/A_PurchaseOrder('%s')?%s 404", srv.Service(), tc.wantODataKeyPath, wantQ)
 			if len(calls) != 1 || calls[0] != want {
 				t.Fatalf("got calls %q, want %q", calls, want)
@@ -314,7 +315,7 @@ func TestERPODataOptionValues(t *testing.T) {
 				}
 				return
 			}
-			q := url.Values{"$filter": {tc.wantOption}, "$top": {"5"}, "sap-client": {"100"}}.Encode()
+			q := strings.ReplaceAll(url.Values{"$filter": {tc.wantOption}, "$top": {"5"}, "sap-client": {"100"}}.Encode(), "+", "%20")
 			want := "GET " + srv.Service() + "/A_PurchaseOrder?" + q + " 200"
 			if len(calls) != 1 || calls[0] != want {
 				t.Errorf("got reason %q and calls %q, want %q", out.Reason, calls, want)

@@ -1,0 +1,348 @@
+package sap_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cardflow/cardflow/pkg/outbound"
+	"github.com/cardflow/cardflow/pkg/sap"
+)
+
+// The suite against SAP CAP (tools/sapcap, installed by make node-deps):
+// SAP's own OData server, V4 natively and V2 through SAP's community
+// adapter. The fake in saptest stays for faults CAP cannot be made to show.
+
+const capInstall = "make node-deps"
+
+// startCAP serves tools/sapcap on a free port and returns its address. With
+// csrf the server checks x-csrf-token the way Gateway or the approuter
+// does (tools/sapcap/server.js); without, it is CAP as it is.
+func startCAP(t *testing.T, csrf bool) string {
+	t.Helper()
+	dir := filepath.Join(capRoot(t), "tools", "sapcap")
+	bin := filepath.Join(dir, "node_modules", ".bin", "cds-serve")
+	if _, err := os.Stat(bin); err != nil {
+		why := "SAP CAP is not installed in tools/sapcap"
+		if os.Getenv("CARDFLOW_STRICT_TESTS") == "1" {
+			t.Fatalf("%s; run %q in the repository root", why, capInstall)
+		}
+		t.Skipf("%s; run %q in the repository root", why, capInstall)
+	}
+	cmd := exec.Command(bin, "--port", "0")
+	cmd.Dir = dir
+	check := "SAPCAP_CSRF=0"
+	if csrf {
+		check = "SAPCAP_CSRF=1"
+	}
+	// Mocked users and the in-memory database are CAP's development profile.
+	cmd.Env = append(os.Environ(), check, "SAPCAP_HOST=127.0.0.1", "NODE_ENV=development")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	listening := regexp.MustCompile(`server listening on \{ url: '(http://[^']+)'`)
+	found := make(chan string, 1)
+	var log strings.Builder
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
+				// localhost, as CAP says: the V2 adapter writes its
+				// __next links with it, whatever host was asked.
+				found <- m[1]
+			} else {
+				log.WriteString(sc.Text() + "\n")
+			}
+		}
+		close(found)
+	}()
+	// A generous bound on start-up, not an assertion on its speed.
+	select {
+	case u, ok := <-found:
+		if !ok {
+			t.Fatalf("cds-serve ended before it listened:\n%s", log.String())
+		}
+		return u
+	case <-time.After(2 * time.Minute):
+		t.Fatal("cds-serve did not listen within 2 minutes")
+	}
+	return ""
+}
+
+func capRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test's directory")
+		}
+		dir = parent
+	}
+}
+
+// capClient is a client for CAP's mocked user cardflow (tools/sapcap/package.json).
+func capClient(t *testing.T, base, version, password string) *sap.Client {
+	t.Helper()
+	p, err := sap.ParseProfile(obj{"type": "SAP", "base_url": base, "odata_version": version, "auth": obj{"type": "basic", "secret": "sap-cap"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	allow, _ := outbound.ParseAllow("127.0.0.1")
+	hc, err := outbound.New(outbound.Config{Allow: allow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := sap.New(p, hc, secretMap{"sap-cap": "cardflow:" + password})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func capService(version string) string {
+	return "/odata/" + strings.ToLower(version) + "/purchase-order"
+}
+
+func ids(t *testing.T, result any) string {
+	t.Helper()
+	list, ok := result.([]any)
+	if !ok {
+		t.Fatalf("got %s, want a collection", toJSON(result))
+	}
+	var out []string
+	for _, e := range list {
+		out = append(out, fmt.Sprint(e.(obj)["ID"]))
+	}
+	return strings.Join(out, " ")
+}
+
+func TestCAPReads(t *testing.T) {
+	base := startCAP(t, true)
+	for _, version := range []string{sap.V4, sap.V2} {
+		t.Run(version, func(t *testing.T) {
+			c := capClient(t, base, version, "sapcap-pa55")
+			svc := capService(version)
+			ctx := context.Background()
+			tests := []struct {
+				name   string
+				entity string
+				query  url.Values
+				want   string
+			}{
+				{name: "filter", entity: "PurchaseOrders", query: url.Values{"$filter": {"amount gt 1000 and currency eq 'EUR'"}, "$orderby": {"ID"}}, want: "4500000003 4500000005"},
+				{name: "filter on text", entity: "PurchaseOrders", query: url.Values{"$filter": {"supplier eq 'Contoso' and status eq 'Open'"}}, want: "4500000005"},
+				{name: "top and skip", entity: "PurchaseOrders", query: url.Values{"$orderby": {"ID"}, "$top": {"2"}, "$skip": {"1"}}, want: "4500000002 4500000003"},
+				{name: "nothing found", entity: "PurchaseOrders", query: url.Values{"$filter": {"supplier eq 'Nobody'"}}, want: ""},
+			}
+			for _, tt := range tests {
+				resp, err := c.Do(ctx, sap.Request{Service: svc, Entity: tt.entity, Query: tt.query})
+				if err != nil {
+					t.Fatalf("%s: %v", tt.name, err)
+				}
+				if got := ids(t, resp.Result); got != tt.want {
+					t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
+				}
+			}
+
+			// One entity, with its items expanded: V4 gives them as an
+			// array, V2 as {"results": [...]}.
+			resp, err := c.Do(ctx, sap.Request{Service: svc, Entity: "PurchaseOrders('4500000002')", Query: url.Values{"$expand": {"items"}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			po := resp.Result.(obj)
+			if got, want := po["supplier"], "Acme Tools"; got != want {
+				t.Errorf("entity: got supplier %v, want %v", got, want)
+			}
+			items := po["items"]
+			if version == sap.V2 {
+				items = items.(obj)["results"]
+			}
+			if list, _ := items.([]any); len(list) != 2 || list[1].(obj)["material"] != "Screws" {
+				t.Errorf("$expand=items: got %s, want the hammer and the screws", toJSON(po["items"]))
+			}
+		})
+	}
+}
+
+func TestCAPPaging(t *testing.T) {
+	base := startCAP(t, true)
+	for _, version := range []string{sap.V4, sap.V2} {
+		t.Run(version, func(t *testing.T) {
+			c := capClient(t, base, version, "sapcap-pa55")
+			ctx := context.Background()
+			req := sap.Request{Service: capService(version), Entity: "PagedPurchaseOrders", Query: url.Values{"$filter": {"ID lt '4600000000'"}}}
+
+			// CAP cuts the collection at @cds.query.limit (3) and links the next page.
+			resp, err := c.Do(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := ids(t, resp.Result), "4500000001 4500000002 4500000003"; got != want {
+				t.Errorf("first page: got %q, want %q", got, want)
+			}
+
+			resp, err = c.DoAll(ctx, req, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := ids(t, resp.Result), "4500000001 4500000002 4500000003 4500000004 4500000005 4500000006 4500000007"; got != want {
+				t.Errorf("every page: got %q, want %q", got, want)
+			}
+			if got, want := resp.Pages, 3; got != want {
+				t.Errorf("every page: got %d pages, want %d", got, want)
+			}
+
+			_, err = c.DoAll(ctx, req, 2)
+			if got, want := fmt.Sprint(err), "SAP has more than 2 pages of results; narrow the query with $filter or $top"; !strings.Contains(got, want) {
+				t.Errorf("too many pages: got %q, want it to contain %q", got, want)
+			}
+
+			// A $top within the limit is one page.
+			req.Query.Set("$top", "2")
+			resp, err = c.DoAll(ctx, req, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := fmt.Sprintf("%s in %d", ids(t, resp.Result), resp.Pages), "4500000001 4500000002 in 1"; got != want {
+				t.Errorf("$top=2: got %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+func TestCAPChanges(t *testing.T) {
+	for _, csrf := range []bool{true, false} {
+		base := startCAP(t, csrf)
+		for i, version := range []string{sap.V4, sap.V2} {
+			t.Run(fmt.Sprintf("%s/csrf=%v", version, csrf), func(t *testing.T) {
+				c := capClient(t, base, version, "sapcap-pa55")
+				svc := capService(version)
+				ctx := context.Background()
+				id := fmt.Sprintf("460000000%d", i)
+
+				if csrf {
+					// Without the token the check refuses, so the client's
+					// changes below went through the handshake.
+					req, _ := http.NewRequest("POST", base+svc+"/PurchaseOrders", strings.NewReader(`{"ID": "4699999999", "supplier": "x"}`))
+					req.SetBasicAuth("cardflow", "sapcap-pa55")
+					req.Header.Set("Content-Type", "application/json")
+					resp, err := http.DefaultClient.Do(req)
+					if err != nil {
+						t.Fatal(err)
+					}
+					resp.Body.Close()
+					if got, want := fmt.Sprintf("%d %s", resp.StatusCode, resp.Header.Get("X-Csrf-Token")), "403 Required"; got != want {
+						t.Errorf("POST without a token: got %q, want %q", got, want)
+					}
+				}
+
+				// A deep create: the order with its items.
+				body := obj{"ID": id, "supplier": "Tailspin", "amount": 300, "currency": "EUR", "status": "Open",
+					"items": []any{obj{"itemNo": 10, "material": "Paint", "quantity": 12, "price": 25}}}
+				resp, err := c.Do(ctx, sap.Request{Method: "POST", Service: svc, Entity: "PurchaseOrders", Body: body})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got, want := fmt.Sprintf("%d %v", resp.Status, resp.Result.(obj)["supplier"]), "201 Tailspin"; got != want {
+					t.Errorf("create: got %q, want %q", got, want)
+				}
+
+				entity := "PurchaseOrders('" + id + "')"
+				if _, err := c.Do(ctx, sap.Request{Method: "PATCH", Service: svc, Entity: entity, Body: obj{"status": "Approved"}}); err != nil {
+					t.Fatal(err)
+				}
+				resp, err = c.Do(ctx, sap.Request{Service: svc, Entity: entity, Query: url.Values{"$expand": {"items"}}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				po := resp.Result.(obj)
+				items := po["items"]
+				if version == sap.V2 {
+					items = items.(obj)["results"]
+				}
+				if got, want := fmt.Sprintf("%v %d", po["status"], len(items.([]any))), "Approved 1"; got != want {
+					t.Errorf("after the update: got %q, want %q", got, want)
+				}
+
+				if _, err := c.Do(ctx, sap.Request{Method: "DELETE", Service: svc, Entity: entity}); err != nil {
+					t.Fatal(err)
+				}
+				_, err = c.Do(ctx, sap.Request{Service: svc, Entity: entity})
+				var se *sap.Error
+				if !errors.As(err, &se) || se.Status != 404 {
+					t.Errorf("read after delete: got %v, want a 404", err)
+				}
+			})
+		}
+	}
+}
+
+func TestCAPErrors(t *testing.T) {
+	base := startCAP(t, true)
+	for _, version := range []string{sap.V4, sap.V2} {
+		t.Run(version, func(t *testing.T) {
+			svc := capService(version)
+			ctx := context.Background()
+			tests := []struct {
+				name     string
+				password string
+				req      sap.Request
+				status   int
+				want     string
+			}{
+				{name: "no such order", password: "sapcap-pa55", req: sap.Request{Service: svc, Entity: "PurchaseOrders('4599999999')"}, status: 404, want: "SAP answered 404 Not Found: Not Found (404)"},
+				{name: "no such entity set", password: "sapcap-pa55", req: sap.Request{Service: svc, Entity: "SalesOrders"}, status: 404, want: "SAP answered 404 Not Found"},
+				{name: "bad filter", password: "sapcap-pa55", req: sap.Request{Service: svc, Entity: "PurchaseOrders", Query: url.Values{"$filter": {"amount gtt 5"}}}, status: 400, want: "SAP answered 400 Bad Request"},
+				{name: "missing value", password: "sapcap-pa55", req: sap.Request{Method: "POST", Service: svc, Entity: "PurchaseOrders", Body: obj{"ID": "4700000001", "amount": 5}},
+					status: 400, want: "SAP answered 400 Bad Request: supplier: Provide the missing value. (ASSERT_MANDATORY)"},
+				{name: "out of range", password: "sapcap-pa55", req: sap.Request{Method: "POST", Service: svc, Entity: "PurchaseOrders", Body: obj{"ID": "4700000002", "supplier": "x", "amount": -5}},
+					status: 400, want: "SAP answered 400 Bad Request: amount: Enter a value between 0 and 1000000. (ASSERT_RANGE)"},
+				{name: "wrong password", password: "wrong", req: sap.Request{Service: svc, Entity: "PurchaseOrders"}, status: 401, want: "SAP answered 401 Unauthorized"},
+			}
+			for _, tt := range tests {
+				c := capClient(t, base, version, tt.password)
+				resp, err := c.Do(ctx, tt.req)
+				var se *sap.Error
+				if !errors.As(err, &se) {
+					t.Fatalf("%s: got %v, want an *sap.Error", tt.name, err)
+				}
+				if resp == nil || resp.Status != tt.status || se.Status != tt.status {
+					t.Errorf("%s: got status %d, want %d", tt.name, se.Status, tt.status)
+				}
+				if !strings.Contains(err.Error(), tt.want) {
+					t.Errorf("%s: got %q, want it to contain %q", tt.name, err, tt.want)
+				}
+				if strings.Contains(err.Error(), "sapcap-pa55") {
+					t.Errorf("%s: the error %q holds the password", tt.name, err)
+				}
+			}
+		})
+	}
+}
