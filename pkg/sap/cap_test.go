@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -109,7 +111,8 @@ func capRoot(t *testing.T) string {
 // capClient is a client for CAP's mocked user cardflow (tools/sapcap/package.json).
 func capClient(t *testing.T, base, version, password string) *sap.Client {
 	t.Helper()
-	p, err := sap.ParseProfile(obj{"type": "SAP", "base_url": base, "odata_version": version, "auth": obj{"type": "basic", "secret": "sap-cap"}})
+	// sap-client goes with every call, as to S/4; CAP ignores it.
+	p, err := sap.ParseProfile(obj{"type": "SAP", "base_url": base, "client": "100", "odata_version": version, "auth": obj{"type": "basic", "secret": "sap-cap"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,5 +347,60 @@ func TestCAPErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestNextLinks: faults CAP does not show. A next link to another host is
+// not followed, since the credentials would go with it; one without
+// sap-client gets it; DoAll is for collections read with a GET.
+func TestNextLinks(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.URL.RawQuery)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Query().Get("$skiptoken") {
+		case "":
+			fmt.Fprint(w, `{"value": [{"ID": "1"}], "@odata.nextLink": "Orders?$skiptoken=1"}`)
+		case "1":
+			fmt.Fprint(w, `{"value": [{"ID": "2"}], "@odata.nextLink": "http://sap.example.net/odata/Orders?$skiptoken=2"}`)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	p, err := sap.ParseProfile(obj{"type": "SAP", "base_url": srv.URL, "client": "100", "odata_version": "V4", "auth": obj{"type": "basic", "secret": "s"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	allow, _ := outbound.ParseAllow("127.0.0.1")
+	hc, err := outbound.New(outbound.Config{Allow: allow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := sap.New(p, hc, secretMap{"s": "u:p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.DoAll(context.Background(), sap.Request{Service: "/odata", Entity: "Orders"}, 5)
+	if got, want := fmt.Sprint(err), "SAP's next page link leads to http://sap.example.net, away from "+srv.URL+"; the client does not send its credentials there"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if got, want := strings.Join(seen, " "), "sap-client=100 %24skiptoken=1&sap-client=100"; got != want {
+		t.Errorf("got queries %q, want %q", got, want)
+	}
+	for _, tc := range []struct {
+		method string
+		pages  int
+		want   string
+	}{
+		{"POST", 5, "only a GET reads pages, not POST"},
+		{"GET", 0, "maxPages must be at least 1, not 0"},
+	} {
+		if _, err := c.DoAll(context.Background(), sap.Request{Method: tc.method, Service: "/odata", Entity: "Orders"}, tc.pages); fmt.Sprint(err) != tc.want {
+			t.Errorf("%s with %d pages: got %v, want %q", tc.method, tc.pages, err, tc.want)
+		}
 	}
 }
