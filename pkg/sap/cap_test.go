@@ -1,114 +1,26 @@
 package sap_test
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
+	"github.com/cardflow/cardflow/internal/sapcaptest"
 	"github.com/cardflow/cardflow/pkg/outbound"
 	"github.com/cardflow/cardflow/pkg/sap"
 )
 
-// The suite against SAP CAP (tools/sapcap, installed by make node-deps):
-// SAP's own OData server, V4 natively and V2 through SAP's community
-// adapter. The fake in saptest stays for faults CAP cannot be made to show.
+// The suite against SAP CAP (sapcaptest.Start): SAP's own OData server,
+// V4 natively and V2 through SAP's community adapter. The fake in
+// internal/fakes/saptest stays for faults CAP cannot be made to show.
 
-const capInstall = "make node-deps"
-
-// startCAP serves tools/sapcap on a free port and returns its address. With
-// csrf the server checks x-csrf-token the way Gateway or the approuter
-// does (tools/sapcap/server.js); without, it is CAP as it is.
-func startCAP(t *testing.T, csrf bool) string {
-	t.Helper()
-	dir := filepath.Join(capRoot(t), "tools", "sapcap")
-	bin := filepath.Join(dir, "node_modules", ".bin", "cds-serve")
-	if _, err := os.Stat(bin); err != nil {
-		why := "SAP CAP is not installed in tools/sapcap"
-		if os.Getenv("CARDFLOW_STRICT_TESTS") == "1" {
-			t.Fatalf("%s; run %q in the repository root", why, capInstall)
-		}
-		t.Skipf("%s; run %q in the repository root", why, capInstall)
-	}
-	cmd := exec.Command(bin, "--port", "0")
-	cmd.Dir = dir
-	check := "SAPCAP_CSRF=0"
-	if csrf {
-		check = "SAPCAP_CSRF=1"
-	}
-	// Mocked users and the in-memory database are CAP's development profile.
-	cmd.Env = append(os.Environ(), check, "SAPCAP_HOST=127.0.0.1", "NODE_ENV=development")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = cmd.Stdout
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	listening := regexp.MustCompile(`server listening on \{ url: '(http://[^']+)'`)
-	found := make(chan string, 1)
-	var log strings.Builder
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
-				// localhost, as CAP says: the V2 adapter writes its
-				// __next links with it, whatever host was asked.
-				found <- m[1]
-			} else {
-				log.WriteString(sc.Text() + "\n")
-			}
-		}
-		close(found)
-	}()
-	// A generous bound on start-up, not an assertion on its speed.
-	select {
-	case u, ok := <-found:
-		if !ok {
-			t.Fatalf("cds-serve ended before it listened:\n%s", log.String())
-		}
-		return u
-	case <-time.After(2 * time.Minute):
-		t.Fatal("cds-serve did not listen within 2 minutes")
-	}
-	return ""
-}
-
-func capRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test's directory")
-		}
-		dir = parent
-	}
-}
-
-// capClient is a client for CAP's mocked user cardflow (tools/sapcap/package.json).
+// capClient is a client for CAP's mocked user (tools/sapcap/package.json).
 func capClient(t *testing.T, base, version, password string) *sap.Client {
 	t.Helper()
 	// sap-client goes with every call, as to S/4; CAP ignores it.
@@ -121,7 +33,7 @@ func capClient(t *testing.T, base, version, password string) *sap.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := sap.New(p, hc, secretMap{"sap-cap": "cardflow:" + password})
+	c, err := sap.New(p, hc, secretMap{"sap-cap": sapcaptest.User + ":" + password})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +41,10 @@ func capClient(t *testing.T, base, version, password string) *sap.Client {
 }
 
 func capService(version string) string {
-	return "/odata/" + strings.ToLower(version) + "/purchase-order"
+	if version == sap.V2 {
+		return sapcaptest.ServiceV2
+	}
+	return sapcaptest.ServiceV4
 }
 
 func ids(t *testing.T, result any) string {
@@ -146,10 +61,10 @@ func ids(t *testing.T, result any) string {
 }
 
 func TestCAPReads(t *testing.T) {
-	base := startCAP(t, true)
+	base := sapcaptest.Start(t, true)
 	for _, version := range []string{sap.V4, sap.V2} {
 		t.Run(version, func(t *testing.T) {
-			c := capClient(t, base, version, "sapcap-pa55")
+			c := capClient(t, base, version, sapcaptest.Password)
 			svc := capService(version)
 			ctx := context.Background()
 			tests := []struct {
@@ -195,10 +110,10 @@ func TestCAPReads(t *testing.T) {
 }
 
 func TestCAPPaging(t *testing.T) {
-	base := startCAP(t, true)
+	base := sapcaptest.Start(t, true)
 	for _, version := range []string{sap.V4, sap.V2} {
 		t.Run(version, func(t *testing.T) {
-			c := capClient(t, base, version, "sapcap-pa55")
+			c := capClient(t, base, version, sapcaptest.Password)
 			ctx := context.Background()
 			req := sap.Request{Service: capService(version), Entity: "PagedPurchaseOrders", Query: url.Values{"$filter": {"ID lt '4600000000'"}}}
 
@@ -242,10 +157,10 @@ func TestCAPPaging(t *testing.T) {
 
 func TestCAPChanges(t *testing.T) {
 	for _, csrf := range []bool{true, false} {
-		base := startCAP(t, csrf)
+		base := sapcaptest.Start(t, csrf)
 		for i, version := range []string{sap.V4, sap.V2} {
 			t.Run(fmt.Sprintf("%s/csrf=%v", version, csrf), func(t *testing.T) {
-				c := capClient(t, base, version, "sapcap-pa55")
+				c := capClient(t, base, version, sapcaptest.Password)
 				svc := capService(version)
 				ctx := context.Background()
 				id := fmt.Sprintf("460000000%d", i)
@@ -254,7 +169,7 @@ func TestCAPChanges(t *testing.T) {
 					// Without the token the check refuses, so the client's
 					// changes below went through the handshake.
 					req, _ := http.NewRequest("POST", base+svc+"/PurchaseOrders", strings.NewReader(`{"ID": "4699999999", "supplier": "x"}`))
-					req.SetBasicAuth("cardflow", "sapcap-pa55")
+					req.SetBasicAuth(sapcaptest.User, sapcaptest.Password)
 					req.Header.Set("Content-Type", "application/json")
 					resp, err := http.DefaultClient.Do(req)
 					if err != nil {
@@ -308,7 +223,7 @@ func TestCAPChanges(t *testing.T) {
 }
 
 func TestCAPErrors(t *testing.T) {
-	base := startCAP(t, true)
+	base := sapcaptest.Start(t, true)
 	for _, version := range []string{sap.V4, sap.V2} {
 		t.Run(version, func(t *testing.T) {
 			svc := capService(version)
@@ -320,12 +235,12 @@ func TestCAPErrors(t *testing.T) {
 				status   int
 				want     string
 			}{
-				{name: "no such order", password: "sapcap-pa55", req: sap.Request{Service: svc, Entity: "PurchaseOrders('4599999999')"}, status: 404, want: "SAP answered 404 Not Found: Not Found (404)"},
-				{name: "no such entity set", password: "sapcap-pa55", req: sap.Request{Service: svc, Entity: "SalesOrders"}, status: 404, want: "SAP answered 404 Not Found"},
-				{name: "bad filter", password: "sapcap-pa55", req: sap.Request{Service: svc, Entity: "PurchaseOrders", Query: url.Values{"$filter": {"amount gtt 5"}}}, status: 400, want: "SAP answered 400 Bad Request"},
-				{name: "missing value", password: "sapcap-pa55", req: sap.Request{Method: "POST", Service: svc, Entity: "PurchaseOrders", Body: obj{"ID": "4700000001", "amount": 5}},
+				{name: "no such order", password: sapcaptest.Password, req: sap.Request{Service: svc, Entity: "PurchaseOrders('4599999999')"}, status: 404, want: "SAP answered 404 Not Found: Not Found (404)"},
+				{name: "no such entity set", password: sapcaptest.Password, req: sap.Request{Service: svc, Entity: "SalesOrders"}, status: 404, want: "SAP answered 404 Not Found"},
+				{name: "bad filter", password: sapcaptest.Password, req: sap.Request{Service: svc, Entity: "PurchaseOrders", Query: url.Values{"$filter": {"amount gtt 5"}}}, status: 400, want: "SAP answered 400 Bad Request"},
+				{name: "missing value", password: sapcaptest.Password, req: sap.Request{Method: "POST", Service: svc, Entity: "PurchaseOrders", Body: obj{"ID": "4700000001", "amount": 5}},
 					status: 400, want: "SAP answered 400 Bad Request: supplier: Provide the missing value. (ASSERT_MANDATORY)"},
-				{name: "out of range", password: "sapcap-pa55", req: sap.Request{Method: "POST", Service: svc, Entity: "PurchaseOrders", Body: obj{"ID": "4700000002", "supplier": "x", "amount": -5}},
+				{name: "out of range", password: sapcaptest.Password, req: sap.Request{Method: "POST", Service: svc, Entity: "PurchaseOrders", Body: obj{"ID": "4700000002", "supplier": "x", "amount": -5}},
 					status: 400, want: "SAP answered 400 Bad Request: amount: Enter a value between 0 and 1000000. (ASSERT_RANGE)"},
 				{name: "wrong password", password: "wrong", req: sap.Request{Service: svc, Entity: "PurchaseOrders"}, status: 401, want: "SAP answered 401 Unauthorized"},
 			}
@@ -342,7 +257,7 @@ func TestCAPErrors(t *testing.T) {
 				if !strings.Contains(err.Error(), tt.want) {
 					t.Errorf("%s: got %q, want it to contain %q", tt.name, err, tt.want)
 				}
-				if strings.Contains(err.Error(), "sapcap-pa55") {
+				if strings.Contains(err.Error(), sapcaptest.Password) {
 					t.Errorf("%s: the error %q holds the password", tt.name, err)
 				}
 			}

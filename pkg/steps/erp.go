@@ -26,7 +26,13 @@ type erpConfig struct {
 	Entity  *string `json:"entity"`
 	// Auth is refused: an erp step signs in with its profile.
 	Auth any `json:"auth"`
+	// Pages, with a GET, follows SAP's next-page links up to this many pages.
+	Pages *int `json:"pages"`
 }
+
+// maxERPPages bounds pages: each page is a call within the step's one
+// timeout, and a list that long belongs in a narrower query.
+const maxERPPages = 100
 
 func (c *erpConfig) Validate() error {
 	if err := c.checkMethod(erpMethods); err != nil {
@@ -40,6 +46,14 @@ func (c *erpConfig) Validate() error {
 	}
 	if err := required("erp", "entity", c.Entity); err != nil {
 		return err
+	}
+	if c.Pages != nil {
+		if n := *c.Pages; n < 1 || n > maxERPPages {
+			return fmt.Errorf("config.pages must be between 1 and %d, not %d", maxERPPages, n)
+		}
+		if m := strings.ToUpper(c.method()); m != "" && m != http.MethodGet {
+			return fmt.Errorf("config.pages reads a collection's pages with a GET, not with %s", m)
+		}
 	}
 	return c.readTimeout()
 }
@@ -60,7 +74,11 @@ func (c *erpConfig) Check(env *expr.Env) (Step, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &erpStep{call: k, service: *c.Service, options: options}, nil
+	step := &erpStep{call: k, service: *c.Service, options: options}
+	if c.Pages != nil {
+		step.pages = *c.Pages
+	}
+	return step, nil
 }
 
 // odataOptions takes the OData system query options written as strings
@@ -98,6 +116,8 @@ type erpStep struct {
 	service string
 	// options are the query's OData system query options.
 	options map[string]*urlTemplate
+	// pages is how many pages a GET may follow; 0 reads one, unwrapped as it comes.
+	pages int
 }
 
 func (s *erpStep) Run(ctx context.Context, r *Run) Outcome {
@@ -138,7 +158,12 @@ func (s *erpStep) do(ctx context.Context, c *callRun) Outcome {
 	if q.url, err = client.URL(req); err != nil {
 		return Outcome{Input: q.view(), Reason: err.Error()}
 	}
-	resp, err := client.Do(ctx, req)
+	var resp *sap.Response
+	if s.pages > 0 {
+		resp, err = client.DoAll(ctx, req, s.pages)
+	} else {
+		resp, err = client.Do(ctx, req)
+	}
 	if resp == nil {
 		reason := err.Error()
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
@@ -159,6 +184,7 @@ var erpSchema = object("Calls an OData service through the workflow's SAP profil
 	"service": typed("string", "The OData service path, such as /sap/opu/odata/sap/API_PURCHASEORDER_PROCESS_SRV."),
 	"entity":  typed("string", "The entity set or entity, such as PurchaseOrder('{{ input.po }}')."),
 	"auth":    anyValue("Refused: an erp step signs in with workflow_integrations.erp.auth."),
+	"pages":   Schema{"type": "integer", "minimum": 1, "maximum": maxERPPages, "description": "With a GET of a collection: follow SAP's next-page links, reading at most this many pages; the body is every page's entries, and a longer collection fails the step."},
 }))
 
 // Integrations: an erp step calls through the SAP profile; the profile

@@ -30,6 +30,11 @@ func TestERPConfig(t *testing.T) {
 		{name: "entity that is a placeholder", config: call(obj{"entity": "{{ input.set }}"}), integrations: profile},
 		{name: "no profile", config: call(nil), want: "an erp step needs workflow_integrations.erp, the SAP profile it calls", by: saving},
 		{name: "auth of its own", config: call(obj{"auth": obj{"type": "basic", "secret": "s"}}), integrations: profile, want: "config.auth: an erp step authenticates with workflow_integrations.erp.auth", by: checking},
+		{name: "pages", config: call(obj{"entity": "A_PurchaseOrder", "pages": 5}), integrations: profile},
+		{name: "pages with an explicit GET", config: call(obj{"entity": "A_PurchaseOrder", "method": "get", "pages": 1}), integrations: profile},
+		{name: "no pages", config: call(obj{"pages": 0}), integrations: profile, want: "config.pages"},
+		{name: "too many pages", config: call(obj{"pages": 101}), integrations: profile, want: "config.pages"},
+		{name: "pages of a POST", config: call(obj{"method": "POST", "pages": 2}), integrations: profile, want: "config.pages reads a collection's pages with a GET, not with POST"},
 		{name: "bad entity template", config: call(obj{"entity": "A('{{ input.po ')"}), integrations: profile, want: "config.entity: ", by: checking},
 	})
 }

@@ -39,7 +39,7 @@ func TestUnknownConfigKeys(t *testing.T) {
 	}{
 		{kind: "trigger", key: "cron", want: `unknown config key "cron" (known: expression, kind, timezone)`},
 		{kind: "http", key: "headers_", want: `unknown config key "headers_" (known: auth, body, headers, idempotency_key, method, query, timeout, url)`},
-		{kind: "erp", key: "url", want: `unknown config key "url" (known: auth, body, entity, headers, idempotency_key, method, query, service, timeout)`},
+		{kind: "erp", key: "url", want: `unknown config key "url" (known: auth, body, entity, headers, idempotency_key, method, pages, query, service, timeout)`},
 		{kind: "transform", key: "input", want: `unknown config key "input" (known: output)`},
 		{kind: "condition", key: "when", want: `unknown config key "when" (a condition step has no config)`},
 		{kind: "card", key: "approvers", want: `unknown config key "approvers" (known: card_id, card_version, data, delivery, timeout)`},
