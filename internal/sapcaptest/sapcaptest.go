@@ -58,8 +58,8 @@ func Start(t testing.TB, csrf bool) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
 	})
 	listening := regexp.MustCompile(`server listening on \{ url: '(http://[^']+)'`)
 	found := make(chan string, 1)
