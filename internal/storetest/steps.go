@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/execrecord"
 )
 
 // Sizes of the long execution of ManySteps and MeasureSteps: a 60 KB input
@@ -53,7 +54,7 @@ func finishStep(ex *cardflow.Execution, i int) {
 
 func record(t *testing.T, ex *cardflow.Execution) string {
 	t.Helper()
-	b, err := ex.MarshalRecord()
+	b, err := execrecord.Marshal(ex)
 	mustOK(t, "encode", err)
 	return string(b)
 }

@@ -83,7 +83,7 @@ func (s *Links) OpenLink(ctx context.Context, token string) (*LinkPage, error) {
 		if err != nil {
 			return nil, err
 		}
-		page.StepName = stepName(ex, w.StepID)
+		page.StepName = ex.StepName(w.StepID)
 		switch {
 		case w.Resume != nil:
 			page.Decided = w.Resume
@@ -215,14 +215,4 @@ func number(v any) (int, bool) {
 		return int(n), n == float64(int(n))
 	}
 	return 0, false
-}
-
-// stepName names a step of the execution, or gives its id.
-func stepName(ex *cardflow.Execution, stepID string) string {
-	for _, st := range ex.WorkflowDetails.WorkflowSteps {
-		if st.ID == stepID {
-			return st.Name
-		}
-	}
-	return stepID
 }

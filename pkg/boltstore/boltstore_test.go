@@ -12,6 +12,7 @@ import (
 	"github.com/cardflow/cardflow/internal/storetest"
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/execrecord"
 )
 
 func TestContract(t *testing.T) {
@@ -228,7 +229,7 @@ func TestOlderLayoutsUpgraded(t *testing.T) {
 			return putAll(tx, map[string][]byte{"executions": view, "execution_states": state, "execution_summaries": []byte(`{}`)}, k)
 		}, "1", `{"po":"4500001234"}`, ""},
 		{"whole record", func(tx *bolt.Tx, k []byte, e *cardflow.Execution) error {
-			record, _ := e.MarshalRecord()
+			record, _ := execrecord.Marshal(e)
 			return putAll(tx, map[string][]byte{"executions": record}, k)
 		}, "1", `{"po":"4500001234"}`, ""},
 		{"payloads not objects", func(tx *bolt.Tx, k []byte, e *cardflow.Execution) error {
@@ -302,8 +303,8 @@ func TestOlderLayoutsUpgraded(t *testing.T) {
 				t.Errorf("payloads: got input %s and output %s, want %s and %s", in, out, tc.input, tc.output)
 			}
 			e.WorkflowInputPayload, e.WorkflowOutputPayload = got.WorkflowInputPayload, got.WorkflowOutputPayload
-			gotJSON, _ := got.MarshalRecord()
-			wantJSON, _ := e.MarshalRecord()
+			gotJSON, _ := execrecord.Marshal(got)
+			wantJSON, _ := execrecord.Marshal(e)
 			if string(gotJSON) != string(wantJSON) {
 				t.Errorf("GetExecution after the upgrade:\ngot  %s\nwant %s", gotJSON, wantJSON)
 			}

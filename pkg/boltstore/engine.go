@@ -7,6 +7,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/execrecord"
 )
 
 func (s *Store) StartExecution(ctx context.Context, e *cardflow.Execution, p *cardflow.Process, idem *cardflow.Idempotency) error {
@@ -103,7 +104,7 @@ func (s *Store) start(ctx context.Context, e *cardflow.Execution, p *cardflow.Pr
 	})
 	if err == nil {
 		e.Revision, p.Revision = 1, 1
-		e.Wrote(ew.w)
+		execrecord.Wrote(e, ew.w)
 	}
 	return err
 }

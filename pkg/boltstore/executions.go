@@ -11,9 +11,10 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/execrecord"
 )
 
-// An execution is stored in parts (cardflow.Execution.Split): its head in
+// An execution is stored in parts (execrecord.Split): its head in
 // the executions bucket, which the lists read alone, its input and
 // workflow in the starts bucket and one part per step in the steps
 // bucket, each under the execution's key, a 0x00 and the part's name. A
@@ -30,7 +31,7 @@ func partKey(k []byte, name string) []byte {
 
 // partBucket returns the bucket of the part name.
 func partBucket(tx *bolt.Tx, name string) *bolt.Bucket {
-	if strings.HasPrefix(name, cardflow.PartStep) {
+	if strings.HasPrefix(name, execrecord.PartStep) {
 		return tx.Bucket(bExecutionSteps)
 	}
 	return tx.Bucket(bExecutionStarts)
@@ -38,7 +39,7 @@ func partBucket(tx *bolt.Tx, name string) *bolt.Bucket {
 
 // writeExecution writes w as the execution at k with revision, and keeps
 // the index of open executions.
-func writeExecution(tx *bolt.Tx, k []byte, open bool, w *cardflow.ExecutionWrite, revision int64) error {
+func writeExecution(tx *bolt.Tx, k []byte, open bool, w *execrecord.Write, revision int64) error {
 	if err := indexOpen(tx.Bucket(bOpenExecutions), k, open); err != nil {
 		return err
 	}
@@ -79,14 +80,14 @@ func hasKey(b *bolt.Bucket, k []byte) bool {
 
 // readParts returns the parts of the execution at k; their values are
 // valid only in tx.
-func readParts(tx *bolt.Tx, k []byte) []cardflow.Part {
+func readParts(tx *bolt.Tx, k []byte) []execrecord.Part {
 	// Room for the input, the workflow and a few steps without regrowing.
-	parts := make([]cardflow.Part, 0, 8)
+	parts := make([]execrecord.Part, 0, 8)
 	p := partKey(k, "")
 	for _, b := range [][]byte{bExecutionStarts, bExecutionSteps} {
 		c := tx.Bucket(b).Cursor()
 		for pk, v := c.Seek(p); pk != nil && bytes.HasPrefix(pk, p); pk, v = c.Next() {
-			parts = append(parts, cardflow.Part{Name: string(pk[len(p):]), Value: v})
+			parts = append(parts, execrecord.Part{Name: string(pk[len(p):]), Value: v})
 		}
 	}
 	return parts
@@ -99,7 +100,7 @@ func readExecution(tx *bolt.Tx, k, head []byte) (*cardflow.Execution, error) {
 	if len(rev) != 8 {
 		return nil, &cardflow.UnreadableError{Err: fmt.Errorf("boltstore: execution %s has no revision", k[len(k)-min(len(k), 26):])}
 	}
-	e, err := cardflow.JoinExecution(head, parts, int64(binary.BigEndian.Uint64(rev)))
+	e, err := execrecord.Join(head, parts, int64(binary.BigEndian.Uint64(rev)))
 	if err != nil {
 		return nil, fmt.Errorf("boltstore: %w", err)
 	}
@@ -108,7 +109,7 @@ func readExecution(tx *bolt.Tx, k, head []byte) (*cardflow.Execution, error) {
 
 // decodeHead gives a list item: the execution's head.
 func decodeHead(v []byte) (*cardflow.Execution, error) {
-	e, err := cardflow.DecodeHead(v)
+	e, err := execrecord.DecodeHead(v)
 	if err != nil {
 		return nil, fmt.Errorf("boltstore: %w", err)
 	}
@@ -162,8 +163,8 @@ func splitParts(tx *bolt.Tx) error {
 		return err
 	}
 	for i, k := range keys {
-		e := new(cardflow.Execution)
-		if err := e.UnmarshalRecord(records[i]); err != nil {
+		e, err := execrecord.Unmarshal(records[i])
+		if err != nil {
 			return fmt.Errorf("boltstore: decode execution: %w", err)
 		}
 		if states != nil {
@@ -176,7 +177,7 @@ func splitParts(tx *bolt.Tx) error {
 		if rev := revisions.Get(k); len(rev) == 8 {
 			e.Revision = int64(binary.BigEndian.Uint64(rev))
 		}
-		w, err := e.Split()
+		w, err := execrecord.Split(e)
 		if err != nil {
 			return err
 		}

@@ -18,6 +18,7 @@ import (
 	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/execrecord"
 )
 
 // Store is a cardflow.Store on one bbolt file; its methods follow the port's
@@ -249,7 +250,7 @@ func (s *Store) CreateExecution(_ context.Context, e *cardflow.Execution) error 
 		return err
 	}
 	e.Revision = 1
-	e.Wrote(ew.w)
+	execrecord.Wrote(e, ew.w)
 	return nil
 }
 
@@ -268,7 +269,7 @@ type executionWrite struct {
 	k        []byte
 	open     bool
 	revision int64
-	w        *cardflow.ExecutionWrite
+	w        *execrecord.Write
 	// search is what indexSearch keeps: searchEntries of the execution.
 	search []byte
 	events []encodedEvent
@@ -277,7 +278,7 @@ type executionWrite struct {
 // encodeExecution splits and encodes e for a write of revision
 // e.Revision+1 (1 for a new execution, whose Revision is 0).
 func encodeExecution(e *cardflow.Execution) (*executionWrite, error) {
-	w, err := e.Split()
+	w, err := execrecord.Split(e)
 	if err != nil {
 		return nil, err
 	}
@@ -356,7 +357,7 @@ func (s *Store) PutExecution(ctx context.Context, e *cardflow.Execution) error {
 	})
 	if err == nil {
 		e.Revision++
-		e.Wrote(ew.w)
+		execrecord.Wrote(e, ew.w)
 	}
 	return err
 }
@@ -428,19 +429,19 @@ func (s *Store) GetExecutionJSON(_ context.Context, org, workflowID, executionID
 	var out []byte
 	err := s.viewExecution(org, workflowID, executionID, func(tx *bolt.Tx, k, v []byte) error {
 		var err error
-		out, err = cardflow.ExecutionJSON(v, readParts(tx, k))
+		out, err = execrecord.JSON(v, readParts(tx, k))
 		return err
 	})
 	return out, err
 }
 
 // GetExecutionHead decodes the head and checks the parts
-// (cardflow.CheckedHead).
+// (execrecord.CheckedHead).
 func (s *Store) GetExecutionHead(_ context.Context, org, workflowID, executionID string) (*cardflow.Execution, error) {
 	var e *cardflow.Execution
 	err := s.viewExecution(org, workflowID, executionID, func(tx *bolt.Tx, k, v []byte) error {
 		var err error
-		if e, err = cardflow.CheckedHead(v, readParts(tx, k)); err != nil {
+		if e, err = execrecord.CheckedHead(v, readParts(tx, k)); err != nil {
 			return fmt.Errorf("boltstore: %w", err)
 		}
 		return nil
@@ -470,7 +471,7 @@ func (s *Store) GetExecutionRevision(_ context.Context, org, workflowID, executi
 func (s *Store) GetExecutionStatus(_ context.Context, org, workflowID, executionID string) (status string, modifiedOn int64, err error) {
 	err = s.viewExecution(org, workflowID, executionID, func(_ *bolt.Tx, _, v []byte) error {
 		var err error
-		if status, modifiedOn, err = cardflow.HeadStatus(v); err != nil {
+		if status, modifiedOn, err = execrecord.HeadStatus(v); err != nil {
 			return fmt.Errorf("boltstore: %w", err)
 		}
 		return nil

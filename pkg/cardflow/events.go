@@ -89,7 +89,7 @@ func (w *Webhook) Redacted() *Webhook {
 }
 
 // EventStore keeps the outbox of events to publish and the webhooks of
-// local mode. Adapters write an execution's events (ExecutionWrite.Events)
+// local mode. Adapters write an execution's events (execrecord.Write.Events)
 // in the same atomic write as the execution, so a change stored is a change
 // published, even when the process dies right after it.
 type EventStore interface {
@@ -129,11 +129,12 @@ var resumes = map[string]bool{
 	EventApprovalDecided: true, EventApprovalOverridden: true,
 }
 
-// events returns the events of the log entries e gained since it was
+// EventsSince returns the events of the log entries e gained since it was
 // stored with status and total entries: each change of status, named by
 // the entry that made it, and each approval decision. An execution's
-// write carries them (Split), so that its store keeps them with it.
-func (e *Execution) events(status string, total int) []*Published {
+// write carries them (pkg/execrecord), so that its store keeps them with
+// it.
+func (e *Execution) EventsSince(status string, total int) []*Published {
 	n := e.WorkflowEventLog.Total - total
 	if n <= 0 {
 		return nil

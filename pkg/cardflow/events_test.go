@@ -38,7 +38,7 @@ func TestEventsOfAWrite(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e := &Execution{OrganizationID: "o", WorkflowID: "w", WorkflowVersion: 2, WorkflowExecutionID: "x", Status: tt.after,
 				WorkflowEventLog: EventLog{Events: tt.entries, Total: len(tt.entries)}}
-			got := e.events(tt.status, tt.total)
+			got := e.EventsSince(tt.status, tt.total)
 			var types, approvers []string
 			ids := map[string]bool{}
 			for _, p := range got {
@@ -61,36 +61,6 @@ func TestEventsOfAWrite(t *testing.T) {
 				t.Errorf("got approvers %q, want %q", g, tt.wantApprovers)
 			}
 		})
-	}
-}
-
-func TestEventIDsStayTheSameAcrossWrites(t *testing.T) {
-	t.Parallel()
-	e := &Execution{WorkflowExecutionID: "x", Status: ExecRunning, WorkflowEventLog: EventLog{Events: []Event{{Type: EventStarted}}, Total: 1}}
-	w, err := e.Split()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(w.Events) != 1 || w.Events[0].ID != EventID("x", 1) {
-		t.Fatalf("got %+v, want one event with id %s", w.Events, EventID("x", 1))
-	}
-	e.Wrote(w)
-	e.Status = ExecSucceeded
-	e.WorkflowEventLog.Events = append(e.WorkflowEventLog.Events, Event{Type: EventSucceeded})
-	e.WorkflowEventLog.Total++
-	if w, err = e.Split(); err != nil {
-		t.Fatal(err)
-	}
-	if len(w.Events) != 1 || w.Events[0].ID != EventID("x", 2) || w.Events[0].Type != EventTypeSucceeded {
-		t.Fatalf("got %+v, want only the succeeded event, with id %s", w.Events, EventID("x", 2))
-	}
-	// A write that failed is split again: the same events, the same ids.
-	again, err := e.Split()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(again.Events) != 1 || again.Events[0].ID != w.Events[0].ID {
-		t.Fatalf("got %+v, want the same event again", again.Events)
 	}
 }
 

@@ -46,6 +46,8 @@ var layers = []layer{
 		[]string{module + "pkg/app"}, append(slices.Clone(adapters), module+"pkg/httpapi")},
 	{"the HTTP API reaches infrastructure only through the use cases",
 		[]string{module + "pkg/httpapi"}, append(slices.Clone(adapters), module+"pkg/engine")},
+	{"the stored layout of an execution is the stores' own",
+		[]string{module + "pkg/engine", module + "pkg/app", module + "pkg/httpapi"}, []string{module + "pkg/execrecord"}},
 	{"a contract suite is handed its adapter by the adapter's test",
 		[]string{module + "internal/storetest", module + "internal/runnertest", module + "internal/schedulertest"}, adapters},
 }

@@ -187,14 +187,41 @@ type Execution struct {
 	CreatedOn             int64              `json:"created_on"`
 	ModifiedOn            int64              `json:"modified_on"`
 
-	// State and Revision are kept by the store (see MarshalRecord) but are
-	// not part of the API shape.
+	// State, Revision and Stored are kept by the store but are not part of
+	// the API shape.
 	State    ExecutionState `json:"-"`
 	Revision int64          `json:"-"`
+	// Stored is the store's handle on the record as it read or last wrote
+	// it, which its next write takes back; nil while no store holds e.
+	Stored StoredRecord `json:"-"`
+}
 
-	// stored describes the parts a store holds of the execution as it was
-	// read or last written (see Split).
-	stored *storedParts
+// MaxStateBytes bounds the state of one execution: its input and, for every
+// step, its output and condensed log, encoded as JSON. A write that would
+// take an execution past it fails with ETOOLARGE, and the engine ends the
+// execution FAILED saying so.
+const MaxStateBytes = 1 << 20
+
+// StoredRecord is what a store's read or write leaves on an execution: its
+// record as read or last written, from which the next write stores only
+// what changed (pkg/execrecord). The domain reads only the status it had,
+// to tell whether a write ends or reopens the execution, and its size,
+// which a cache of executions counts.
+type StoredRecord interface {
+	// Status is the execution's status as stored.
+	Status() string
+	// Bytes is the size of the stored record.
+	Bytes() int
+}
+
+// StoredBytes is the size of the record of e as it was read or last
+// written, 0 when no store has held it: what a cache of executions
+// counts.
+func (e *Execution) StoredBytes() int {
+	if e.Stored == nil {
+		return 0
+	}
+	return e.Stored.Bytes()
 }
 
 // ExecutionOutline is what a caller that may act on an execution, but not

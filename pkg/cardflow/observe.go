@@ -49,16 +49,16 @@ func (e *Execution) EndsOnWrite() bool {
 	if e.Open() {
 		return false
 	}
-	return e.stored == nil || e.stored.status == ExecRunning || e.stored.status == ExecWaiting
+	return e.Stored == nil || e.Stored.Status() == ExecRunning || e.Stored.Status() == ExecWaiting
 }
 
 // ReopensOnWrite reports whether storing e now opens it again (a redrive):
 // its status is open and it was final when read or last written.
 func (e *Execution) ReopensOnWrite() bool {
-	if !e.Open() || e.stored == nil {
+	if !e.Open() || e.Stored == nil {
 		return false
 	}
-	switch e.stored.status {
+	switch e.Stored.Status() {
 	case ExecSucceeded, ExecFailed, ExecCancelled, ExecTimedOut:
 		return true
 	}

@@ -1,8 +1,10 @@
 package cardflow
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"strconv"
 	"time"
 )
 
@@ -91,6 +93,17 @@ func (e *Execution) Open() bool {
 	return e.Status == ExecRunning || e.Status == ExecWaiting
 }
 
+// StepName names the step id of the workflow e runs, or gives the id
+// when the workflow has no such step.
+func (e *Execution) StepName(id string) string {
+	for _, st := range e.WorkflowDetails.WorkflowSteps {
+		if st.ID == id {
+			return st.Name
+		}
+	}
+	return id
+}
+
 // Ref returns the key of the execution.
 func (e *Execution) Ref() ExecutionRef {
 	return ExecutionRef{OrganizationID: e.OrganizationID, WorkflowID: e.WorkflowID, ExecutionID: e.WorkflowExecutionID}
@@ -123,8 +136,39 @@ func (e Execution) MarshalJSON() ([]byte, error) {
 	return json.Marshal(e.withPayloads())
 }
 
+// ExecutionJSONStatus reads the status and modified_on of an execution
+// encoded as the API shows it, for a waiter that looks at each answer
+// before it sends one. In the layout MarshalJSON writes (and the stores' JSON with it),
+// the status follows only flat fields and modified_on comes last, so both
+// are found without scanning the logs and payloads in between; any other
+// layout is decoded whole.
+func ExecutionJSONStatus(item []byte) (status string, modifiedOn int64, err error) {
+	const statusKey, modifiedKey = `,"status":"`, `,"modified_on":`
+	i := bytes.Index(item, []byte(statusKey))
+	end := len(item) - 1
+	digits := end
+	for digits > 0 && (item[digits-1] >= '0' && item[digits-1] <= '9' || item[digits-1] == '-') {
+		digits--
+	}
+	if i > 0 && end > 0 && item[0] == '{' && item[end] == '}' && bytes.IndexAny(item[1:i], "{[") < 0 &&
+		bytes.HasSuffix(item[:digits], []byte(modifiedKey)) {
+		rest := item[i+len(statusKey):]
+		if q := bytes.IndexByte(rest, '"'); q >= 0 && bytes.IndexByte(rest[:q], '\\') < 0 {
+			if n, err := strconv.ParseInt(string(item[digits:end]), 10, 64); err == nil {
+				return string(rest[:q]), n, nil
+			}
+		}
+	}
+	var head struct {
+		Status     string `json:"status"`
+		ModifiedOn int64  `json:"modified_on"`
+	}
+	err = json.Unmarshal(item, &head)
+	return head.Status, head.ModifiedOn, err
+}
+
 // UnmarshalJSON decodes the execution, and with them its state and revision
-// when b is a stored record (MarshalRecord). Payloads that are not objects,
+// when b is a stored record (pkg/execrecord). Payloads that are not objects,
 // which records from before payloads were always objects may hold, read as
 // PayloadOf makes them.
 func (e *Execution) UnmarshalJSON(b []byte) error {
@@ -142,22 +186,6 @@ func (e *Execution) UnmarshalJSON(b []byte) error {
 	e.WorkflowInputPayload, e.WorkflowOutputPayload = PayloadOf(r.Input), PayloadOf(r.Output)
 	return nil
 }
-
-// executionRecord is an Execution with what the API does not show.
-type executionRecord struct {
-	executionFields
-	State    ExecutionState `json:"state"`
-	Revision int64          `json:"revision"`
-}
-
-// MarshalRecord encodes e with its state and revision, for adapters that
-// store JSON.
-func (e *Execution) MarshalRecord() ([]byte, error) {
-	return json.Marshal(executionRecord{executionFields: e.withPayloads(), State: e.State, Revision: e.Revision})
-}
-
-// UnmarshalRecord decodes what MarshalRecord wrote.
-func (e *Execution) UnmarshalRecord(b []byte) error { return e.UnmarshalJSON(b) }
 
 // Process is the record of a process id: which execution it belongs to
 // while that execution is open, the wait it may resume, and a resume that

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/execrecord"
 )
 
 // The engine's records: process ids, idempotency keys, schedules, and the
@@ -95,7 +96,7 @@ func (s *Store) start(ctx context.Context, e *cardflow.Execution, p *cardflow.Pr
 	}
 	// The stored record names the execution that holds the process id.
 	ops[startProcess].Put.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
-	w, err := e.Split()
+	w, err := execrecord.Split(e)
 	if err != nil {
 		return err
 	}
@@ -180,7 +181,7 @@ func (s *Store) start(ctx context.Context, e *cardflow.Execution, p *cardflow.Pr
 	}
 	if err == nil {
 		e.Revision, p.Revision = 1, 1
-		e.Wrote(w)
+		execrecord.Wrote(e, w)
 	}
 	return err
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/execrecord"
 )
 
 // The outbox of events and the webhooks live in the executions table, in
@@ -38,7 +39,7 @@ func EventPartition(executionID string) string {
 }
 
 // eventOps returns the writes that add w's events to the outbox.
-func (s *Store) eventOps(w *cardflow.ExecutionWrite) ([]types.TransactWriteItem, error) {
+func (s *Store) eventOps(w *execrecord.Write) ([]types.TransactWriteItem, error) {
 	ops := make([]types.TransactWriteItem, 0, len(w.Events))
 	for _, ev := range w.Events {
 		body, err := encode("event", ev)

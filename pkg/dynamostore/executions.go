@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/execrecord"
 )
 
 // An execution is stored in parts (cardflow.Execution.Split). Its head is
@@ -42,7 +43,7 @@ func partKey(e *cardflow.Execution, name string) map[string]types.AttributeValue
 
 // headItem returns the item that stores the head of e at the given
 // revision; the revision is what writes condition on.
-func headItem(e *cardflow.Execution, w *cardflow.ExecutionWrite, revision int64) (map[string]types.AttributeValue, error) {
+func headItem(e *cardflow.Execution, w *execrecord.Write, revision int64) (map[string]types.AttributeValue, error) {
 	body, err := encoded("execution's head", w.Head)
 	if err != nil {
 		return nil, err
@@ -60,11 +61,11 @@ func headItem(e *cardflow.Execution, w *cardflow.ExecutionWrite, revision int64)
 }
 
 // partOps returns the writes of w's parts, made at revision.
-func (s *Store) partOps(e *cardflow.Execution, w *cardflow.ExecutionWrite, revision int64) ([]types.TransactWriteItem, error) {
+func (s *Store) partOps(e *cardflow.Execution, w *execrecord.Write, revision int64) ([]types.TransactWriteItem, error) {
 	ops := make([]types.TransactWriteItem, 0, len(w.Parts)+len(w.Gone))
 	for _, p := range w.Parts {
 		noun := "execution's " + p.Name
-		if id, ok := strings.CutPrefix(p.Name, cardflow.PartStep); ok {
+		if id, ok := strings.CutPrefix(p.Name, execrecord.PartStep); ok {
 			noun = "record of step " + id
 		}
 		body, err := encoded(noun, p.Value)
@@ -97,19 +98,18 @@ const openPartition = "open"
 func loadExecution(item map[string]types.AttributeValue) (*cardflow.Execution, error) {
 	b := []byte(stringAttr(item, attrRecord))
 	if _, ok := item[attrParts]; ok {
-		e, err := cardflow.DecodeHead(b)
+		e, err := execrecord.DecodeHead(b)
 		if err != nil {
 			return nil, fmt.Errorf("dynamostore: %w", err)
 		}
 		return e, nil
 	}
-	e := new(cardflow.Execution)
-	err := e.UnmarshalRecord(b)
+	e, err := execrecord.Unmarshal(b)
 	if err == nil {
 		return e, nil
 	}
 	ue := &cardflow.UnreadableError{Err: fmt.Errorf("dynamostore: decode execution: %w", err)}
-	if head := new(cardflow.Execution); head.UnmarshalRecord(cardflow.Prune(b)) == nil {
+	if head, err := execrecord.Unmarshal(cardflow.Prune(b)); err == nil {
 		ue.Head = head
 	}
 	return nil, ue
@@ -125,7 +125,7 @@ func pageKeyOf(e *cardflow.Execution) cardflow.ExecutionKey {
 
 // createOps returns the writes that create e at revision 1: its head, only
 // where its key is free, and its parts.
-func (s *Store) createOps(e *cardflow.Execution, w *cardflow.ExecutionWrite) ([]types.TransactWriteItem, error) {
+func (s *Store) createOps(e *cardflow.Execution, w *execrecord.Write) ([]types.TransactWriteItem, error) {
 	item, err := headItem(e, w, 1)
 	if err != nil {
 		return nil, err
@@ -153,7 +153,7 @@ func (s *Store) CreateExecution(ctx context.Context, e *cardflow.Execution) (err
 	if e.OrganizationID == "" || e.WorkflowID == "" || e.WorkflowExecutionID == "" {
 		return cardflow.Errorf(cardflow.EINVALID, "an execution needs an organization, a workflow id and an execution id")
 	}
-	w, err := e.Split()
+	w, err := execrecord.Split(e)
 	if err != nil {
 		return err
 	}
@@ -176,7 +176,7 @@ func (s *Store) CreateExecution(ctx context.Context, e *cardflow.Execution) (err
 	})
 	if err == nil {
 		e.Revision = 1
-		e.Wrote(w)
+		execrecord.Wrote(e, w)
 	}
 	return err
 }
@@ -196,7 +196,7 @@ func (s *Store) PutExecution(ctx context.Context, e *cardflow.Execution) (err er
 	if e.OrganizationID == "" || e.WorkflowID == "" || e.WorkflowExecutionID == "" {
 		return executionNotFound(e.WorkflowExecutionID)
 	}
-	w, err := e.Split()
+	w, err := execrecord.Split(e)
 	if err != nil {
 		return err
 	}
@@ -217,7 +217,7 @@ func (s *Store) PutExecution(ctx context.Context, e *cardflow.Execution) (err er
 		return err
 	}
 	parts = append(events, parts...)
-	if !w.Ends(e) {
+	if !e.EndsOnWrite() {
 		done := false
 		if e.ReopensOnWrite() {
 			done, err = s.putCounted(ctx, e, item, parts, +1, notFound, changed)
@@ -234,7 +234,7 @@ func (s *Store) PutExecution(ctx context.Context, e *cardflow.Execution) (err er
 	}
 	if err == nil {
 		e.Revision++
-		e.Wrote(w)
+		execrecord.Wrote(e, w)
 	}
 	return err
 }
@@ -243,7 +243,7 @@ func (s *Store) PutExecution(ctx context.Context, e *cardflow.Execution) (err er
 // process record (closeOp) and the change of its organization's open
 // count in the same transaction. A process record that changed between
 // its read and the transaction (a resume claimed a wait) is read again.
-func (s *Store) putEnd(ctx context.Context, e *cardflow.Execution, w *cardflow.ExecutionWrite, item map[string]types.AttributeValue,
+func (s *Store) putEnd(ctx context.Context, e *cardflow.Execution, w *execrecord.Write, item map[string]types.AttributeValue,
 	parts []types.TransactWriteItem, notFound, changed error) error {
 	for attempt := 1; ; attempt++ {
 		closing, err := s.closeOp(ctx, e)
@@ -309,7 +309,7 @@ func (s *Store) closeOp(ctx context.Context, e *cardflow.Execution) (*types.Tran
 	return &op, err
 }
 
-func (s *Store) putWithParts(ctx context.Context, e *cardflow.Execution, w *cardflow.ExecutionWrite, item map[string]types.AttributeValue,
+func (s *Store) putWithParts(ctx context.Context, e *cardflow.Execution, w *execrecord.Write, item map[string]types.AttributeValue,
 	parts []types.TransactWriteItem, notFound, changed error) error {
 	room := maxTransactItems - 1
 	if len(parts) > room {
@@ -353,7 +353,7 @@ func (s *Store) GetExecution(ctx context.Context, org, workflowID, executionID s
 	if _, ok := item[attrParts]; !ok {
 		return loadExecution(item)
 	}
-	e, err := cardflow.JoinExecution([]byte(stringAttr(item, attrRecord)), parts, revision)
+	e, err := execrecord.Join([]byte(stringAttr(item, attrRecord)), parts, revision)
 	if err != nil {
 		return nil, fmt.Errorf("dynamostore: %w", err)
 	}
@@ -375,7 +375,7 @@ func (s *Store) GetExecutionJSON(ctx context.Context, org, workflowID, execution
 		}
 		return json.Marshal(e)
 	}
-	b, err := cardflow.ExecutionJSON([]byte(stringAttr(item, attrRecord)), parts)
+	b, err := execrecord.JSON([]byte(stringAttr(item, attrRecord)), parts)
 	if err != nil {
 		return nil, fmt.Errorf("dynamostore: %w", err)
 	}
@@ -383,7 +383,7 @@ func (s *Store) GetExecutionJSON(ctx context.Context, org, workflowID, execution
 }
 
 // GetExecutionHead reads the head, then the parts, which it checks but
-// does not decode (cardflow.CheckedHead).
+// does not decode (execrecord.CheckedHead).
 func (s *Store) GetExecutionHead(ctx context.Context, org, workflowID, executionID string) (_ *cardflow.Execution, err error) {
 	defer s.translate("GetExecutionHead", &err)
 	item, parts, revision, err := s.readStored(ctx, org, workflowID, executionID, attrOrg, attrRevision, attrParts, attrRecord)
@@ -393,7 +393,7 @@ func (s *Store) GetExecutionHead(ctx context.Context, org, workflowID, execution
 	if _, ok := item[attrParts]; !ok {
 		return loadExecution(item)
 	}
-	e, err := cardflow.CheckedHead([]byte(stringAttr(item, attrRecord)), parts)
+	e, err := execrecord.CheckedHead([]byte(stringAttr(item, attrRecord)), parts)
 	if err != nil {
 		return nil, fmt.Errorf("dynamostore: %w", err)
 	}
@@ -428,7 +428,7 @@ func (s *Store) GetExecutionStatus(ctx context.Context, org, workflowID, executi
 	if err != nil {
 		return "", 0, err
 	}
-	if status, modifiedOn, err = cardflow.HeadStatus([]byte(stringAttr(item, attrRecord))); err != nil {
+	if status, modifiedOn, err = execrecord.HeadStatus([]byte(stringAttr(item, attrRecord))); err != nil {
 		return "", 0, fmt.Errorf("dynamostore: %w", err)
 	}
 	return status, modifiedOn, nil
@@ -466,7 +466,7 @@ func (s *Store) getHead(ctx context.Context, org, workflowID, executionID string
 // of it, or all), then its parts, if it is stored in parts. A part written
 // after the head was read (its revision is newer) means a write came in
 // between: the read starts over, so it never joins parts of two revisions.
-func (s *Store) readStored(ctx context.Context, org, workflowID, executionID string, names ...string) (map[string]types.AttributeValue, []cardflow.Part, int64, error) {
+func (s *Store) readStored(ctx context.Context, org, workflowID, executionID string, names ...string) (map[string]types.AttributeValue, []execrecord.Part, int64, error) {
 	for attempt := 1; ; attempt++ {
 		item, err := s.getHead(ctx, org, workflowID, executionID, names...)
 		if err != nil {
@@ -488,7 +488,7 @@ func (s *Store) readStored(ctx context.Context, org, workflowID, executionID str
 
 // readParts reads the parts of an execution and tells whether any was
 // written after revision.
-func (s *Store) readParts(ctx context.Context, workflowID, executionID string, revision int64) ([]cardflow.Part, bool, error) {
+func (s *Store) readParts(ctx context.Context, workflowID, executionID string, revision int64) ([]execrecord.Part, bool, error) {
 	expr, err := expression.NewBuilder().WithKeyCondition(expression.Key(attrWorkflow).Equal(expression.Value(partsPartition(workflowID, executionID)))).Build()
 	if err != nil {
 		return nil, false, err
@@ -498,10 +498,10 @@ func (s *Store) readParts(ctx context.Context, workflowID, executionID string, r
 		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(), ConsistentRead: aws.Bool(true),
 	}
 	newer := false
-	parts, err := queryAll(ctx, s, in, func(item map[string]types.AttributeValue) (cardflow.Part, error) {
+	parts, err := queryAll(ctx, s, in, func(item map[string]types.AttributeValue) (execrecord.Part, error) {
 		rev, err := numAttr[int64](item, attrRevision)
 		newer = newer || rev > revision
-		return cardflow.Part{Name: stringAttr(item, attrExecution), Value: []byte(stringAttr(item, attrRecord))}, err
+		return execrecord.Part{Name: stringAttr(item, attrExecution), Value: []byte(stringAttr(item, attrRecord))}, err
 	})
 	return parts, newer, err
 }

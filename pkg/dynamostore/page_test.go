@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/execrecord"
 )
 
 // pagingClient answers Query from executions held in list order, at most
@@ -57,7 +58,7 @@ func TestPagesPastResponseLimit(t *testing.T) {
 					var want []string
 					for i := total; i > 0; i-- {
 						e := &cardflow.Execution{OrganizationID: "org-1", WorkflowID: "wf-1", WorkflowExecutionID: fmt.Sprintf("ex-%03d", i)}
-						w, err := e.Split()
+						w, err := execrecord.Split(e)
 						if err != nil {
 							t.Fatal(err)
 						}

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/execrecord"
 )
 
 // TestWholeItemsRead plants an execution as items were written before
@@ -34,7 +35,7 @@ func TestWholeItemsRead(t *testing.T) {
 		ex.State.Outputs[id] = map[string]any{"i": i}
 		ex.CondensedLogs[id] = cardflow.StepLog{Output: map[string]any{"i": i}, Status: cardflow.ExecSucceeded}
 	}
-	record, err := ex.MarshalRecord()
+	record, err := execrecord.Marshal(ex)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,8 +53,8 @@ func TestWholeItemsRead(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
-		g, _ := got.MarshalRecord()
-		w, _ := ex.MarshalRecord()
+		g, _ := execrecord.Marshal(got)
+		w, _ := execrecord.Marshal(ex)
 		if string(g) != string(w) {
 			t.Fatalf("%s: got\n%.1500s\nwant\n%.1500s", what, g, w)
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/cardflow/cardflow/pkg/boltstore"
 	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/cardflow/cardflow/pkg/engine"
+	"github.com/cardflow/cardflow/pkg/execrecord"
 	"github.com/cardflow/cardflow/pkg/expr"
 )
 
@@ -653,7 +654,7 @@ func testStateCap(t *testing.T, b backend) {
 	if last := events[len(events)-1]; last.Type != cardflow.EventFailed || !strings.Contains(last.Message, msg) {
 		t.Errorf("last event: got %+v, want ExecutionFailed with %q", last, msg)
 	}
-	w, err := ex.Split()
+	w, err := execrecord.Split(ex)
 	if err != nil {
 		t.Fatal(err)
 	}

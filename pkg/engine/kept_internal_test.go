@@ -5,17 +5,18 @@ import (
 	"testing"
 
 	"github.com/cardflow/cardflow/pkg/cardflow"
+	"github.com/cardflow/cardflow/pkg/execrecord"
 )
 
 // stored returns an open execution as a store wrote it.
 func stored(t *testing.T, id string) *cardflow.Execution {
 	t.Helper()
 	ex := &cardflow.Execution{WorkflowExecutionID: id, WorkflowID: "wf", OrganizationID: "org", Status: cardflow.ExecWaiting, Revision: 1}
-	w, err := ex.Split()
+	w, err := execrecord.Split(ex)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex.Wrote(w)
+	execrecord.Wrote(ex, w)
 	return ex
 }
 

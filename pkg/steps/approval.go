@@ -253,7 +253,7 @@ func (s *approvalStep) Open(ctx context.Context, r *Run) error {
 	a := &cardflow.Approval{
 		ApprovalID: cardflow.ApprovalIDOf(ex.WorkflowExecutionID, ex.State.Wait), OrganizationID: ex.OrganizationID,
 		WorkflowID: ex.WorkflowID, ExecutionID: ex.WorkflowExecutionID, ProcessID: ex.State.ProcessID,
-		StepID: r.StepID, StepName: stepName(ex, r.StepID), Wait: ex.State.Wait,
+		StepID: r.StepID, StepName: ex.StepName(r.StepID), Wait: ex.State.Wait,
 		CardID: d.CardID, CardVersion: d.CardVersion, CardHash: hex.EncodeToString(sum[:]), CardPayload: d.CardPayload,
 		Approvers: p.approvers, Policy: s.policy, Count: s.count, Requester: p.requester, AllowReassign: s.allowReassign,
 		Answers: []cardflow.ApprovalAnswer{}, Status: cardflow.ApprovalPending,
@@ -265,15 +265,6 @@ func (s *approvalStep) Open(ctx context.Context, r *Run) error {
 		return cardflow.Errorf(cardflow.EINVALID, "%s", err.Error())
 	}
 	return deliverApproval(ctx, r, a)
-}
-
-func stepName(ex *cardflow.Execution, id string) string {
-	for _, st := range ex.WorkflowDetails.WorkflowSteps {
-		if st.ID == id {
-			return st.Name
-		}
-	}
-	return id
 }
 
 // observeDecision tells the observer how the approval the step leaves by

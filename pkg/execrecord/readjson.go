@@ -1,16 +1,18 @@
-package cardflow
+package execrecord
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
 
+	"github.com/cardflow/cardflow/pkg/cardflow"
 	"github.com/go-json-experiment/json/jsontext"
 )
 
@@ -80,13 +82,13 @@ func (w *walker) delim(c byte) bool {
 	return err == nil && byte(t.Kind()) == c
 }
 
-// members reads an object whose names are among names, in their order,
-// each at most once, spelled as names quotes them, and calls member with
-// the index of each name to read its value. A name that is not there
+// members reads an object whose names are among f's, in their order, each
+// at most once, spelled as json.Marshal quotes them, and calls member with
+// the index of each name in f to read its value. A name that is not there
 // (another spelling, an unknown name, a repeated or misplaced one) ends
 // the walk as false: encoding/json would match names regardless of case
 // and let a later value overwrite an earlier one.
-func (w *walker) members(names []string, member func(i int) bool) bool {
+func (w *walker) members(f *fields, member func(i int) bool) bool {
 	if !w.delim('{') {
 		return false
 	}
@@ -96,7 +98,7 @@ func (w *walker) members(names []string, member func(i int) bool) bool {
 		if !ok {
 			return false
 		}
-		i := slices.Index(names[next:], string(name))
+		i := slices.Index(f.quoted[next:], string(name))
 		if i < 0 {
 			return false
 		}
@@ -166,42 +168,60 @@ func appendInt(b, v []byte) ([]byte, bool) {
 	return strconv.AppendInt(b, n, 10), true
 }
 
-// The names of a head in the order encodeHead writes them, and of what
-// the head holds inside.
-var (
-	headNames = []string{`"workflow_execution_id"`, `"workflow_id"`, `"workflow_version"`, `"organization_id"`, `"workspace_id"`,
-		`"workflow_current_state"`, `"workflow_trigger_type"`, `"triggered_by"`, `"status"`, `"workflow_event_log"`,
-		`"condensed_logs"`, `"workflow_input_payload"`, `"workflow_output_payload"`, `"workflow_details"`, `"modified_by"`, `"created_on"`,
-		`"modified_on"`, `"state"`}
-	detailsNames  = []string{`"workflow_name"`, `"workflow_steps"`, `"workflow_connections"`}
-	eventLogNames = []string{`"events"`, `"total"`}
-	stateNames    = []string{`"step_id"`, `"phase"`, `"outputs"`, `"process_id"`, `"wake_at"`, `"steps_run"`, `"wait"`,
-		`"integrations"`, `"failed_step"`, `"run"`, `"trace_parent"`}
-	eventNames    = []string{`"at"`, `"type"`, `"step_id"`, `"step"`, `"actor"`, `"message"`}
-	workflowNames = []string{`"workflow_steps"`, `"workflow_connections"`, `"integrations"`}
-	stepNames     = []string{`"output"`, `"log"`}
-)
+// fields are the members of one stored object, in the order json.Marshal
+// writes them. They are read from the struct tags of the type encoded, so
+// that a field added to it cannot be skipped: a walk that meets a member
+// it has no case for ends as false, and the record is decoded whole
+// (TestWalkReadsEveryField asks for the case).
+type fields struct {
+	// names are the names of the members; quoted, as json.Marshal quotes
+	// them.
+	names, quoted []string
+}
 
-// Indexes of headNames.
-const (
-	hExecutionID = iota
-	hWorkflowID
-	hVersion
-	hOrganization
-	hWorkspace
-	hCurrentState
-	hTriggerType
-	hTriggeredBy
-	hStatus
-	hEventLog
-	hCondensedLogs
-	hInput
-	hOutput
-	hDetails
-	hModifiedBy
-	hCreatedOn
-	hModifiedOn
-	hState
+// fieldsOf returns the fields json.Marshal writes of a struct of type t:
+// exported, not tagged "-", those of untagged embedded structs in their
+// place.
+func fieldsOf(t reflect.Type) *fields {
+	f := &fields{}
+	var add func(t reflect.Type)
+	add = func(t reflect.Type) {
+		for i := range t.NumField() {
+			sf := t.Field(i)
+			tag, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+			switch {
+			case sf.Anonymous && tag == "" && sf.Type.Kind() == reflect.Struct:
+				add(sf.Type)
+				continue
+			case !sf.IsExported() || tag == "-":
+				continue
+			case tag == "":
+				tag = sf.Name
+			}
+			q, _ := json.Marshal(tag) // a string always encodes
+			f.names, f.quoted = append(f.names, tag), append(f.quoted, string(q))
+		}
+	}
+	add(t)
+	return f
+}
+
+// headRecord is what encodeHead encodes: the execution less its parts,
+// with the engine's state.
+type headRecord struct {
+	executionFields
+	State cardflow.ExecutionState `json:"state"`
+}
+
+// The members of what is stored: a head and what it holds, and the parts.
+var (
+	headFields     = fieldsOf(reflect.TypeFor[headRecord]())
+	detailsFields  = fieldsOf(reflect.TypeFor[cardflow.WorkflowDetails]())
+	eventLogFields = fieldsOf(reflect.TypeFor[cardflow.EventLog]())
+	stateFields    = fieldsOf(reflect.TypeFor[cardflow.ExecutionState]())
+	eventFields    = fieldsOf(reflect.TypeFor[cardflow.Event]())
+	workflowFields = fieldsOf(reflect.TypeFor[workflowPart]())
+	stepFields     = fieldsOf(reflect.TypeFor[stepPart]())
 )
 
 // stepLog is the log of a step part, by step id.
@@ -210,7 +230,7 @@ type stepLog struct {
 	log []byte
 }
 
-// assembleExecutionJSON is ExecutionJSON for a head and parts in the
+// assembleExecutionJSON is JSON for a head and parts in the
 // layout Split writes, walked once and copied; false for any other.
 func assembleExecutionJSON(head []byte, parts []Part) ([]byte, bool) {
 	var (
@@ -232,13 +252,16 @@ func assembleExecutionJSON(head []byte, parts []Part) ([]byte, bool) {
 		case p.Name == PartWorkflow:
 			w := getWalker(p.Value)
 			steps, conns, workflow = nil, nil, true
-			ok := w.members(workflowNames, func(i int) bool {
+			ok := w.members(workflowFields, func(i int) bool {
 				v, ok := w.raw()
-				switch i {
-				case 0:
+				switch workflowFields.names[i] {
+				case "workflow_steps":
 					steps = v
-				case 1:
+				case "workflow_connections":
 					conns = v
+				case "integrations":
+				default:
+					return false
 				}
 				return ok
 			}) && w.end()
@@ -249,10 +272,14 @@ func assembleExecutionJSON(head []byte, parts []Part) ([]byte, bool) {
 		case strings.HasPrefix(p.Name, PartStep):
 			w := getWalker(p.Value)
 			var log []byte
-			ok := w.members(stepNames, func(i int) bool {
+			ok := w.members(stepFields, func(i int) bool {
 				v, ok := w.raw()
-				if i == 1 {
+				switch stepFields.names[i] {
+				case "log":
 					log = v
+				case "output":
+				default:
+					return false
 				}
 				return ok
 			}) && w.end()
@@ -274,28 +301,33 @@ func assembleExecutionJSON(head []byte, parts []Part) ([]byte, bool) {
 	defer putWalker(w)
 	seen := 0
 	// Every name of the head, none left out: the answer writes each.
-	ok := w.members(headNames, func(i int) bool {
+	ok := w.members(headFields, func(i int) bool {
 		seen++
 		v, ok := w.raw()
 		if !ok {
 			return false
 		}
-		switch i {
-		case hExecutionID:
-			b = append(b, `{"workflow_execution_id":`...)
+		name := headFields.names[i]
+		if name == "state" {
+			// Not shown.
+			return true
+		}
+		sep := byte(',')
+		if seen == 1 {
+			sep = '{'
+		}
+		b = append(append(append(b, sep), headFields.quoted[i]...), ':')
+		switch name {
+		case "workflow_execution_id", "workflow_id", "organization_id", "workspace_id", "workflow_current_state",
+			"workflow_trigger_type", "triggered_by", "status":
 			b, ok = appendStr(b, v)
-		case hWorkflowID, hOrganization, hWorkspace, hCurrentState, hTriggerType, hTriggeredBy, hStatus:
-			b = append(append(append(b, ','), headNames[i]...), ':')
-			b, ok = appendStr(b, v)
-		case hVersion, hCreatedOn, hModifiedOn:
-			b = append(append(append(b, ','), headNames[i]...), ':')
+		case "workflow_version", "created_on", "modified_on":
 			b, ok = appendInt(b, v)
-		case hEventLog:
-			b = append(append(b, `,"workflow_event_log":`...), v...)
-		case hCondensedLogs:
+		case "workflow_event_log", "workflow_output_payload":
+			b = append(b, v...)
+		case "condensed_logs":
 			// The head keeps no logs: an empty object, or null for an
 			// execution that has none.
-			b = append(b, `,"condensed_logs":`...)
 			switch {
 			case string(v) != "{}" && string(v) != "null":
 				ok = false
@@ -312,25 +344,24 @@ func assembleExecutionJSON(head []byte, parts []Part) ([]byte, bool) {
 			default:
 				b = append(b, v...)
 			}
-		case hInput:
+		case "workflow_input_payload":
 			if input == nil {
 				input = []byte("{}")
 			}
-			b = append(append(b, `,"workflow_input_payload":`...), input...)
-		case hOutput:
-			b = append(append(b, `,"workflow_output_payload":`...), v...)
-		case hDetails:
+			b = append(b, input...)
+		case "workflow_details":
 			b, ok = appendDetails(b, v, workflow, steps, conns)
-		case hModifiedBy:
-			b = append(b, `,"modified_by":`...)
+		case "modified_by":
 			if string(v) == "null" {
 				b = append(b, v...)
 			} else {
 				b, ok = appendStr(b, v)
 			}
+		default:
+			ok = false
 		}
 		return ok
-	}) && seen == len(headNames) && w.end()
+	}) && seen == len(headFields.names) && w.end()
 	if !ok {
 		return nil, false
 	}
@@ -344,23 +375,29 @@ func appendDetails(b, v []byte, workflow bool, steps, conns []byte) ([]byte, boo
 	w := getWalker(v)
 	defer putWalker(w)
 	seen := 0
-	ok := w.members(detailsNames, func(i int) bool {
+	ok := w.members(detailsFields, func(i int) bool {
 		seen++
 		v, ok := w.raw()
-		switch {
-		case i == 0:
+		switch detailsFields.names[i] {
+		case "workflow_name":
 			name = v
-		case !workflow && i == 1:
-			steps = v
-		case !workflow && i == 2:
-			conns = v
+		case "workflow_steps":
+			if !workflow {
+				steps = v
+			}
+		case "workflow_connections":
+			if !workflow {
+				conns = v
+			}
+		default:
+			return false
 		}
 		return ok
-	}) && seen == len(detailsNames)
+	}) && seen == len(detailsFields.names)
 	if !ok {
 		return b, false
 	}
-	b = append(b, `,"workflow_details":{"workflow_name":`...)
+	b = append(b, `{"workflow_name":`...)
 	if b, ok = appendStr(b, name); !ok {
 		return b, false
 	}
@@ -379,45 +416,45 @@ func appendRaw(b []byte, name string, v []byte) []byte {
 // walkHead is DecodeHead for a head in the layout encodeHead writes, its
 // ids, statuses, times and event log read as they are walked; false for
 // any other.
-func walkHead(head []byte) (*Execution, bool) {
-	e := new(Execution)
+func walkHead(head []byte) (*cardflow.Execution, bool) {
+	e := new(cardflow.Execution)
 	w := getWalker(head)
 	defer putWalker(w)
 	w.text = string(head)
-	ok := w.members(headNames, func(i int) bool {
+	ok := w.members(headFields, func(i int) bool {
 		ok := true
-		switch i {
-		case hExecutionID:
+		var n int64
+		switch headFields.names[i] {
+		case "workflow_execution_id":
 			e.WorkflowExecutionID, ok = w.str()
-		case hWorkflowID:
+		case "workflow_id":
 			e.WorkflowID, ok = w.str()
-		case hVersion:
-			var n int64
+		case "workflow_version":
 			n, ok = w.int()
 			e.WorkflowVersion = int(n)
-		case hOrganization:
+		case "organization_id":
 			e.OrganizationID, ok = w.str()
-		case hWorkspace:
+		case "workspace_id":
 			e.WorkspaceID, ok = w.str()
-		case hCurrentState:
+		case "workflow_current_state":
 			e.WorkflowCurrentState, ok = w.str()
-		case hTriggerType:
+		case "workflow_trigger_type":
 			e.WorkflowTriggerType, ok = w.str()
-		case hTriggeredBy:
+		case "triggered_by":
 			e.TriggeredBy, ok = w.str()
-		case hStatus:
+		case "status":
 			e.Status, ok = w.str()
-		case hEventLog:
+		case "workflow_event_log":
 			ok = w.eventLog(&e.WorkflowEventLog)
-		case hCondensedLogs:
+		case "condensed_logs":
 			ok = object(w, &e.CondensedLogs)
-		case hInput:
+		case "workflow_input_payload":
 			ok = w.payload(&e.WorkflowInputPayload)
-		case hOutput:
+		case "workflow_output_payload":
 			ok = w.payload(&e.WorkflowOutputPayload)
-		case hDetails:
+		case "workflow_details":
 			ok = w.details(&e.WorkflowDetails)
-		case hModifiedBy:
+		case "modified_by":
 			if w.d.PeekKind() == 'n' {
 				_, ok = w.raw()
 			} else {
@@ -425,12 +462,14 @@ func walkHead(head []byte) (*Execution, bool) {
 				s, ok = w.str()
 				e.ModifiedBy = &s
 			}
-		case hCreatedOn:
+		case "created_on":
 			e.CreatedOn, ok = w.int()
-		case hModifiedOn:
+		case "modified_on":
 			e.ModifiedOn, ok = w.int()
-		case hState:
+		case "state":
 			ok = w.state(&e.State)
+		default:
+			ok = false
 		}
 		return ok
 	}) && w.end()
@@ -438,7 +477,7 @@ func walkHead(head []byte) (*Execution, bool) {
 		return nil, false
 	}
 	// A payload left out reads as PayloadOf makes nothing.
-	e.WorkflowInputPayload, e.WorkflowOutputPayload = PayloadOf(e.WorkflowInputPayload), PayloadOf(e.WorkflowOutputPayload)
+	e.WorkflowInputPayload, e.WorkflowOutputPayload = cardflow.PayloadOf(e.WorkflowInputPayload), cardflow.PayloadOf(e.WorkflowOutputPayload)
 	return e, true
 }
 
@@ -462,17 +501,21 @@ func (w *walker) payload(p *map[string]any) bool {
 	} else if json.Unmarshal(raw, &v) != nil {
 		return false
 	}
-	*p = PayloadOf(v)
+	*p = cardflow.PayloadOf(v)
 	return true
 }
 
 // eventLog reads an event log as encoding/json decodes it.
-func (w *walker) eventLog(l *EventLog) bool {
-	return w.members(eventLogNames, func(i int) bool {
-		if i == 1 {
+func (w *walker) eventLog(l *cardflow.EventLog) bool {
+	return w.members(eventLogFields, func(i int) bool {
+		switch eventLogFields.names[i] {
+		case "total":
 			n, ok := w.int()
 			l.Total = int(n)
 			return ok
+		case "events":
+		default:
+			return false
 		}
 		switch w.d.PeekKind() {
 		case 'n':
@@ -483,23 +526,23 @@ func (w *walker) eventLog(l *EventLog) bool {
 			return false
 		}
 		w.delim('[')
-		l.Events = make([]Event, 0, 16)
+		l.Events = make([]cardflow.Event, 0, 16)
 		for w.d.PeekKind() == '{' {
-			var ev Event
-			ok := w.members(eventNames, func(i int) bool {
+			var ev cardflow.Event
+			ok := w.members(eventFields, func(i int) bool {
 				var ok bool
-				switch i {
-				case 0:
+				switch eventFields.names[i] {
+				case "at":
 					ev.At, ok = w.int()
-				case 1:
+				case "type":
 					ev.Type, ok = w.str()
-				case 2:
+				case "step_id":
 					ev.StepID, ok = w.str()
-				case 3:
+				case "step":
 					ev.Step, ok = w.str()
-				case 4:
+				case "actor":
 					ev.Actor, ok = w.str()
-				case 5:
+				case "message":
 					ev.Message, ok = w.str()
 				}
 				return ok
@@ -532,15 +575,15 @@ func object[V any](w *walker, m *map[string]V) bool {
 }
 
 // details reads workflow details as encoding/json decodes them.
-func (w *walker) details(d *WorkflowDetails) bool {
-	return w.members(detailsNames, func(i int) bool {
+func (w *walker) details(d *cardflow.WorkflowDetails) bool {
+	return w.members(detailsFields, func(i int) bool {
 		var ok bool
-		switch i {
-		case 0:
+		switch detailsFields.names[i] {
+		case "workflow_name":
 			d.WorkflowName, ok = w.str()
-		case 1:
+		case "workflow_steps":
 			ok = w.decode(&d.WorkflowSteps)
-		case 2:
+		case "workflow_connections":
 			ok = w.decode(&d.WorkflowConnections)
 		}
 		return ok
@@ -548,35 +591,35 @@ func (w *walker) details(d *WorkflowDetails) bool {
 }
 
 // state reads the engine's state of a head as encoding/json decodes it.
-func (w *walker) state(st *ExecutionState) bool {
-	return w.members(stateNames, func(i int) bool {
+func (w *walker) state(st *cardflow.ExecutionState) bool {
+	return w.members(stateFields, func(i int) bool {
 		var ok bool
 		var n int64
-		switch i {
-		case 0:
+		switch stateFields.names[i] {
+		case "step_id":
 			st.StepID, ok = w.str()
-		case 1:
+		case "phase":
 			st.Phase, ok = w.str()
-		case 2:
+		case "outputs":
 			ok = object(w, &st.Outputs)
-		case 3:
+		case "process_id":
 			st.ProcessID, ok = w.str()
-		case 4:
+		case "wake_at":
 			st.WakeAt, ok = w.int()
-		case 5:
+		case "steps_run":
 			n, ok = w.int()
 			st.StepsRun = int(n)
-		case 6:
+		case "wait":
 			n, ok = w.int()
 			st.Wait = int(n)
-		case 7:
+		case "integrations":
 			ok = w.decode(&st.Integrations)
-		case 8:
+		case "failed_step":
 			st.FailedStep, ok = w.str()
-		case 9:
+		case "run":
 			n, ok = w.int()
 			st.Run = int(n)
-		case 10:
+		case "trace_parent":
 			st.TraceParent, ok = w.str()
 		}
 		return ok
@@ -588,12 +631,12 @@ func (w *walker) state(st *ExecutionState) bool {
 // decoded; a head in another layout is decoded.
 func HeadStatus(head []byte) (status string, modifiedOn int64, err error) {
 	w := getWalker(head)
-	ok := w.members(headNames, func(i int) bool {
+	ok := w.members(headFields, func(i int) bool {
 		var ok bool
-		switch i {
-		case hStatus:
+		switch headFields.names[i] {
+		case "status":
 			status, ok = w.str()
-		case hModifiedOn:
+		case "modified_on":
 			modifiedOn, ok = w.int()
 		default:
 			_, ok = w.raw()
@@ -609,7 +652,7 @@ func HeadStatus(head []byte) (status string, modifiedOn int64, err error) {
 		ModifiedOn int64  `json:"modified_on"`
 	}
 	if err := json.Unmarshal(head, &h); err != nil {
-		return "", 0, &UnreadableError{Err: fmt.Errorf("decode execution head: %w", err)}
+		return "", 0, &cardflow.UnreadableError{Err: fmt.Errorf("decode execution head: %w", err)}
 	}
 	return h.Status, h.ModifiedOn, nil
 }

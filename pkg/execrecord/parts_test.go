@@ -1,27 +1,29 @@
-package cardflow
+package execrecord
 
 import (
 	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/cardflow/cardflow/pkg/cardflow"
 )
 
-func partsExecution() *Execution {
-	return &Execution{
-		WorkflowExecutionID: "ex-1", WorkflowID: "wf-1", OrganizationID: "org-1", Status: ExecRunning,
-		WorkflowEventLog:     EventLog{Events: []Event{{At: 1, Type: EventStarted}}, Total: 1},
+func partsExecution() *cardflow.Execution {
+	return &cardflow.Execution{
+		WorkflowExecutionID: "ex-1", WorkflowID: "wf-1", OrganizationID: "org-1", Status: cardflow.ExecRunning,
+		WorkflowEventLog:     cardflow.EventLog{Events: []cardflow.Event{{At: 1, Type: cardflow.EventStarted}}, Total: 1},
 		WorkflowInputPayload: map[string]any{"po": "4500001234"},
-		WorkflowDetails:      WorkflowDetails{WorkflowName: "approval", WorkflowSteps: []Step{{ID: "a", Name: "A", Type: "transform"}}},
-		CondensedLogs:        map[string]StepLog{"a": {Input: nil, Output: "x", Status: ExecSucceeded}, "w": {Status: ExecWaiting}},
-		State: ExecutionState{StepID: "b", ProcessID: "p", Outputs: map[string]any{"a": "x", "n": nil},
+		WorkflowDetails:      cardflow.WorkflowDetails{WorkflowName: "approval", WorkflowSteps: []cardflow.Step{{ID: "a", Name: "A", Type: "transform"}}},
+		CondensedLogs:        map[string]cardflow.StepLog{"a": {Input: nil, Output: "x", Status: cardflow.ExecSucceeded}, "w": {Status: cardflow.ExecWaiting}},
+		State: cardflow.ExecutionState{StepID: "b", ProcessID: "p", Outputs: map[string]any{"a": "x", "n": nil},
 			Integrations: map[string]any{"erp": map[string]any{"url": "https://erp"}}},
 	}
 }
 
-func recordOf(t *testing.T, e *Execution) string {
+func recordOf(t *testing.T, e *cardflow.Execution) string {
 	t.Helper()
-	b, err := e.MarshalRecord()
+	b, err := Marshal(e)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +31,7 @@ func recordOf(t *testing.T, e *Execution) string {
 }
 
 // joinWrite reads back what a write stores, as a store does.
-func joinWrite(t *testing.T, stored map[string][]byte, w *ExecutionWrite, revision int64) *Execution {
+func joinWrite(t *testing.T, stored map[string][]byte, w *Write, revision int64) *cardflow.Execution {
 	t.Helper()
 	for _, p := range w.Parts {
 		stored[p.Name] = p.Value
@@ -41,7 +43,7 @@ func joinWrite(t *testing.T, stored map[string][]byte, w *ExecutionWrite, revisi
 	for name, v := range stored {
 		parts = append(parts, Part{Name: name, Value: v})
 	}
-	got, err := JoinExecution(w.Head, parts, revision)
+	got, err := Join(w.Head, parts, revision)
 	if err != nil {
 		t.Fatalf("join: %v", err)
 	}
@@ -52,18 +54,20 @@ func TestSplitJoin(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name   string
-		change func(e *Execution)
+		change func(e *cardflow.Execution)
 	}{
-		{"as is", func(*Execution) {}},
-		{"empty maps", func(e *Execution) { e.CondensedLogs, e.State.Outputs = map[string]StepLog{}, map[string]any{} }},
-		{"nil maps", func(e *Execution) { e.CondensedLogs, e.State.Outputs, e.State.Integrations = nil, nil, nil }},
-		{"no input", func(e *Execution) { e.WorkflowInputPayload = nil }},
+		{"as is", func(*cardflow.Execution) {}},
+		{"empty maps", func(e *cardflow.Execution) {
+			e.CondensedLogs, e.State.Outputs = map[string]cardflow.StepLog{}, map[string]any{}
+		}},
+		{"nil maps", func(e *cardflow.Execution) { e.CondensedLogs, e.State.Outputs, e.State.Integrations = nil, nil, nil }},
+		{"no input", func(e *cardflow.Execution) { e.WorkflowInputPayload = nil }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := partsExecution()
 			tc.change(e)
 			e.Revision = 3
-			w, err := e.Split()
+			w, err := Split(e)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -79,7 +83,7 @@ func TestSplitWritesWhatChanged(t *testing.T) {
 	t.Parallel()
 	e := partsExecution()
 	stored := map[string][]byte{}
-	w, err := e.Split()
+	w, err := Split(e)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,17 +93,17 @@ func TestSplitWritesWhatChanged(t *testing.T) {
 	read := joinWrite(t, stored, w, 1)
 
 	read.State.Outputs["b"] = map[string]any{"ok": true}
-	read.CondensedLogs["b"] = StepLog{Output: map[string]any{"ok": true}}
+	read.CondensedLogs["b"] = cardflow.StepLog{Output: map[string]any{"ok": true}}
 	delete(read.CondensedLogs, "w")
-	w, err = read.Split()
+	w, err = Split(read)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(w.Parts) != 1 || w.Parts[0].Name != PartStep+"b" || len(w.Gone) != 1 || w.Gone[0] != PartStep+"w" {
 		t.Errorf("second write: got parts %v gone %v, want step/b written and step/w gone", names(w.Parts), w.Gone)
 	}
-	read.Wrote(w)
-	if w, _ = read.Split(); len(w.Parts)+len(w.Gone) != 0 {
+	Wrote(read, w)
+	if w, _ = Split(read); len(w.Parts)+len(w.Gone) != 0 {
 		t.Errorf("write without change: got parts %v gone %v, want none", names(w.Parts), w.Gone)
 	}
 }
@@ -117,22 +121,22 @@ func TestSplitCap(t *testing.T) {
 	e := partsExecution()
 	big := strings.Repeat("x", 300<<10)
 	e.State.Outputs = map[string]any{"a": big, "b": big, "c": big}
-	w, err := e.Split()
+	w, err := Split(e)
 	if err != nil {
 		t.Fatalf("under the cap: %v", err)
 	}
-	e.Wrote(w)
+	Wrote(e, w)
 	e.State.Outputs["d"] = big
-	_, err = e.Split()
+	_, err = Split(e)
 	want := "execution state would be 1.2 MB; an execution may hold at most 1 MB"
-	if ErrorCode(err) != ETOOLARGE || ErrorMessage(err) != want {
-		t.Errorf("over the cap: got %v, want %s: %s", err, ETOOLARGE, want)
+	if cardflow.ErrorCode(err) != cardflow.ETOOLARGE || cardflow.ErrorMessage(err) != want {
+		t.Errorf("over the cap: got %v, want %s: %s", err, cardflow.ETOOLARGE, want)
 	}
 	// A write that does not grow the state passes, so an execution over
 	// the cap (stored before it) can still end.
 	delete(e.State.Outputs, "d")
-	e.Status = ExecFailed
-	if _, err := e.Split(); err != nil {
+	e.Status = cardflow.ExecFailed
+	if _, err := Split(e); err != nil {
 		t.Errorf("write that does not grow: got %v, want none", err)
 	}
 }
@@ -140,7 +144,7 @@ func TestSplitCap(t *testing.T) {
 func TestJoinUnreadablePart(t *testing.T) {
 	t.Parallel()
 	e := partsExecution()
-	w, err := e.Split()
+	w, err := Split(e)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,12 +155,12 @@ func TestJoinUnreadablePart(t *testing.T) {
 			parts = append(parts, p)
 		}
 	}
-	_, err = JoinExecution(w.Head, parts, 2)
-	var ue *UnreadableError
+	_, err = Join(w.Head, parts, 2)
+	var ue *cardflow.UnreadableError
 	if !errors.As(err, &ue) || ue.Head == nil {
 		t.Fatalf("got %v, want an UnreadableError with a head", err)
 	}
-	rw, err := ue.Head.Split()
+	rw, err := Split(ue.Head)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +173,7 @@ func TestJoinUnreadablePart(t *testing.T) {
 	}
 }
 
-// ExecutionJSON writes what json.Marshal gives of the joined execution,
+// JSON writes what json.Marshal gives of the joined execution,
 // whatever the values hold: characters json.Marshal escapes, no logs, no
 // input, a modifier.
 func TestExecutionJSONIsMarshal(t *testing.T) {
@@ -177,31 +181,31 @@ func TestExecutionJSONIsMarshal(t *testing.T) {
 	by := `ann "<&>" ` + "\u2028 ü"
 	for _, tc := range []struct {
 		name   string
-		change func(*Execution)
+		change func(*cardflow.Execution)
 	}{
-		{"as built", func(*Execution) {}},
-		{"escaped characters everywhere", func(e *Execution) {
+		{"as built", func(*cardflow.Execution) {}},
+		{"escaped characters everywhere", func(e *cardflow.Execution) {
 			e.WorkflowDetails.WorkflowName = `<b>"x"</b> & ` + "\u2029"
 			e.WorkflowInputPayload = map[string]any{"html": "<script>&", "sep": "\u2028", "n": 1.5}
-			e.CondensedLogs["<a&b>"] = StepLog{Output: map[string]any{"x": "</x>"}}
+			e.CondensedLogs["<a&b>"] = cardflow.StepLog{Output: map[string]any{"x": "</x>"}}
 			e.WorkflowOutputPayload = map[string]any{"y": "a\tb"}
 			e.WorkflowEventLog.Events[0].Message = "<&>"
 			e.ModifiedBy = &by
 		}},
-		{"no logs, no input, no output", func(e *Execution) {
+		{"no logs, no input, no output", func(e *cardflow.Execution) {
 			e.CondensedLogs, e.WorkflowInputPayload, e.WorkflowOutputPayload = nil, nil, nil
 			e.State.Outputs = nil
 		}},
-		{"empty logs", func(e *Execution) { e.CondensedLogs = map[string]StepLog{} }},
+		{"empty logs", func(e *cardflow.Execution) { e.CondensedLogs = map[string]cardflow.StepLog{} }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := partsExecution()
 			tc.change(e)
-			w, err := e.Split()
+			w, err := Split(e)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := ExecutionJSON(w.Head, w.Parts)
+			got, err := JSON(w.Head, w.Parts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -215,7 +219,7 @@ func TestExecutionJSONIsMarshal(t *testing.T) {
 		})
 	}
 	t.Run("an input part that is not JSON", func(t *testing.T) {
-		w, err := partsExecution().Split()
+		w, err := Split(partsExecution())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -224,7 +228,7 @@ func TestExecutionJSONIsMarshal(t *testing.T) {
 				w.Parts[i].Value = []byte(`{"po": `)
 			}
 		}
-		if _, err := ExecutionJSON(w.Head, w.Parts); !errors.Is(err, ErrUnreadable) {
+		if _, err := JSON(w.Head, w.Parts); !errors.Is(err, cardflow.ErrUnreadable) {
 			t.Errorf("got %v, want an unreadable execution", err)
 		}
 	})

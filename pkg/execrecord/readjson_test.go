@@ -1,4 +1,4 @@
-package cardflow
+package execrecord
 
 import (
 	"encoding/json"
@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/cardflow/cardflow/pkg/cardflow"
 )
 
 // awkward are pieces of strings that JSON escapes or that decoders treat
@@ -22,7 +24,7 @@ var awkward = []string{
 
 // variedExecution builds an execution from r: every string made of
 // awkward pieces, maps empty, nil or full, numbers at their limits.
-func variedExecution(r *rand.Rand) *Execution {
+func variedExecution(r *rand.Rand) *cardflow.Execution {
 	str := func() string {
 		var b strings.Builder
 		for range r.IntN(4) {
@@ -48,7 +50,7 @@ func variedExecution(r *rand.Rand) *Execution {
 		}
 		return 1e21
 	}
-	e := &Execution{
+	e := &cardflow.Execution{
 		WorkflowExecutionID: str(), WorkflowID: str(), WorkflowVersion: int(num()), OrganizationID: str(), WorkspaceID: str(),
 		WorkflowCurrentState: str(), WorkflowTriggerType: str(), TriggeredBy: str(), Status: str(),
 		CreatedOn: num(), ModifiedOn: num(),
@@ -59,17 +61,17 @@ func variedExecution(r *rand.Rand) *Execution {
 	}
 	switch r.IntN(3) {
 	case 0:
-		e.WorkflowEventLog.Events = []Event{}
+		e.WorkflowEventLog.Events = []cardflow.Event{}
 	case 1:
 		for range r.IntN(12) {
-			e.WorkflowEventLog.Events = append(e.WorkflowEventLog.Events, Event{At: num(), Type: str(), StepID: str(), Step: str(), Actor: str(), Message: str()})
+			e.WorkflowEventLog.Events = append(e.WorkflowEventLog.Events, cardflow.Event{At: num(), Type: str(), StepID: str(), Step: str(), Actor: str(), Message: str()})
 		}
 	}
 	e.WorkflowEventLog.Total = int(num())
 	if r.IntN(3) > 0 {
-		e.CondensedLogs = map[string]StepLog{}
+		e.CondensedLogs = map[string]cardflow.StepLog{}
 		for range r.IntN(5) {
-			e.CondensedLogs[str()] = StepLog{Input: value(), Output: value(), Status: str(), StartedOn: num(), FinishedOn: num()}
+			e.CondensedLogs[str()] = cardflow.StepLog{Input: value(), Output: value(), Status: str(), StartedOn: num(), FinishedOn: num()}
 		}
 	}
 	if r.IntN(3) > 0 {
@@ -79,15 +81,15 @@ func variedExecution(r *rand.Rand) *Execution {
 		}
 	}
 	if r.IntN(2) > 0 {
-		e.WorkflowInputPayload = PayloadOf(value())
+		e.WorkflowInputPayload = cardflow.PayloadOf(value())
 	}
 	if r.IntN(2) > 0 {
-		e.WorkflowOutputPayload = PayloadOf(value())
+		e.WorkflowOutputPayload = cardflow.PayloadOf(value())
 	}
 	e.WorkflowDetails.WorkflowName = str()
 	for range r.IntN(3) {
-		e.WorkflowDetails.WorkflowSteps = append(e.WorkflowDetails.WorkflowSteps, Step{ID: str(), Name: str(), Type: str(), Config: map[string]any{str(): value()}})
-		e.WorkflowDetails.WorkflowConnections = append(e.WorkflowDetails.WorkflowConnections, Connection{From: str(), To: str(), When: str()})
+		e.WorkflowDetails.WorkflowSteps = append(e.WorkflowDetails.WorkflowSteps, cardflow.Step{ID: str(), Name: str(), Type: str(), Config: map[string]any{str(): value()}})
+		e.WorkflowDetails.WorkflowConnections = append(e.WorkflowDetails.WorkflowConnections, cardflow.Connection{From: str(), To: str(), When: str()})
 	}
 	if r.IntN(2) > 0 {
 		e.State.Integrations = map[string]any{str(): value()}
@@ -99,20 +101,20 @@ func variedExecution(r *rand.Rand) *Execution {
 
 // decodedHead is DecodeHead as it was before heads were walked: the head
 // decoded whole with encoding/json.
-func decodedHead(head []byte) (*Execution, error) {
-	e := new(Execution)
-	if err := e.UnmarshalRecord(head); err != nil {
-		return nil, &UnreadableError{Err: fmt.Errorf("decode execution head: %w", err)}
+func decodedHead(head []byte) (*cardflow.Execution, error) {
+	e := new(cardflow.Execution)
+	if err := json.Unmarshal(head, e); err != nil {
+		return nil, &cardflow.UnreadableError{Err: fmt.Errorf("decode execution head: %w", err)}
 	}
 	return e, nil
 }
 
-// sameRead checks that ExecutionJSON and DecodeHead give for head and
+// sameRead checks that JSON and DecodeHead give for head and
 // parts what decoding them whole gives: the same bytes, the same
 // execution, the same errors.
 func sameRead(t *testing.T, head []byte, parts []Part) {
 	t.Helper()
-	got, err := ExecutionJSON(head, parts)
+	got, err := JSON(head, parts)
 	want, wantErr := decodeExecutionJSON(head, parts)
 	if string(got) != string(want) || fmt.Sprint(err) != fmt.Sprint(wantErr) {
 		t.Errorf("ExecutionJSON of %s:\ngot  %s, %v\nwant %s, %v", head, got, err, want, wantErr)
@@ -141,12 +143,12 @@ func sameRead(t *testing.T, head []byte, parts []Part) {
 func TestStoredReadsWalked(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(19, 27))
-	executions := []*Execution{partsExecution(), approvalExecution()}
+	executions := []*cardflow.Execution{partsExecution(), approvalExecution()}
 	for range 500 {
 		executions = append(executions, variedExecution(r))
 	}
 	for i, e := range executions {
-		w, err := e.Split()
+		w, err := Split(e)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -164,7 +166,7 @@ func TestStoredReadsWalked(t *testing.T) {
 // reads them.
 func TestStoredReadsOtherLayouts(t *testing.T) {
 	t.Parallel()
-	w, err := partsExecution().Split()
+	w, err := Split(partsExecution())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package cardflow
+package execrecord
 
 import (
 	"crypto/sha256"
@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"unsafe"
+
+	"github.com/cardflow/cardflow/pkg/cardflow"
 )
 
 // partSource is what a part was encoded from, or decoded into, held by
@@ -16,11 +18,11 @@ import (
 // and a read decodes new values.
 type partSource struct {
 	input        map[string]any
-	steps        []Step
-	conns        []Connection
+	steps        []cardflow.Step
+	conns        []cardflow.Connection
 	integrations map[string]any
 	out          any
-	log          StepLog
+	log          cardflow.StepLog
 	hasOut       bool
 	hasLog       bool
 }
@@ -32,13 +34,13 @@ type knownPart struct {
 	src  partSource
 }
 
-func inputSource(e *Execution) partSource { return partSource{input: e.WorkflowInputPayload} }
+func inputSource(e *cardflow.Execution) partSource { return partSource{input: e.WorkflowInputPayload} }
 
-func workflowSource(e *Execution) partSource {
+func workflowSource(e *cardflow.Execution) partSource {
 	return partSource{steps: e.WorkflowDetails.WorkflowSteps, conns: e.WorkflowDetails.WorkflowConnections, integrations: e.State.Integrations}
 }
 
-func stepSource(e *Execution, id string) partSource {
+func stepSource(e *cardflow.Execution, id string) partSource {
 	s := partSource{}
 	s.out, s.hasOut = e.State.Outputs[id]
 	s.log, s.hasLog = e.CondensedLogs[id]
@@ -46,7 +48,7 @@ func stepSource(e *Execution, id string) partSource {
 }
 
 // sourceOf returns the source of the part name of e.
-func sourceOf(e *Execution, name string) partSource {
+func sourceOf(e *cardflow.Execution, name string) partSource {
 	switch {
 	case name == PartInput:
 		return inputSource(e)
@@ -97,14 +99,4 @@ func sameValue(a, b any) bool {
 		return math.Float64bits(va.Float()) == math.Float64bits(vb.Float())
 	}
 	return false
-}
-
-// StoredBytes is the size of the head and parts of e as it was read or
-// last written, 0 when no store has held it: what a cache of executions
-// counts.
-func (e *Execution) StoredBytes() int {
-	if e.stored == nil {
-		return 0
-	}
-	return e.stored.head + e.stored.size + e.stored.known[PartWorkflow].size
 }

@@ -1,9 +1,11 @@
-package cardflow
+package execrecord
 
 import (
 	"math"
 	"reflect"
 	"testing"
+
+	"github.com/cardflow/cardflow/pkg/cardflow"
 )
 
 // Split reuses the digest of a part whose values are the ones last stored,
@@ -13,36 +15,36 @@ func TestSplitReusesUnchangedParts(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name   string
-		change func(e *Execution)
+		change func(e *cardflow.Execution)
 		want   []string // parts written
 	}{
-		{"nothing", func(*Execution) {}, nil},
-		{"status and log only", func(e *Execution) {
-			e.Status = ExecWaiting
-			e.WorkflowEventLog.Events = append(e.WorkflowEventLog.Events, Event{At: 2, Type: EventWaiting})
+		{"nothing", func(*cardflow.Execution) {}, nil},
+		{"status and log only", func(e *cardflow.Execution) {
+			e.Status = cardflow.ExecWaiting
+			e.WorkflowEventLog.Events = append(e.WorkflowEventLog.Events, cardflow.Event{At: 2, Type: cardflow.EventWaiting})
 			e.WorkflowEventLog.Total++
 		}, nil},
-		{"an output replaced", func(e *Execution) { e.State.Outputs["a"] = map[string]any{"ok": true} }, []string{"step/a"}},
-		{"an output replaced by an equal one", func(e *Execution) { e.State.Outputs["a"] = "x" }, nil},
-		{"a new step", func(e *Execution) {
+		{"an output replaced", func(e *cardflow.Execution) { e.State.Outputs["a"] = map[string]any{"ok": true} }, []string{"step/a"}},
+		{"an output replaced by an equal one", func(e *cardflow.Execution) { e.State.Outputs["a"] = "x" }, nil},
+		{"a new step", func(e *cardflow.Execution) {
 			e.State.Outputs["c"] = []any{1.0}
-			e.CondensedLogs["c"] = StepLog{Output: []any{1.0}, Status: ExecSucceeded, StartedOn: 3}
+			e.CondensedLogs["c"] = cardflow.StepLog{Output: []any{1.0}, Status: cardflow.ExecSucceeded, StartedOn: 3}
 		}, []string{"step/c"}},
-		{"a log's times", func(e *Execution) {
+		{"a log's times", func(e *cardflow.Execution) {
 			l := e.CondensedLogs["w"]
 			l.FinishedOn = 9
 			e.CondensedLogs["w"] = l
 		}, []string{"step/w"}},
-		{"zero replaced by minus zero", func(e *Execution) { e.State.Outputs["n"] = negZero() }, []string{"step/n"}},
-		{"an equal input", func(e *Execution) { e.WorkflowInputPayload = map[string]any{"po": "4500001234"} }, nil},
-		{"another input", func(e *Execution) { e.WorkflowInputPayload = map[string]any{"po": "4500009999"} }, []string{"input"}},
-		{"integrations", func(e *Execution) { e.State.Integrations = map[string]any{} }, []string{"workflow"}},
-		{"a step gone", func(e *Execution) { delete(e.State.Outputs, "a"); delete(e.CondensedLogs, "a") }, nil},
+		{"zero replaced by minus zero", func(e *cardflow.Execution) { e.State.Outputs["n"] = negZero() }, []string{"step/n"}},
+		{"an equal input", func(e *cardflow.Execution) { e.WorkflowInputPayload = map[string]any{"po": "4500001234"} }, nil},
+		{"another input", func(e *cardflow.Execution) { e.WorkflowInputPayload = map[string]any{"po": "4500009999"} }, []string{"input"}},
+		{"integrations", func(e *cardflow.Execution) { e.State.Integrations = map[string]any{} }, []string{"workflow"}},
+		{"a step gone", func(e *cardflow.Execution) { delete(e.State.Outputs, "a"); delete(e.CondensedLogs, "a") }, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := partsExecution()
 			e.State.Outputs["n"] = 0.0
-			w, err := e.Split()
+			w, err := Split(e)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -54,10 +56,10 @@ func TestSplitReusesUnchangedParts(t *testing.T) {
 					e = joinWrite(t, stored, w, 1)
 				} else {
 					joinWrite(t, stored, w, 1)
-					e.Wrote(w)
+					Wrote(e, w)
 				}
 				tc.change(e)
-				got, err := e.Split()
+				got, err := Split(e)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -66,10 +68,10 @@ func TestSplitReusesUnchangedParts(t *testing.T) {
 				}
 				// Every part encoded again gives the same write.
 				whole := *e
-				st := *e.stored
+				st := *storedOf(e)
 				st.known = nil
-				whole.stored = &st
-				want, err := whole.Split()
+				whole.Stored = &st
+				want, err := Split(&whole)
 				if err != nil {
 					t.Fatal(err)
 				}

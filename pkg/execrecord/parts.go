@@ -1,4 +1,10 @@
-package cardflow
+// Package execrecord is the layout a store keeps an execution in: a head
+// and parts (Split, Join), read back by walking the stored JSON rather than
+// decoding it (DecodeHead, JSON, HeadStatus), and the layouts of before
+// (Marshal, Unmarshal). Stores that keep JSON use it; the domain
+// (pkg/cardflow) knows nothing of it but the handle a read leaves on an
+// execution (cardflow.StoredRecord).
+package execrecord
 
 import (
 	"crypto/sha256"
@@ -10,13 +16,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-)
 
-// MaxStateBytes bounds the state of one execution: its input and, for every
-// step, its output and condensed log, encoded as JSON. A write that would
-// take an execution past it fails with ETOOLARGE, and the engine ends the
-// execution FAILED saying so.
-const MaxStateBytes = 1 << 20
+	"github.com/cardflow/cardflow/pkg/cardflow"
+)
 
 // decoderDepth is how deep Go's JSON decoder reads.
 const decoderDepth = 10_000
@@ -40,15 +42,15 @@ type Part struct {
 	Value []byte
 }
 
-// ExecutionWrite is what a store writes to store an execution.
-type ExecutionWrite struct {
+// Write is what a store writes to store an execution.
+type Write struct {
 	Head []byte
 	// Parts are the parts that are new or changed since the execution was
 	// read or last written, by name.
 	Parts []Part
 	// Gone names stored parts the execution no longer has.
 	Gone []string
-	// Size is what MaxStateBytes bounds.
+	// Size is what cardflow.MaxStateBytes bounds.
 	Size int
 	// Whole is set when every part is written: no store held the
 	// execution in parts (a new one, or one read from a record of the
@@ -56,12 +58,13 @@ type ExecutionWrite struct {
 	Whole bool
 	// Events are the events of the write, which the store keeps with it
 	// (EventStore).
-	Events []*Published
+	Events []*cardflow.Published
 	stored *storedParts
 }
 
 // storedParts is what an execution knows of its stored parts: a digest of
-// each, and their size.
+// each, and their size. It is the cardflow.StoredRecord a read or write
+// leaves on the execution.
 type storedParts struct {
 	sums map[string][sha256.Size]byte
 	size int
@@ -78,30 +81,44 @@ type storedParts struct {
 
 // workflowPart is the part that holds what an execution runs.
 type workflowPart struct {
-	Steps        []Step         `json:"workflow_steps"`
-	Connections  []Connection   `json:"workflow_connections"`
-	Integrations map[string]any `json:"integrations"`
+	Steps        []cardflow.Step       `json:"workflow_steps"`
+	Connections  []cardflow.Connection `json:"workflow_connections"`
+	Integrations map[string]any        `json:"integrations"`
 }
 
 // stepPart is the part of one step. A step may have a log and no output
 // yet (it waits), and an output may be null, hence the raw output.
 type stepPart struct {
-	Output json.RawMessage `json:"output,omitempty"`
-	Log    *StepLog        `json:"log,omitempty"`
+	Output json.RawMessage   `json:"output,omitempty"`
+	Log    *cardflow.StepLog `json:"log,omitempty"`
+}
+
+// Status is the execution's status as stored.
+func (s *storedParts) Status() string { return s.status }
+
+// Bytes is the size of the head and parts as stored.
+func (s *storedParts) Bytes() int { return s.head + s.size + s.known[PartWorkflow].size }
+
+// storedOf returns the handle e carries of its stored parts; nil when no
+// store read or wrote it in this layout.
+func storedOf(e *cardflow.Execution) *storedParts {
+	s, _ := e.Stored.(*storedParts)
+	return s
 }
 
 // Split encodes e for a store: its head, and the parts that differ from
-// those stored when e was read or last written (all of them for an
-// execution read from no parts). It fails with ETOOLARGE when the state
-// would pass MaxStateBytes and grow beyond what is stored, which a write
-// that only ends the execution never does.
-func (e *Execution) Split() (*ExecutionWrite, error) {
+// those stored when e was read or last written, as e.Stored tells (all
+// of them for an execution read from no parts). It fails with ETOOLARGE
+// when the state would pass cardflow.MaxStateBytes and grow beyond what
+// is stored, which a write that only ends the execution never does.
+func Split(e *cardflow.Execution) (*Write, error) {
 	// An execution no store has read or written (a new one, or one read
 	// from a record of the layout before parts) is taken at the size it
 	// has: only growth past the cap fails.
+	prev := storedOf(e)
 	var old storedParts
-	if e.stored != nil {
-		old = *e.stored
+	if prev != nil {
+		old = *prev
 	}
 	parts := map[string]knownPart{}
 	var values map[string][]byte
@@ -122,14 +139,14 @@ func (e *Execution) Split() (*ExecutionWrite, error) {
 		parts[name] = knownPart{sum: sha256.Sum256(b), size: len(b), src: src}
 		return b, nil
 	}
-	in, err := encode(PartInput, inputSource(e), PayloadOf(e.WorkflowInputPayload))
+	in, err := encode(PartInput, inputSource(e), cardflow.PayloadOf(e.WorkflowInputPayload))
 	if err != nil {
 		return nil, err
 	}
 	// The input comes from outside; a caller that did not check its depth
 	// must not get it stored where no read can decode it.
-	if n := Nesting(in); in != nil && n > decoderDepth {
-		return nil, Errorf(EINVALID, "the input nests %d levels deep, deeper than a stored execution can be read back", n)
+	if n := cardflow.Nesting(in); in != nil && n > decoderDepth {
+		return nil, cardflow.Errorf(cardflow.EINVALID, "the input nests %d levels deep, deeper than a stored execution can be read back", n)
 	}
 	wp := workflowPart{Steps: e.WorkflowDetails.WorkflowSteps, Connections: e.WorkflowDetails.WorkflowConnections, Integrations: e.State.Integrations}
 	if _, err := encode(PartWorkflow, workflowSource(e), wp); err != nil {
@@ -154,19 +171,19 @@ func (e *Execution) Split() (*ExecutionWrite, error) {
 		}
 		size += parts[PartStep+id].size
 	}
-	if e.stored == nil {
+	if prev == nil {
 		old.size = size
 	}
-	if size > MaxStateBytes && size > old.size {
-		return nil, Errorf(ETOOLARGE, "execution state would be %s; an execution may hold at most %s", megabytes(size), megabytes(MaxStateBytes))
+	if size > cardflow.MaxStateBytes && size > old.size {
+		return nil, cardflow.Errorf(cardflow.ETOOLARGE, "execution state would be %s; an execution may hold at most %s", megabytes(size), megabytes(cardflow.MaxStateBytes))
 	}
-	head, err := e.encodeHead()
+	head, err := encodeHead(e)
 	if err != nil {
 		return nil, err
 	}
-	w := &ExecutionWrite{Head: head, Size: size, Whole: e.stored == nil,
+	w := &Write{Head: head, Size: size, Whole: prev == nil,
 		stored: &storedParts{sums: make(map[string][sha256.Size]byte, len(parts)), size: size, head: len(head), known: parts}}
-	w.Events, w.stored.status, w.stored.events = e.events(old.status, old.events), e.Status, e.WorkflowEventLog.Total
+	w.Events, w.stored.status, w.stored.events = e.EventsSince(old.status, old.events), e.Status, e.WorkflowEventLog.Total
 	for _, name := range slices.Sorted(maps.Keys(parts)) {
 		sum := parts[name].sum
 		w.stored.sums[name] = sum
@@ -182,14 +199,9 @@ func (e *Execution) Split() (*ExecutionWrite, error) {
 	return w, nil
 }
 
-// Ends reports whether writing w may end the execution: its status is
-// final, and the execution was open when read or last written, or that is
-// not known. Stores that count open executions count down on such writes.
-func (w *ExecutionWrite) Ends(e *Execution) bool { return e.EndsOnWrite() }
-
 // Wrote tells e that w is stored now, so the next Split leaves out what
 // did not change.
-func (e *Execution) Wrote(w *ExecutionWrite) { e.stored = w.stored }
+func Wrote(e *cardflow.Execution, w *Write) { e.Stored = w.stored }
 
 // megabytes writes n bytes as megabytes: whole, or rounded up to one
 // decimal, so a size just past the cap never reads as the cap.
@@ -201,7 +213,7 @@ func megabytes(n int) string {
 }
 
 // stepIDs returns the ids of the steps that have an output or a log.
-func stepIDs(e *Execution) []string {
+func stepIDs(e *cardflow.Execution) []string {
 	ids := slices.Collect(maps.Keys(e.State.Outputs))
 	for id := range e.CondensedLogs {
 		if _, ok := e.State.Outputs[id]; !ok {
@@ -215,62 +227,60 @@ func stepIDs(e *Execution) []string {
 // encodeHead encodes e without what its parts hold. An empty map of
 // condensed logs or outputs stays an empty map, so a read gives back what
 // was written.
-func (e *Execution) encodeHead() ([]byte, error) {
-	f := e.withPayloads()
+func encodeHead(e *cardflow.Execution) ([]byte, error) {
+	f := withPayloads(e)
 	f.WorkflowInputPayload = nil
 	f.WorkflowDetails.WorkflowSteps, f.WorkflowDetails.WorkflowConnections = nil, nil
 	st := e.State
 	st.Integrations = nil
 	if f.CondensedLogs != nil {
-		f.CondensedLogs = map[string]StepLog{}
+		f.CondensedLogs = map[string]cardflow.StepLog{}
 	}
 	if st.Outputs != nil {
 		st.Outputs = map[string]any{}
 	}
-	return json.Marshal(struct {
-		executionFields
-		State ExecutionState `json:"state"`
-	}{f, st})
+	return json.Marshal(headRecord{f, st})
 }
 
 // DecodeHead decodes a head alone, as lists show it: without input, logs,
 // outputs and the workflow's steps.
-func DecodeHead(head []byte) (*Execution, error) {
+func DecodeHead(head []byte) (*cardflow.Execution, error) {
 	if e, ok := walkHead(head); ok {
 		return e, nil
 	}
-	e := new(Execution)
-	if err := e.UnmarshalRecord(head); err != nil {
-		return nil, &UnreadableError{Err: fmt.Errorf("decode execution head: %w", err)}
+	e, err := Unmarshal(head)
+	if err != nil {
+		return nil, &cardflow.UnreadableError{Err: fmt.Errorf("decode execution head: %w", err)}
 	}
 	return e, nil
 }
 
-// JoinExecution decodes an execution from its head and parts, at
-// revision. When they do not decode, the error is an UnreadableError
-// whose Head is the execution less what lies too deep to decode in the
-// parts that do not (see Prune); a write of that head replaces the parts
-// that were pruned.
-func JoinExecution(head []byte, parts []Part, revision int64) (*Execution, error) {
+// Join decodes an execution from its head and parts, at revision, with
+// the handle on them that its next Split takes. When they do not decode,
+// the error is a cardflow.UnreadableError whose Head is the execution less
+// what lies too deep to decode in the parts that do not (see
+// cardflow.Prune); a write of that head replaces the parts that were
+// pruned.
+func Join(head []byte, parts []Part, revision int64) (*cardflow.Execution, error) {
 	e, err := join(head, parts, revision)
 	if err == nil {
 		return e, nil
 	}
-	ue := &UnreadableError{Err: err}
+	ue := &cardflow.UnreadableError{Err: err}
 	// Only what does not decode is pruned: the rest stays whole.
 	pruned := make([]Part, len(parts))
 	for i, p := range parts {
 		pruned[i] = p
-		if (&Execution{}).setPart(p) != nil {
-			pruned[i].Value = Prune(p.Value)
+		if setPart(&cardflow.Execution{}, p) != nil {
+			pruned[i].Value = cardflow.Prune(p.Value)
 		}
 	}
-	if json.Unmarshal(head, new(Execution)) != nil {
-		head = Prune(head)
+	if json.Unmarshal(head, new(cardflow.Execution)) != nil {
+		head = cardflow.Prune(head)
 	}
 	if h, err := join(head, pruned, revision); err == nil {
 		// What was stored is what the digests describe.
-		h.stored = digests(parts)
+		h.Stored = digests(parts)
 		ue.Head = h
 	}
 	return nil, ue
@@ -287,35 +297,36 @@ func digests(parts []Part) *storedParts {
 	return s
 }
 
-func join(head []byte, parts []Part, revision int64) (*Execution, error) {
-	e := new(Execution)
-	if err := e.UnmarshalRecord(head); err != nil {
+func join(head []byte, parts []Part, revision int64) (*cardflow.Execution, error) {
+	e, err := Unmarshal(head)
+	if err != nil {
 		return nil, fmt.Errorf("decode execution head: %w", err)
 	}
 	e.Revision = revision
 	for _, p := range parts {
-		if err := e.setPart(p); err != nil {
+		if err := setPart(e, p); err != nil {
 			return nil, fmt.Errorf("decode execution part %s: %w", p.Name, err)
 		}
 	}
-	e.stored = digests(parts)
-	e.stored.status, e.stored.events = e.Status, e.WorkflowEventLog.Total
-	e.stored.head = len(head)
-	e.stored.known = make(map[string]knownPart, len(parts))
+	s := digests(parts)
+	s.status, s.events = e.Status, e.WorkflowEventLog.Total
+	s.head = len(head)
+	s.known = make(map[string]knownPart, len(parts))
 	for _, p := range parts {
-		e.stored.known[p.Name] = knownPart{sum: e.stored.sums[p.Name], size: len(p.Value), src: sourceOf(e, p.Name)}
+		s.known[p.Name] = knownPart{sum: s.sums[p.Name], size: len(p.Value), src: sourceOf(e, p.Name)}
 	}
+	e.Stored = s
 	return e, nil
 }
 
-func (e *Execution) setPart(p Part) error {
+func setPart(e *cardflow.Execution, p Part) error {
 	switch {
 	case p.Name == PartInput:
 		var in any
 		if err := json.Unmarshal(p.Value, &in); err != nil {
 			return err
 		}
-		e.WorkflowInputPayload = PayloadOf(in)
+		e.WorkflowInputPayload = cardflow.PayloadOf(in)
 	case p.Name == PartWorkflow:
 		var wp workflowPart
 		if err := json.Unmarshal(p.Value, &wp); err != nil {
@@ -341,7 +352,7 @@ func (e *Execution) setPart(p Part) error {
 		}
 		if sp.Log != nil {
 			if e.CondensedLogs == nil {
-				e.CondensedLogs = map[string]StepLog{}
+				e.CondensedLogs = map[string]cardflow.StepLog{}
 			}
 			e.CondensedLogs[id] = *sp.Log
 		}
@@ -352,8 +363,9 @@ func (e *Execution) setPart(p Part) error {
 }
 
 // executionView is an execution as the API shows it, with its free-form
-// values left encoded: ExecutionJSON copies them from the parts as they
-// are. Its fields are Execution's, in Execution's order.
+// values left encoded: JSON copies them from the parts as they
+// are. Its fields are cardflow.Execution's, in its order
+// (TestFieldsAreWhatMarshalWrites holds it to them).
 type executionView struct {
 	WorkflowExecutionID   string                     `json:"workflow_execution_id"`
 	WorkflowID            string                     `json:"workflow_id"`
@@ -378,23 +390,23 @@ type executionView struct {
 	ModifiedOn int64   `json:"modified_on"`
 }
 
-// ExecutionJSON encodes the execution stored as head and parts as the API
-// shows it (what json.Marshal gives of the joined execution), copying its
-// payloads, logs and steps from the parts without decoding them into
-// values. Parts that do not decode give an UnreadableError without a head.
-func ExecutionJSON(head []byte, parts []Part) ([]byte, error) {
+// JSON encodes the execution stored as head and parts as the API shows it
+// (what json.Marshal gives of the joined execution), copying its payloads,
+// logs and steps from the parts without decoding them into values. Parts
+// that do not decode give a cardflow.UnreadableError without a head.
+func JSON(head []byte, parts []Part) ([]byte, error) {
 	if b, ok := assembleExecutionJSON(head, parts); ok {
 		return b, nil
 	}
 	return decodeExecutionJSON(head, parts)
 }
 
-// decodeExecutionJSON is ExecutionJSON for a head and parts in any layout
+// decodeExecutionJSON is JSON for a head and parts in any layout
 // encoding/json reads, and for those that do not decode.
 func decodeExecutionJSON(head []byte, parts []Part) ([]byte, error) {
 	var v executionView
 	if err := json.Unmarshal(head, &v); err != nil {
-		return nil, &UnreadableError{Err: fmt.Errorf("decode execution head: %w", err)}
+		return nil, &cardflow.UnreadableError{Err: fmt.Errorf("decode execution head: %w", err)}
 	}
 	v.WorkflowInputPayload = json.RawMessage("{}")
 	for _, p := range parts {
@@ -424,7 +436,7 @@ func decodeExecutionJSON(head []byte, parts []Part) ([]byte, error) {
 			}
 		}
 		if err != nil {
-			return nil, &UnreadableError{Err: fmt.Errorf("decode execution part %s: %w", p.Name, err)}
+			return nil, &cardflow.UnreadableError{Err: fmt.Errorf("decode execution part %s: %w", p.Name, err)}
 		}
 	}
 	return v.appendJSON(make([]byte, 0, len(head)+partsSize(parts)+256)), nil
