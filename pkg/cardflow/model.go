@@ -214,6 +214,28 @@ type StoredRecord interface {
 	Bytes() int
 }
 
+// EndsOnWrite reports whether storing e now ends it: its status is final
+// and it was open when read or last written (or that is not known).
+func (e *Execution) EndsOnWrite() bool {
+	if e.Open() {
+		return false
+	}
+	return e.Stored == nil || e.Stored.Status() == ExecRunning || e.Stored.Status() == ExecWaiting
+}
+
+// ReopensOnWrite reports whether storing e now opens it again (a redrive):
+// its status is open and it was final when read or last written.
+func (e *Execution) ReopensOnWrite() bool {
+	if !e.Open() || e.Stored == nil {
+		return false
+	}
+	switch e.Stored.Status() {
+	case ExecSucceeded, ExecFailed, ExecCancelled, ExecTimedOut:
+		return true
+	}
+	return false
+}
+
 // StoredBytes is the size of the record of e as it was read or last
 // written, 0 when no store has held it: what a cache of executions
 // counts.

@@ -285,63 +285,6 @@ type Schedule struct {
 	ModifiedOn      int64  `json:"modified_on"`
 }
 
-// EngineStore persists what running executions need besides their records.
-// Adapters of Store implement it too; the contract suite covers it.
-type EngineStore interface {
-	// StartExecution creates an execution together with its process record
-	// and, when idem is not nil, its idempotency record, in one atomic
-	// change. ECONFLICT when the process id belongs to an open execution or
-	// the idempotency key is taken (and not expired at e.CreatedOn).
-	StartExecution(ctx context.Context, e *Execution, p *Process, idem *Idempotency) error
-	// StartExecutionWithSample is StartExecution that also stores sc,
-	// when not nil, as PutSchema does, in the same atomic change: a
-	// trigger stores its schema sample without a second write, and a
-	// start that fails stores no sample. A sample PutSchema would refuse
-	// is left out and the start goes on.
-	StartExecutionWithSample(ctx context.Context, e *Execution, p *Process, idem *Idempotency, sc *Schema) error
-	// GetProcess returns the record of a process id.
-	GetProcess(ctx context.Context, org, processID string) (*Process, error)
-	// PutProcess replaces a process record if its stored revision equals
-	// p.Revision, and increments p.Revision; ECONFLICT otherwise.
-	PutProcess(ctx context.Context, p *Process) error
-	// GetIdempotency returns an idempotency record; ENOTFOUND when there is
-	// none or it expired before now (epoch ms).
-	GetIdempotency(ctx context.Context, org, key string, now int64) (*Idempotency, error)
-	// ListOpenExecutions returns every RUNNING or WAITING execution of every
-	// organization. The local runner calls it at start-up; it is on no
-	// request path.
-	ListOpenExecutions(ctx context.Context) ([]ExecutionRef, error)
-
-	// PutSchedule creates or replaces the schedule of a workflow version.
-	PutSchedule(ctx context.Context, s *Schedule) error
-	// GetSchedule returns the schedule of a workflow version.
-	GetSchedule(ctx context.Context, org, workflowID string, version int) (*Schedule, error)
-	// ListWorkflowSchedules returns the schedules of one workflow.
-	ListWorkflowSchedules(ctx context.Context, org, workflowID string) ([]*Schedule, error)
-	// DeleteSchedule removes a schedule; removing a missing one is not an
-	// error.
-	DeleteSchedule(ctx context.Context, org, workflowID string, version int) error
-	// ListSchedules returns the schedules of every organization, for the
-	// local scheduler's start-up; it is on no request path.
-	ListSchedules(ctx context.Context) ([]*Schedule, error)
-
-	// Housekeeping: lists across organizations, on no request path. Each
-	// returns at most limit records, the most overdue first.
-
-	// ListOverdueWaits returns process records whose open wait is
-	// unclaimed and has a deadline at or before now (epoch ms).
-	ListOverdueWaits(ctx context.Context, now int64, limit int) ([]*Process, error)
-	// ListStaleEarlyResumes returns open process records that hold an
-	// early resume received at or before before (epoch ms).
-	ListStaleEarlyResumes(ctx context.Context, before int64, limit int) ([]*Process, error)
-	// DeleteExpiredProcesses deletes closed process records whose
-	// ExpiresAt is at or before now (epoch ms) and reports how many.
-	DeleteExpiredProcesses(ctx context.Context, now int64, limit int) (int, error)
-	// DeleteExpiredIdempotency deletes idempotency records whose ExpiresAt
-	// is at or before now (epoch ms) and reports how many.
-	DeleteExpiredIdempotency(ctx context.Context, now int64, limit int) (int, error)
-}
-
 // Due kinds of a process record, for the housekeeping index adapters keep.
 const (
 	DueWait   = "wait"
@@ -362,37 +305,6 @@ func (p *Process) Due() (kind string, at int64, ok bool) {
 		return DueEarly, p.Early.ReceivedOn, true
 	}
 	return "", 0, false
-}
-
-// Runner drives executions on: it calls the engine's Advance until an
-// execution ends, sleeps or waits, and wakes it when its wait is claimed.
-// Every adapter passes the contract suite in internal/runnertest.
-type Runner interface {
-	// Start begins running a stored execution.
-	Start(ctx context.Context, ref ExecutionRef) error
-	// Wake continues an execution whose wait was claimed, by a resume or by
-	// its deadline. w is the claimed wait, with the runner's token.
-	Wake(ctx context.Context, ref ExecutionRef, w *Wait) error
-	// Stop ends the run of a cancelled execution.
-	Stop(ctx context.Context, ref ExecutionRef) error
-}
-
-// ExecutionKeeper is a Runner, or an engine, that can take an execution as
-// it was just stored (by a trigger), so that its first Advance need not
-// read it back. What it keeps is checked against the stored revision
-// before use. Runners need not implement it.
-type ExecutionKeeper interface {
-	Keep(e *Execution)
-}
-
-// Scheduler fires scheduled workflows. Every adapter passes the contract
-// suite in internal/schedulertest.
-type Scheduler interface {
-	// Put creates or updates the schedule; a PAUSED schedule stays but
-	// does not fire.
-	Put(ctx context.Context, s *Schedule) error
-	// Delete removes the schedule; removing a missing one is not an error.
-	Delete(ctx context.Context, s *Schedule) error
 }
 
 // Delivery is an adaptive card sent by a card step. CardPayload is the card
@@ -435,9 +347,4 @@ type Delivery struct {
 type DeliveryLink struct {
 	Title string `json:"title"`
 	URL   string `json:"url"`
-}
-
-// Deliverer sends the cards of card steps.
-type Deliverer interface {
-	Deliver(ctx context.Context, d *Delivery) error
 }
