@@ -73,9 +73,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	tenants, err := cardflow.ParseTeamsTenants(*tf.tenants)
+	tenants, err := teams.ParseTenants(*tf.tenants)
 	if err != nil {
-		return fmt.Errorf("--teams-tenants (%s): %v", cardflow.EnvTeamsTenants, err)
+		return fmt.Errorf("--teams-tenants (%s): %v", teams.EnvTenants, err)
 	}
 	log := newLogger(stderr)
 	if *contention && *pprofAddr == "" {
@@ -120,7 +120,7 @@ func teamsFlags(fs *flag.FlagSet) *teamsSettings {
 		tokenURL:  fs.String("teams-token-url", envOr("CARDFLOW_TEAMS_TOKEN_URL", teams.DefaultTokenURL), "the bot's OAuth2 token endpoint"),
 		openID:    fs.String("teams-openid-url", envOr("CARDFLOW_TEAMS_OPENID_URL", teams.DefaultOpenIDMetadataURL), "OpenID metadata of the Bot Framework's token signing keys"),
 		hosts:     fs.String("teams-service-hosts", envOr("CARDFLOW_TEAMS_SERVICE_HOSTS", strings.Join(teams.DefaultServiceHosts, ",")), "Bot Connector hosts a conversation's service URL may name (a leading dot allows subdomains)"),
-		tenants:   fs.String("teams-tenants", os.Getenv(cardflow.EnvTeamsTenants), "Microsoft Entra tenants whose Teams conversations belong to one organization each, as tenant=organization pairs, comma-separated"),
+		tenants:   fs.String("teams-tenants", os.Getenv(teams.EnvTenants), "Microsoft Entra tenants whose Teams conversations belong to one organization each, as tenant=organization pairs, comma-separated"),
 	}
 }
 

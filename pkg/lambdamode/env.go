@@ -116,8 +116,8 @@ func LoadEnv(getenv func(string) string) (Env, error) {
 	if e.Teams, err = loadTeams(getenv, e.DynamoDBEndpoint != ""); err != nil {
 		return Env{}, err
 	}
-	if e.TeamsTenants, err = cardflow.ParseTeamsTenants(getenv(cardflow.EnvTeamsTenants)); err != nil {
-		return Env{}, fmt.Errorf("%s: %w", cardflow.EnvTeamsTenants, err)
+	if e.TeamsTenants, err = teams.ParseTenants(getenv(teams.EnvTenants)); err != nil {
+		return Env{}, fmt.Errorf("%s: %w", teams.EnvTenants, err)
 	}
 	if e.TablePrefix == "" {
 		e.TablePrefix = dynamostore.DefaultPrefix
