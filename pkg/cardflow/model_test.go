@@ -86,3 +86,53 @@ func toJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// ExecutionJSONStatus reads what json.Unmarshal reads of an answer, in the
+// API's layout and in any other.
+func TestExecutionJSONStatus(t *testing.T) {
+	layout := func(change func(*cardflow.Execution)) string {
+		e := &cardflow.Execution{WorkflowExecutionID: "ex-1", WorkflowID: "wf-1", OrganizationID: "org-1", Status: cardflow.ExecRunning,
+			WorkflowEventLog: cardflow.EventLog{Events: []cardflow.Event{{At: 1, Type: cardflow.EventStarted}}, Total: 1},
+			CondensedLogs:    map[string]cardflow.StepLog{"a": {Output: map[string]any{"status": "FAILED"}}}}
+		change(e)
+		b, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	for _, tc := range []struct {
+		name, item string
+	}{
+		{"as the API writes it", layout(func(*cardflow.Execution) {})},
+		{"a step name with quotes and braces", layout(func(e *cardflow.Execution) {
+			e.WorkflowCurrentState = `a {"status":"SUCCEEDED"} [x]`
+			e.ModifiedOn = 1700000000123
+		})},
+		{"a status with an escape", layout(func(e *cardflow.Execution) { e.Status = `RUN"NING` })},
+		{"another order", `{"modified_on":5,"workflow_event_log":{"status":"FAILED"},"status":"WAITING"}`},
+		{"nested status first", `{"a":{"status":"FAILED"},"status":"WAITING","modified_on":7}`},
+		{"modified_on in a nested object last", `{"status":"RUNNING","x":{"modified_on":9}}`},
+		{"a negative time", `{"status":"RUNNING","modified_on":-3}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var want struct {
+				Status     string `json:"status"`
+				ModifiedOn int64  `json:"modified_on"`
+			}
+			if err := json.Unmarshal([]byte(tc.item), &want); err != nil {
+				t.Fatal(err)
+			}
+			status, modified, err := cardflow.ExecutionJSONStatus([]byte(tc.item))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if status != want.Status || modified != want.ModifiedOn {
+				t.Errorf("got %q, %d; want %q, %d", status, modified, want.Status, want.ModifiedOn)
+			}
+		})
+	}
+	if _, _, err := cardflow.ExecutionJSONStatus([]byte(`{"status":`)); err == nil {
+		t.Error("got no error for a truncated answer, want one")
+	}
+}

@@ -138,10 +138,10 @@ func (e Execution) MarshalJSON() ([]byte, error) {
 
 // ExecutionJSONStatus reads the status and modified_on of an execution
 // encoded as the API shows it, for a waiter that looks at each answer
-// before it sends one. In the layout MarshalJSON writes (and the stores' JSON with it),
-// the status follows only flat fields and modified_on comes last, so both
-// are found without scanning the logs and payloads in between; any other
-// layout is decoded whole.
+// before it sends one. In the layout MarshalJSON writes, which the stores
+// copy, the status follows only flat fields and modified_on comes last,
+// so both are found without scanning the logs and payloads in between;
+// any other layout is decoded whole.
 func ExecutionJSONStatus(item []byte) (status string, modifiedOn int64, err error) {
 	const statusKey, modifiedKey = `,"status":"`, `,"modified_on":`
 	i := bytes.Index(item, []byte(statusKey))
