@@ -150,7 +150,7 @@ func ExecutionJSONStatus(item []byte) (status string, modifiedOn int64, err erro
 	for digits > 0 && (item[digits-1] >= '0' && item[digits-1] <= '9' || item[digits-1] == '-') {
 		digits--
 	}
-	if i > 0 && end > 0 && item[0] == '{' && item[end] == '}' && bytes.IndexAny(item[1:i], "{[") < 0 &&
+	if i > 0 && end > 0 && item[0] == '{' && item[end] == '}' && !bytes.ContainsAny(item[1:i], "{[") &&
 		bytes.HasSuffix(item[:digits], []byte(modifiedKey)) {
 		rest := item[i+len(statusKey):]
 		if q := bytes.IndexByte(rest, '"'); q >= 0 && bytes.IndexByte(rest[:q], '\\') < 0 {

@@ -49,10 +49,10 @@ func stepSource(e *cardflow.Execution, id string) partSource {
 
 // sourceOf returns the source of the part name of e.
 func sourceOf(e *cardflow.Execution, name string) partSource {
-	switch {
-	case name == PartInput:
+	switch name {
+	case PartInput:
 		return inputSource(e)
-	case name == PartWorkflow:
+	case PartWorkflow:
 		return workflowSource(e)
 	}
 	return stepSource(e, strings.TrimPrefix(name, PartStep))

@@ -422,7 +422,7 @@ func walkHead(head []byte) (*cardflow.Execution, bool) {
 	defer putWalker(w)
 	w.text = string(head)
 	ok := w.members(headFields, func(i int) bool {
-		ok := true
+		var ok bool
 		var n int64
 		switch headFields.names[i] {
 		case "workflow_execution_id":
