@@ -1,10 +1,8 @@
 package cardflow
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"strconv"
 	"time"
 )
 
@@ -134,37 +132,6 @@ func (e *Execution) withPayloads() executionFields {
 // MarshalJSON encodes the execution as the API shows it.
 func (e Execution) MarshalJSON() ([]byte, error) {
 	return json.Marshal(e.withPayloads())
-}
-
-// ExecutionJSONStatus reads the status and modified_on of an execution
-// encoded as the API shows it, for a waiter that looks at each answer
-// before it sends one. In the layout MarshalJSON writes, which the stores
-// copy, the status follows only flat fields and modified_on comes last,
-// so both are found without scanning the logs and payloads in between;
-// any other layout is decoded whole.
-func ExecutionJSONStatus(item []byte) (status string, modifiedOn int64, err error) {
-	const statusKey, modifiedKey = `,"status":"`, `,"modified_on":`
-	i := bytes.Index(item, []byte(statusKey))
-	end := len(item) - 1
-	digits := end
-	for digits > 0 && (item[digits-1] >= '0' && item[digits-1] <= '9' || item[digits-1] == '-') {
-		digits--
-	}
-	if i > 0 && end > 0 && item[0] == '{' && item[end] == '}' && !bytes.ContainsAny(item[1:i], "{[") &&
-		bytes.HasSuffix(item[:digits], []byte(modifiedKey)) {
-		rest := item[i+len(statusKey):]
-		if q := bytes.IndexByte(rest, '"'); q >= 0 && bytes.IndexByte(rest[:q], '\\') < 0 {
-			if n, err := strconv.ParseInt(string(item[digits:end]), 10, 64); err == nil {
-				return string(rest[:q]), n, nil
-			}
-		}
-	}
-	var head struct {
-		Status     string `json:"status"`
-		ModifiedOn int64  `json:"modified_on"`
-	}
-	err = json.Unmarshal(item, &head)
-	return head.Status, head.ModifiedOn, err
 }
 
 // UnmarshalJSON decodes the execution, and with them its state and revision
