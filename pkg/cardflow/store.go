@@ -2,7 +2,7 @@ package cardflow
 
 import "context"
 
-// Page size limits of every list (spec section 8).
+// Page size limits of every list: the service interface's limits, also in openapi.yaml.
 const (
 	DefaultLimit = 20
 	MaxLimit     = 30
