@@ -2,7 +2,7 @@ package cardflow
 
 import "context"
 
-// Page size limits of every list: the service interface's limits, also in openapi.yaml.
+// Page size limits of every list, as openapi.yaml documents them.
 const (
 	DefaultLimit = 20
 	MaxLimit     = 30
