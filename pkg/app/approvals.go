@@ -76,6 +76,9 @@ func (s *Answers) answerApproval(ctx context.Context, org string, in ApprovalAns
 			return nil, err
 		}
 		msg := fmt.Sprintf("%s through %s", decision, in.Channel)
+		if last := a.Answers[len(a.Answers)-1]; last.OnBehalfOf != "" {
+			msg += ", on behalf of " + last.OnBehalfOf
+		}
 		if in.Comment != "" {
 			msg += ": " + in.Comment
 		}

@@ -2,7 +2,6 @@ package cardflow
 
 import (
 	"context"
-	"fmt"
 	"strings"
 )
 
@@ -174,13 +173,4 @@ func (a *Approval) standsInFor(approver string) string {
 		}
 	}
 	return ""
-}
-
-// DescribeApprover names a listed approver as people read it: "X, for Y"
-// for a delegate.
-func (a *Approval) DescribeApprover(approver string) string {
-	if f := a.standsInFor(approver); f != "" {
-		return fmt.Sprintf("%s, for %s", approver, f)
-	}
-	return approver
 }
