@@ -390,6 +390,19 @@ func TestConsoleInBrowser(t *testing.T) {
 	p.do("approve as carol", chromedp.Click(`//div[contains(@class,'ac-host')]//button[normalize-space()='Approve']`))
 	p.wait("carol's answer counted", `document.body.innerText.includes('Approved: Two approvals (PO-CONSOLE-2)')`)
 
+	// Carol is away next year: she hands her approvals to erin from her
+	// inbox, sees the delegation active, and removes it.
+	p.do("open the delegation form", chromedp.Click(`//summary[normalize-space()='Away? Hand your approvals to someone']`))
+	p.do("name the delegate", chromedp.SendKeys(chromedp.ID("d-delegate"), "erin@example.com"))
+	// A datetime-local input takes keys as the browser's locale orders them:
+	// its value is set, as the picker would.
+	p.eval(`(() => { const e = document.getElementById('d-ends'); e.value = '2099-01-01T00:00'; e.dispatchEvent(new Event('input', { bubbles: true })); return true; })()`)
+	p.do("set the delegation", chromedp.Click(`//button[normalize-space()='Set delegation']`))
+	p.wait("delegation active", `(document.querySelector('.active-delegation')?.textContent || '').includes('approvals of carol@example.com go to erin@example.com')`)
+	p.audit("inbox-delegation")
+	p.do("remove the delegation", chromedp.Click(`//section[contains(@class,'delegation')]//button[normalize-space()='Remove']`))
+	p.wait("delegation removed", `document.querySelector('.active-delegation') === null && document.querySelector('.delegation li') === null`)
+
 	// The dashboard draws the approvals decided above; its chart library
 	// is read only when the page opens.
 	p.signOut()

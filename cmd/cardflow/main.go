@@ -68,6 +68,7 @@ Against a running service:
   approvals    the open approvals; answer one as the key's person (approvals list, show, answer)
   workflows    the organization's workflows (workflows list, show, publish)
   cards        the organization's cards (cards list, show, publish)
+  delegations  hand a person's approvals to a delegate for a period (delegations set, list, remove)
 
   help COMMAND, COMMAND --help   what a command does, its arguments and flags
   --version                      the version of this program
@@ -166,6 +167,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return secretsCommand(ctx, args[1:], stdout, stderr)
 	case "teams":
 		return teamsCommand(ctx, args[1:], stdout, stderr)
+	case "delegations":
+		return delegationsCommand(ctx, args[1:], stdout, stderr)
 	case "schema":
 		return schemaCommand(args[1:], stdout)
 	case "apply":

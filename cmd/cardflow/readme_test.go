@@ -152,6 +152,7 @@ var readmeBlocks = map[string]struct {
 	"### A Teams Workflows webhook #2":          {skip: "needs a response link that a Teams Workflows webhook delivery made; pkg/httpapi's TestTeamsResponseLinks opens one by GET and HEAD and confirms it by POST"},
 	"### A bot #1":                              {skip: "needs an Azure Bot of your own and serves in the foreground on port 3000; TestServeTeams starts cardflow serve with the Teams flags"},
 	"### A bot #2":                              {check: checkTeamsConversations},
+	"### Delegation #1":                         {check: checkDelegations},
 	"## SAP #1":                                 {skip: "starts SAP CAP from the repository's tools/sapcap in the background; internal/sapcaptest starts the same server for TestCAPReads, TestCAPPaging, TestCAPChanges, TestCAPErrors and TestERPAgainstCAP"},
 	"## SAP #2":                                 {before: waitForSAP, check: checkSAPResume},
 	"## Secrets #1":                             {skip: "serves in the foreground on port 3000 and writes ~/.cardflow-secrets; pkg/secrets reads secrets from the environment and from files in its tests"},
@@ -431,6 +432,16 @@ func checkTeamsConversations(r *readmeRun) {
 	for _, want := range []string{"registered 19:0f3c2a@thread.tacv2 for ", "19:0f3c2a@thread.tacv2  72f988bf-86f1-41af-91ab-2d7cd011db47  -     admin", "removed 19:0f3c2a@thread.tacv2"} {
 		if !strings.Contains(r.out, want) {
 			r.t.Errorf("teams conversations: want %q in the output:\n%s", want, r.out)
+		}
+	}
+}
+
+// checkDelegations sees the delegation set, listed, and removed.
+func checkDelegations(r *readmeRun) {
+	for _, want := range []string{"ann@example.com's approvals go to dan@example.com from 2099-07-01T00:00:00Z to 2099-07-15T00:00:00Z",
+		"ann@example.com  dan@example.com  2099-07-01T00:00:00Z  2099-07-15T00:00:00Z", "removed delegation "} {
+		if !strings.Contains(r.out, want) {
+			r.t.Errorf("delegations: want %q in the output:\n%s", want, r.out)
 		}
 	}
 }

@@ -45,6 +45,7 @@ func Run(t *testing.T, newStore func(t *testing.T) cardflow.Store) {
 		{"Search", testSearch},
 		{"Bulk", testBulk},
 		{"Conversations", testConversations},
+		{"Delegations", testDelegations},
 	} {
 		t.Run(s.name, func(t *testing.T) { s.run(t, e) })
 	}

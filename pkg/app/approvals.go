@@ -76,6 +76,9 @@ func (s *Answers) answerApproval(ctx context.Context, org string, in ApprovalAns
 			return nil, err
 		}
 		msg := fmt.Sprintf("%s through %s", decision, in.Channel)
+		if last := a.Answers[len(a.Answers)-1]; last.OnBehalfOf != "" {
+			msg += ", on behalf of " + last.OnBehalfOf
+		}
 		if in.Comment != "" {
 			msg += ": " + in.Comment
 		}
@@ -230,21 +233,34 @@ func (s *Answers) ReassignApproval(ctx context.Context, in ReassignApprovalInput
 	case !cardflow.IsPerson(to):
 		return nil, cardflow.Errorf(cardflow.EINVALID, "to must name a person: an Entra ID object id, UPN or e-mail address")
 	}
+	return s.reassign(ctx, p.OrganizationID, in.ApprovalID, p.Person, to, p.Person, nil)
+}
+
+// reassign hands from's part of an approval to to, as actor, and records
+// it in the approval's reassignments; standIn, when set, is recorded too
+// (a delegation moves the part). Only a step with allow_reassign takes a
+// reassignment that is no delegation's.
+func (s *Answers) reassign(ctx context.Context, org, approvalID, from, to, actor string, standIn *cardflow.StandIn) (*cardflow.Approval, error) {
 	for {
-		a, err := s.store.GetApproval(ctx, p.OrganizationID, in.ApprovalID)
+		a, err := s.store.GetApproval(ctx, org, approvalID)
 		if err != nil {
 			return nil, err
 		}
-		if !a.AllowReassign {
+		if !a.AllowReassign && standIn == nil {
 			return nil, cardflow.Errorf(cardflow.ECONFLICT, "step %q does not allow reassignment (its config has no allow_reassign: true)", a.StepName)
 		}
 		now := s.millis()
-		from, refusal := a.Reassign([]string{p.Person}, to)
+		from, refusal := a.Reassign([]string{from}, to)
 		if refusal != nil {
-			s.refused(ctx, a, p.Person, "reassign", refusal)
+			s.refused(ctx, a, actor, "reassign", refusal)
 			return nil, refusal.Error()
 		}
-		a.Reassignments = append(a.Reassignments, cardflow.ApprovalReassignment{From: from, To: to, Actor: p.Person, At: now})
+		a.Reassignments = append(a.Reassignments, cardflow.ApprovalReassignment{From: from, To: to, Actor: actor, At: now})
+		msg := fmt.Sprintf("from %s to %s", from, to)
+		if standIn != nil {
+			a.StandIns = append(a.StandIns, *standIn)
+			msg += fmt.Sprintf(" (delegation %s)", standIn.DelegationID)
+		}
 		err = s.store.PutApproval(ctx, a)
 		if cardflow.ErrorCode(err) == cardflow.ECONFLICT {
 			continue
@@ -252,7 +268,7 @@ func (s *Answers) ReassignApproval(ctx context.Context, in ReassignApprovalInput
 		if err != nil {
 			return nil, err
 		}
-		s.audit(ctx, a, cardflow.Event{At: now, Type: cardflow.EventApprovalReassigned, Actor: p.Person, Message: fmt.Sprintf("from %s to %s", from, to)})
+		s.audit(ctx, a, cardflow.Event{At: now, Type: cardflow.EventApprovalReassigned, Actor: actor, Message: msg})
 		// The reassignment is stored: the card follows through the
 		// runner, and a runner that cannot be reached now sends it at
 		// the step's next timer.

@@ -43,7 +43,7 @@ var (
 	allBuckets = [][]byte{bWorkflows, bCards, bExecutions, bOrgExecutions, bSchemas, bAPIKeys, bAPIKeyIDs, bOrgAPIKeys,
 		bOpenExecutions, bExecutionRevisions, bProcesses, bIdempotency, bSchedules, bDeliveries, bProcessDue, bIdempotencyDue,
 		bExecutionStarts, bExecutionSteps, bMeta, bApprovals, bPendingApprovals, bEvents, bWebhooks, bLimits,
-		bExecutionSearch, bExecutionSearchOf, bBulkOperations, bBulkTokens, bRunningBulk, bConversations, bOrgConversations, bApprovalStats}
+		bExecutionSearch, bExecutionSearchOf, bBulkOperations, bBulkTokens, bRunningBulk, bConversations, bOrgConversations, bApprovalStats, bDelegations}
 
 	// retiredBuckets were written by earlier versions and are read no more;
 	// Open drops them. active_cards indexed ACTIVE card versions, when

@@ -148,6 +148,9 @@ type Approval struct {
 	// kept whole here apart from the execution's capped event log.
 	Override      *ApprovalOverride      `json:"override,omitempty"`
 	Reassignments []ApprovalReassignment `json:"reassignments,omitempty"`
+	// StandIns are the delegates listed in place of an approver
+	// (Delegate, setDelegation).
+	StandIns []StandIn `json:"stand_ins,omitempty"`
 	// Refusals counts the refused answers per actor and reason; those of
 	// actors past MaxRefusalEntries are counted in RefusalsUnlisted.
 	Refusals         []RefusalCount `json:"refusals,omitempty"`
@@ -211,7 +214,10 @@ type ApprovalAnswer struct {
 	// Approver is the listed entry the answer counted for.
 	Approver string `json:"approver"`
 	// Actor is who answered, as the channel names them.
-	Actor       string `json:"actor"`
+	Actor string `json:"actor"`
+	// OnBehalfOf is the approver a delegate answered for; "" when the
+	// approver answered themselves.
+	OnBehalfOf  string `json:"on_behalf_of,omitempty"`
 	At          int64  `json:"at"`
 	Decision    string `json:"decision"`
 	Comment     string `json:"comment,omitempty"`
@@ -326,8 +332,13 @@ func (a *Approval) Answer(ids []string, ans ApprovalAnswer) *Refusal {
 	if !ok {
 		return &Refusal{RefusedNotApprover, fmt.Sprintf("you are not an approver of step %q", a.StepName)}
 	}
+	onBehalf := a.standsInFor(approver)
 	if a.requester(append([]string{approver}, ids...)) {
 		return &Refusal{RefusedSelf, fmt.Sprintf("you requested this approval, so you may not approve it (step %q forbids self-approval)", a.StepName)}
+	}
+	if onBehalf != "" && a.requester([]string{onBehalf}) {
+		// A delegate answers as the approver: self-approval holds for both.
+		return &Refusal{RefusedSelf, fmt.Sprintf("%s requested this approval, and you stand in for them, so you may not approve it (step %q forbids self-approval)", onBehalf, a.StepName)}
 	}
 	for _, prev := range a.Answers {
 		if sameID(prev.Approver, approver) {
@@ -339,7 +350,7 @@ func (a *Approval) Answer(ids []string, ans ApprovalAnswer) *Refusal {
 			return &Refusal{RefusedNotYourTurn, fmt.Sprintf("approval %s is answered in turn, and it is %s's turn", a.ApprovalID, next)}
 		}
 	}
-	ans.Approver, ans.CardVersion, ans.CardHash = approver, a.CardVersion, a.CardHash
+	ans.Approver, ans.OnBehalfOf, ans.CardVersion, ans.CardHash = approver, onBehalf, a.CardVersion, a.CardHash
 	a.Answers = append(a.Answers, ans)
 	if status := a.decide(); status != ApprovalPending {
 		a.Status, a.DecidedOn, a.DecidedBy = status, ans.At, ans.Actor

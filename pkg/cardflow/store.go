@@ -152,6 +152,7 @@ type Store interface {
 	SearchStore
 	BulkStore
 	ConversationStore
+	DelegationStore
 
 	Close() error
 }

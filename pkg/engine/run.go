@@ -181,7 +181,7 @@ func (r *run) stepRun(n *node) *steps.Run {
 	return &steps.Run{
 		Execution: r.ex, StepID: n.step.ID, Vars: r.vars(), Next: n.next, Branches: n.branches,
 		Now: e.now, Client: e.client, Secrets: secrets.ForOrganization(e.secrets, r.ex.OrganizationID),
-		Cards: e.store, Approvals: e.store, Deliverer: e.deliver, Log: e.log, Observe: e.observe,
+		Cards: e.store, Approvals: e.store, Delegations: e.store, Deliverer: e.deliver, Log: e.log, Observe: e.observe,
 	}
 }
 

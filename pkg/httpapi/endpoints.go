@@ -67,6 +67,9 @@ var (
 	ReassignApproval        = Endpoint{"reassignApproval", []string{"POST /v1/approvals/reassignApproval"}, cardflow.ScopeExecute, (*Server).reassignApproval}
 	OverrideApproval        = Endpoint{"overrideApproval", []string{"POST /v1/approvals/overrideApproval"}, cardflow.ScopeAdmin, (*Server).overrideApproval}
 	GetApprovalStats        = Endpoint{"getApprovalStats", []string{"GET /v1/approvals/getApprovalStats"}, cardflow.ScopeRead, (*Server).getApprovalStats}
+	SetDelegation           = Endpoint{"setDelegation", []string{"POST /v1/approvals/setDelegation"}, cardflow.ScopeExecute, (*Server).setDelegation}
+	GetDelegations          = Endpoint{"getDelegations", []string{"GET /v1/approvals/getDelegations"}, cardflow.ScopeRead, (*Server).getDelegations}
+	RemoveDelegation        = Endpoint{"removeDelegation", []string{"POST /v1/approvals/removeDelegation"}, cardflow.ScopeExecute, (*Server).removeDelegation}
 	RegisterConversation    = Endpoint{"registerConversation", []string{"POST /v1/teams/registerConversation"}, cardflow.ScopeAdmin, (*Server).registerConversation}
 	ListConversations       = Endpoint{"listConversations", []string{"GET /v1/teams/listConversations"}, cardflow.ScopeAdmin, (*Server).listConversations}
 	RemoveConversation      = Endpoint{"removeConversation", []string{"POST /v1/teams/removeConversation"}, cardflow.ScopeAdmin, (*Server).removeConversation}
@@ -96,6 +99,7 @@ func Endpoints() []Endpoint {
 		TriggerWorkflow, ToggleScheduledWorkflow, CancelExecution, RedriveExecution,
 		GetWorkflowSchedule,
 		GetPendingApprovals, GetApprovalById, AnswerApproval, ReassignApproval, OverrideApproval, GetApprovalStats,
+		SetDelegation, GetDelegations, RemoveDelegation,
 		SearchExecutions, StartBulkOperation, GetBulkOperation,
 		RegisterConversation, ListConversations, RemoveConversation,
 		ResumeWorkflow,

@@ -21,6 +21,8 @@ type tenant struct {
 	bulkID string
 	// conversationID is a Teams conversation registered for it.
 	conversationID string
+	// delegationID is a delegation of one of its people.
+	delegationID string
 }
 
 // isolationRow is one route of the matrix: the request that aims at the
@@ -149,6 +151,18 @@ var isolationRows = map[string]isolationRow{
 	"POST /v1/teams/registerConversation": {scope: "admin", conflict: true, target: func(a tenant) (string, any) {
 		return "/v1/teams/registerConversation", map[string]any{"conversation_id": a.conversationID, "service_url": "https://smba.trafficmanager.net/emea/"}
 	}},
+	// Organization B's key acts for ann@example.com too: its delegation,
+	// and the pending approvals it moves, are organization B's.
+	"POST /v1/approvals/setDelegation": {scope: "execute", list: true, target: func(a tenant) (string, any) {
+		return "/v1/approvals/setDelegation", map[string]any{"approver": "ann@example.com", "delegate": "zed@example.com",
+			"starts_on": 1, "ends_on": 4102444800000, "move_pending": true}
+	}},
+	"GET /v1/approvals/getDelegations": {scope: "read", list: true, target: func(a tenant) (string, any) {
+		return "/v1/approvals/getDelegations?approver=dora@example.com", nil
+	}},
+	"POST /v1/approvals/removeDelegation": {scope: "execute", target: func(a tenant) (string, any) {
+		return "/v1/approvals/removeDelegation", map[string]any{"delegation_id": a.delegationID}
+	}},
 	"GET /v1/teams/listConversations": {scope: "admin", list: true, target: func(a tenant) (string, any) {
 		return "/v1/teams/listConversations", nil
 	}},
@@ -188,6 +202,13 @@ func (e *env) newTenant(org string) tenant {
 	if r := e.do("POST", "/v1/teams/registerConversation", admin, map[string]any{"conversation_id": a.conversationID}); r.status != 200 {
 		e.t.Fatalf("register a conversation: got %d %s", r.status, r.raw)
 	}
+
+	r = e.do("POST", "/v1/approvals/setDelegation", admin, map[string]any{"approver": "dora@example.com", "delegate": "carl@example.com",
+		"starts_on": 4000000000000, "ends_on": 4100000000000})
+	if r.status != 200 {
+		e.t.Fatalf("set a delegation: got %d %s", r.status, r.raw)
+	}
+	a.delegationID = str(r.body["item"].(map[string]any)["delegation"].(map[string]any)["delegation_id"])
 
 	r = e.do("POST", "/v1/workflows/startBulkOperation", admin, map[string]any{"action": "cancel", "process_id": "PO-none"})
 	if r.status != 200 {
@@ -234,6 +255,7 @@ func (e *env) snapshot(a tenant) string {
 	add(s.ListAPIKeys(ctx, a.org))
 	add(s.GetApproval(ctx, a.org, a.approvalID))
 	add(s.ListConversations(ctx, a.org))
+	add(s.GetDelegations(ctx, a.org))
 	raw, err := json.Marshal(out)
 	if err != nil {
 		e.t.Fatal(err)
@@ -287,7 +309,7 @@ func TestTenantIsolation(t *testing.T) {
 			r := e.do(method, path, other, body)
 			switch {
 			case row.list:
-				for _, id := range []string{a.org, a.workflowID, a.cardID, a.executionID, a.processID, a.approvalID, a.conversationID} {
+				for _, id := range []string{a.org, a.workflowID, a.cardID, a.executionID, a.processID, a.approvalID, a.conversationID, a.delegationID} {
 					if r.status != 200 || strings.Contains(string(r.raw), id) {
 						t.Errorf("organization B: got %d %s, want 200 without %s", r.status, r.raw, id)
 					}

@@ -260,6 +260,15 @@ func (s *approvalStep) Open(ctx context.Context, r *Run) error {
 		CreatedOn: r.Now().UnixMilli(), Deadline: ex.State.WakeAt, Teams: d.Teams, Data: d.Data,
 		TriggeredBy: ex.TriggeredBy, ForbidSelf: s.requester != nil,
 	}
+	if r.Delegations != nil {
+		// Resolved once, as the approval opens: a delegation set later
+		// moves it only when asked to (setDelegation's move_pending).
+		ds, err := r.Delegations.GetDelegations(ctx, a.OrganizationID)
+		if err != nil {
+			return err
+		}
+		a.Delegate(ds, a.CreatedOn)
+	}
 	a.Sent = slices.Clone(a.Recipients())
 	if err := s.timers.arm(ctx, r, a, a.CreatedOn); err != nil {
 		return cardflow.Errorf(cardflow.EINVALID, "%s", err.Error())

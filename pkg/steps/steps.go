@@ -142,8 +142,11 @@ type Run struct {
 	Secrets   Secrets
 	Cards     Cards
 	Approvals cardflow.ApprovalStore
-	Deliverer cardflow.Deliverer
-	Log       *slog.Logger
+	// Delegations hand a new approval's approvers to their delegates; nil
+	// hands none.
+	Delegations cardflow.DelegationStore
+	Deliverer   cardflow.Deliverer
+	Log         *slog.Logger
 	// Observe hears of approvals decided; nil hears nothing.
 	Observe cardflow.Observer
 	// Prepared is the Prepared of the step's Outcome, for its Open in the

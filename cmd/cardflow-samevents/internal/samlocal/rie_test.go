@@ -371,6 +371,9 @@ func TestRuntimeInterfaceEmulator(t *testing.T) {
 		{"getApprovalById", "", 200, "application/json", `\"status\":\"PENDING\"`},
 		{"answerApproval", "", 200, "application/json", `\"decision\":\"approve\",\"comment\":\"Within budget\",\"channel\":\"api\"`},
 		{"reassignApproval", "", 409, "application/json", `you already answered approval`},
+		{"setDelegation", "", 200, "application/json", `\"delegate\":\"erin@example.com\"`},
+		{"getDelegations", "", 200, "application/json", `\"delegation_id\":\"` + samlocal.SampleDelegation + `\"`},
+		{"removeDelegation", "", 200, "application/json", `\"delegation_id\":\"` + samlocal.SampleDelegation + `\"`},
 		// An admin decides without the approver who has yet to answer.
 		{"overrideApproval", "", 200, "application/json", `\"status\":\"OVERRIDDEN\"`},
 		// The days of the sample event, from the aggregates by key.

@@ -149,8 +149,19 @@ func Seed(ctx context.Context, store cardflow.Store, now time.Time) (*Fixture, e
 			return nil, err
 		}
 	}
+	// removeDelegation's event removes this one.
+	ds := &cardflow.Delegations{OrganizationID: Organization, Items: []cardflow.Delegation{{
+		DelegationID: SampleDelegation, Approver: OtherApprover, Delegate: "erin@example.com",
+		StartsOn: now.Add(30 * 24 * time.Hour).UnixMilli(), EndsOn: now.Add(37 * 24 * time.Hour).UnixMilli(), CreatedBy: f.Actor, CreatedOn: now.UnixMilli(),
+	}}}
+	if err := store.PutDelegations(ctx, ds); err != nil {
+		return nil, err
+	}
 	return f, nil
 }
+
+// SampleDelegation is the id of the delegation Seed writes.
+const SampleDelegation = "01JSAMPLEDE1EGAT10N0000000"
 
 // SamplePerson is who the sample key acts for; OtherApprover is the
 // second approver of the sample's two-approver workflow.
@@ -277,6 +288,10 @@ func Events(f *Fixture) (map[string]any, error) {
 		post(httpapi.AnswerApproval, map[string]any{"approval_id": f.ApprovalID, "decision": "approve", "comment": "Within budget"}),
 		// The step allows no reassignment: the function answers 409.
 		post(httpapi.ReassignApproval, map[string]any{"approval_id": f.ApprovalID, "to": "erin@example.com"}),
+		// The key's person is away in January 2030.
+		post(httpapi.SetDelegation, map[string]any{"delegate": "erin@example.com", "starts_on": 1893456000000, "ends_on": 1894060800000}),
+		get(httpapi.GetDelegations, nil),
+		post(httpapi.RemoveDelegation, map[string]any{"delegation_id": SampleDelegation}),
 		// An admin decides what the other approver has yet to answer.
 		post(httpapi.OverrideApproval, map[string]any{"approval_id": f.ApprovalID, "decision": "approve", "reason": "The approver is away; approved by the team lead"}),
 		get(httpapi.GetWorkflowExecutionById, map[string]string{"workflow_id": wf, "workflow_execution_id": f.ExecutionID}),

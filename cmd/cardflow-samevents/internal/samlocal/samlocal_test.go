@@ -314,6 +314,9 @@ func TestEvents(t *testing.T) {
 		{"answerApproval", 200, `"decision":"approve","comment":"Within budget","channel":"api"`},
 		// The step allows reassignment, but not of a part already answered.
 		{"reassignApproval", 409, `you already answered approval`},
+		{"setDelegation", 200, `"delegate":"erin@example.com"`},
+		{"getDelegations", 200, `"delegation_id":"` + samlocal.SampleDelegation + `"`},
+		{"removeDelegation", 200, `"delegation_id":"` + samlocal.SampleDelegation + `"`},
 		// An admin decides without the approver who has yet to answer.
 		{"overrideApproval", 200, `"status":"OVERRIDDEN"`},
 		{"triggerWorkflow", 200, `"service_execution_id"`},
