@@ -7,7 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/cardflow/cardflow/internal/testenv"
 )
 
 // TestPersonsDay runs the commands of a person's day against a real
@@ -105,19 +106,16 @@ func TestPersonsDay(t *testing.T) {
 		t.Fatal(err)
 	}
 	var approvalID string
-	for deadline := time.Now().Add(20 * time.Second); approvalID == ""; {
+	testenv.WaitFor(t, "the approval waiting on ann in approvals list", func() bool {
 		out, err := run(ann, "approvals", "list")
 		if err != nil {
 			t.Fatal(err)
 		}
 		if m := regexp.MustCompile(`(?m)^(\S+)\s+Ask\s+first\s+ann@example.com\s+0`).FindStringSubmatch(out); m != nil {
 			approvalID = m[1]
-		} else if time.Now().After(deadline) {
-			t.Fatalf("approvals list: got %q, want the approval waiting on ann", out)
-		} else {
-			time.Sleep(50 * time.Millisecond)
 		}
-	}
+		return approvalID != ""
+	})
 	out, err = run(ann, "approvals", "show", approvalID)
 	if err != nil || !strings.Contains(out, "status        PENDING") {
 		t.Errorf("approvals show: got %q, %v; want it PENDING", out, err)
