@@ -20,9 +20,9 @@ run:
 	$(GO) build -o bin/cardflow ./cmd/cardflow
 	@if [ -t 0 ]; then bash -mc 'bin/cardflow serve; exit $$?'; else bin/cardflow serve; fi
 
-## check: the quick tier: gofmt, go vet, golangci-lint and the tests with the race detector
+## check: the quick tier: gofmt, go vet, golangci-lint, eslint on the console, and the tests with the race detector
 ## that need no emulator (-short); the output names each suite skipped and why
-check: fmt-check vet lint
+check: fmt-check vet lint console-lint
 	env -u DYNAMODB_ENDPOINT -u MOTO_ENDPOINT -u CARDFLOW_STRICT_TESTS $(GO) test -race -short ./...
 
 ## test: gofmt, go vet, golangci-lint and every test with the race detector, tools included; the
