@@ -76,7 +76,7 @@ highest version. Applying DIR into another organization reproduces them.
 		if err != nil {
 			return err
 		}
-		if err := writeDoc(*dir, "card", toDocument(v, cardKind, nil, nil), used, stdout); err != nil {
+		if err := writeDoc(*dir, "card", asDocument(v, cardKind, nil, nil), used, stdout); err != nil {
 			return err
 		}
 	}
@@ -85,16 +85,16 @@ highest version. Applying DIR into another organization reproduces them.
 		if err != nil {
 			return err
 		}
-		if err := writeDoc(*dir, "workflow", toDocument(v, workflowKind, cards, names), used, stdout); err != nil {
+		if err := writeDoc(*dir, "workflow", asDocument(v, workflowKind, cards, names), used, stdout); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// toDocument turns a stored version into an apply document; with cards,
+// asDocument turns a stored version into an apply document; with cards,
 // the steps that send one of them at its highest version name it.
-func toDocument(v map[string]any, spec kindSpec, cards map[string]*record, names map[string][]*record) exportDoc {
+func asDocument(v map[string]any, spec kindSpec, cards map[string]*record, names map[string][]*record) exportDoc {
 	doc := exportDoc{Kind: spec.kind}
 	doc.Name, _ = v[spec.nameField].(string)
 	doc.ID, _ = v[spec.idField].(string)
@@ -130,7 +130,7 @@ func toDocument(v map[string]any, spec kindSpec, cards map[string]*record, names
 
 // printDocument prints a stored version as an apply document.
 func printDocument(v map[string]any, spec kindSpec, w io.Writer) error {
-	b, err := marshalYAML(toDocument(v, spec, nil, nil))
+	b, err := marshalYAML(asDocument(v, spec, nil, nil))
 	if err != nil {
 		return err
 	}
