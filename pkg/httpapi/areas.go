@@ -20,4 +20,5 @@ var needs = map[string]app.Area{
 	"answerApproval":          app.AreaRuns,
 	"reassignApproval":        app.AreaRuns,
 	"overrideApproval":        app.AreaRuns,
+	"setDelegation":           app.AreaRuns,
 }

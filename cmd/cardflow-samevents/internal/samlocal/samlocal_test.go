@@ -83,7 +83,7 @@ func newEndpoint(t *testing.T, env lambdamode.Env, log *slog.Logger, name, sched
 		t.Fatalf("the API has no endpoint %s", name)
 	}
 	ep := httpapi.Endpoints()[i]
-	if name == "triggerWorkflow" || name == "resumeWorkflow" || name == "cancelExecution" || name == "answerApproval" || name == "reassignApproval" || name == "overrideApproval" || name == "redriveExecution" {
+	if name == "triggerWorkflow" || name == "resumeWorkflow" || name == "cancelExecution" || name == "answerApproval" || name == "reassignApproval" || name == "overrideApproval" || name == "setDelegation" || name == "redriveExecution" {
 		h, err := runner.NewEndpointFunction(env, log, ep, atSFN)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
